@@ -1,0 +1,190 @@
+"""The frozen intermediate model: everything the templates and `mcpgen diff` see of a schema."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Union
+
+JsonScalar = Union[str, int, float, bool, None]
+Side = Literal["client", "server"]
+MethodKind = Literal["request", "notification"]
+
+
+# --- type expressions -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnyType:
+    """Any JSON value (an empty schema, `true`, or a keyword set mcpgen does not type)."""
+
+
+@dataclass(frozen=True)
+class Primitive:
+    """A JSON scalar type; `number` accepts ints and floats and keeps them apart."""
+
+    name: Literal["string", "integer", "number", "boolean", "null"]
+
+
+@dataclass(frozen=True)
+class LiteralOf:
+    """A `const` or `enum`: one of these exact JSON values."""
+
+    values: tuple[JsonScalar, ...]
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A reference to another definition or hoisted inline object, by its Python name."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class ListOf:
+    """A JSON array."""
+
+    item: TypeExpr
+
+
+@dataclass(frozen=True)
+class DictOf:
+    """A JSON object used as a map (no declared properties)."""
+
+    value: TypeExpr
+
+
+@dataclass(frozen=True)
+class UnionOf:
+    """`anyOf`/`oneOf`/type lists; `discriminator` names the wire key that tells members apart."""
+
+    members: tuple[TypeExpr, ...]
+    discriminator: str | None = None
+
+
+TypeExpr = Union[AnyType, Primitive, LiteralOf, Ref, ListOf, DictOf, UnionOf]
+
+
+# --- definitions ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """A value constraint carried over from the schema (`minimum` → `ge`, `maxItems` → `max_length`)."""
+
+    name: str
+    value: int | float
+
+
+@dataclass(frozen=True)
+class Field:
+    """One property of an object: wire name beside Python name."""
+
+    wire_name: str
+    python_name: str
+    type: TypeExpr
+    required: bool
+    description: str | None
+    constraints: tuple[Constraint, ...] = ()
+
+    @property
+    def aliased(self) -> bool:
+        """True when the wire name differs from the Python name."""
+        return self.wire_name != self.python_name
+
+
+@dataclass(frozen=True)
+class Model:
+    """An object type: a schema definition or an inline object hoisted under a derived name."""
+
+    name: str
+    pointer: str
+    description: str | None
+    fields: tuple[Field, ...]
+    extra: TypeExpr | None
+    is_definition: bool
+    kind: Literal["model"] = "model"
+
+
+@dataclass(frozen=True)
+class Alias:
+    """A non-object definition (union, scalar, array, map) exposed as a type alias."""
+
+    name: str
+    pointer: str
+    description: str | None
+    type: TypeExpr
+    is_definition: bool
+    recursive: bool = False
+    kind: Literal["alias"] = "alias"
+
+
+Definition = Union[Model, Alias]
+
+
+# --- methods and the protocol -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """One JSON-RPC method of a revision, with the sides that may send it."""
+
+    name: str
+    kind: MethodKind
+    senders: frozenset[Side]
+    message: str
+    params: str | None
+    params_required: bool
+    result: str | None
+    python_name: str
+    embedded: bool = False
+    result_type: TypeExpr | None = None
+
+    def sent_by(self, side: Side) -> bool:
+        """True when `side` may send this method."""
+        return side in self.senders
+
+
+@dataclass(frozen=True)
+class Erratum:
+    """One applied correction of an upstream schema defect."""
+
+    id: str
+    reason: str
+    upstream: str
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """Facts about the JSON-RPC envelope of a revision."""
+
+    batching: bool
+    error_model: str
+    result_response_model: str
+    request_model: str
+    notification_model: str
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A whole revision: definitions in emission order, methods, envelope and provenance."""
+
+    revision: str
+    schema_sha256: str
+    errata: tuple[Erratum, ...]
+    definitions: tuple[Definition, ...]
+    methods: tuple[MethodSpec, ...]
+    envelope: Envelope
+
+    def definition(self, name: str) -> Definition:
+        """The definition with this Python name."""
+        for d in self.definitions:
+            if d.name == name:
+                return d
+        raise KeyError(name)
+
+    def method(self, name: str) -> MethodSpec:
+        """The method with this wire name."""
+        for m in self.methods:
+            if m.name == name:
+                return m
+        raise KeyError(name)

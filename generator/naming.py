@@ -1,0 +1,106 @@
+"""Python names for wire names: snake_case fields, PascalCase hoisted models, no clashes."""
+
+from __future__ import annotations
+
+import keyword
+import re
+
+# Attributes a generated field must not shadow: BaseModel's API and names the modules import.
+RESERVED_FIELD_NAMES = frozenset(
+    {
+        "model_config",
+        "model_fields",
+        "model_computed_fields",
+        "model_extra",
+        "model_fields_set",
+        "model_construct",
+        "model_copy",
+        "model_dump",
+        "model_dump_json",
+        "model_json_schema",
+        "model_parametrized_name",
+        "model_post_init",
+        "model_rebuild",
+        "model_validate",
+        "model_validate_json",
+        "model_validate_strings",
+        "copy",
+        "dict",
+        "json",
+        "parse_obj",
+        "parse_raw",
+        "parse_file",
+        "from_orm",
+        "construct",
+        "schema",
+        "schema_json",
+        "validate",
+        "update_forward_refs",
+        "fields",
+        "register",
+        "self",
+        "str",
+        "int",
+        "float",
+        "bool",
+        "list",
+        "dict",
+        "type",
+        "Any",
+        "Literal",
+        "Union",
+        "Optional",
+        "Annotated",
+        "Field",
+    }
+)
+
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_NON_IDENT = re.compile(r"[^0-9a-zA-Z_]+")
+
+
+def snake_case(wire: str) -> str:
+    """`inputSchema` → `input_schema`, `_meta` → `meta`, `a-b` → `a_b`; always a valid identifier."""
+    name = _NON_IDENT.sub("_", wire)
+    name = _CAMEL_BOUNDARY.sub("_", name).lower()
+    name = re.sub(r"_+", "_", name).strip("_")
+    if not name:
+        name = "field"
+    if name[0].isdigit():
+        name = "f_" + name
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in RESERVED_FIELD_NAMES:
+        name += "_"
+    if name.startswith("model_"):
+        name = name + "_"
+    return name
+
+
+def pascal_case(wire: str) -> str:
+    """`inputSchema` → `InputSchema`, `_meta` → `Meta`, `a-b` → `AB`."""
+    parts = [p for p in _NON_IDENT.sub("_", wire).split("_") if p]
+    name = "".join(p[:1].upper() + p[1:] for p in parts) or "Value"
+    if name[0].isdigit():
+        name = "N" + name
+    return name
+
+
+def is_identifier(name: str) -> bool:
+    """True when `name` is usable as a Python identifier (not a keyword)."""
+    return name.isidentifier() and not keyword.iskeyword(name)
+
+
+def unique(name: str, taken: set[str]) -> str:
+    """`name`, or `name_`, `name__`… until it is not in `taken`; records the result."""
+    while name in taken:
+        name += "_"
+    taken.add(name)
+    return name
+
+
+def method_python_name(definition: str) -> str:
+    """`ListPromptsRequest` → `list_prompts`, `CancelledNotification` → `cancelled`."""
+    for suffix in ("Request", "Notification"):
+        if definition.endswith(suffix) and len(definition) > len(suffix):
+            definition = definition[: -len(suffix)]
+            break
+    return snake_case(definition)

@@ -1,0 +1,170 @@
+"""Derive the method registry from the role unions: who sends what, with which params and result."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from typing import Iterable
+
+from . import ir
+from .errors import SchemaError
+from .naming import method_python_name, unique
+
+# Role unions of the schema: which side sends the members, and whether they expect a response.
+ROLE_UNIONS: dict[str, tuple[ir.Side, ir.MethodKind]] = {
+    "ClientRequest": ("client", "request"),
+    "ServerRequest": ("server", "request"),
+    "ClientNotification": ("client", "notification"),
+    "ServerNotification": ("server", "notification"),
+}
+# Requests a server sends embedded in a result rather than as messages (2026-07-28 InputRequiredResult).
+EMBEDDED_UNIONS: dict[str, tuple[ir.Side, ir.MethodKind]] = {"InputRequest": ("server", "request")}
+_INPUT_REQUIRED = "InputRequiredResult"
+
+
+def load_pairings() -> dict[str, str]:
+    """The explicit request → result table shipped in `schema/pairings.json`."""
+    text = resources.files("mcpgen.schema").joinpath("pairings.json").read_text("utf-8")
+    pairs: dict[str, str] = json.loads(text)["pairs"]
+    return pairs
+
+
+def _members(name: str, defs: dict[str, ir.Definition], seen: frozenset[str] = frozenset()) -> list[str]:
+    """The object definitions a role union stands for (a union, a single $ref, or an inlined copy)."""
+    if name in seen or name not in defs:
+        return []
+    d = defs[name]
+    if isinstance(d, ir.Model):
+        return [name]
+    out: list[str] = []
+    for t in d.type.members if isinstance(d.type, ir.UnionOf) else (d.type,):
+        if isinstance(t, ir.Ref):
+            out.extend(_members(t.name, defs, seen | {name}))
+    return out
+
+
+def _field(model: ir.Model, wire: str) -> ir.Field | None:
+    return next((f for f in model.fields if f.wire_name == wire), None)
+
+
+def method_name(model: ir.Model) -> str | None:
+    """The `method` constant of a request or notification model, if it has exactly one."""
+    f = _field(model, "method")
+    if f is not None and isinstance(f.type, ir.LiteralOf) and len(f.type.values) == 1:
+        value = f.type.values[0]
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _base(name: str) -> str:
+    for suffix in ("Request", "Notification"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _pair(model: ir.Model, defs: dict[str, ir.Definition], table: dict[str, str]) -> tuple[str, ir.TypeExpr]:
+    """The result of a request: from `<X>ResultResponse`, else `<X>Result`, else the table."""
+    base = _base(model.name)
+    response = defs.get(f"{base}ResultResponse")
+    if isinstance(response, ir.Model):
+        f = _field(response, "result")
+        if f is not None:
+            refs = [t.name for t in (f.type.members if isinstance(f.type, ir.UnionOf) else (f.type,)) if isinstance(t, ir.Ref)]
+            primary = [r for r in refs if r != _INPUT_REQUIRED]
+            if primary:
+                name = f"{base}Result" if f"{base}Result" in primary else primary[0]
+                return name, f.type
+    if f"{base}Result" in defs:
+        return f"{base}Result", ir.Ref(f"{base}Result")
+    if model.name in table and table[model.name] in defs:
+        return table[model.name], ir.Ref(table[model.name])
+    method = method_name(model)
+    raise SchemaError(
+        f"cannot pair request {model.name} ({method}) with a result: no {base}ResultResponse or "
+        f"{base}Result definition and no entry in schema/pairings.json"
+    )
+
+
+def derive_methods(definitions: Iterable[ir.Definition], table: dict[str, str] | None = None) -> tuple[ir.MethodSpec, ...]:
+    """One MethodSpec per method of the role unions (and embedded input requests), in union order."""
+    defs = {d.name: d for d in definitions}
+    table = load_pairings() if table is None else table
+    found: dict[str, dict[str, object]] = {}
+    unions = {**ROLE_UNIONS, **EMBEDDED_UNIONS}
+    for union, (side, kind) in unions.items():
+        for member in _members(union, defs):
+            model = defs[member]
+            assert isinstance(model, ir.Model)
+            name = method_name(model)
+            if name is None:
+                raise SchemaError(f"{member} in {union} has no constant 'method'")
+            entry = found.get(name)
+            if entry is None:
+                found[name] = {
+                    "model": model,
+                    "kind": kind,
+                    "senders": {side},
+                    "embedded": union in EMBEDDED_UNIONS,
+                }
+            else:
+                if entry["kind"] != kind:
+                    raise SchemaError(f"method {name!r} is both a request and a notification")
+                senders = entry["senders"]
+                assert isinstance(senders, set)
+                senders.add(side)
+                if union not in EMBEDDED_UNIONS:
+                    entry["embedded"] = False
+    taken: set[str] = set()
+    methods = []
+    for name, entry in found.items():
+        model = entry["model"]
+        assert isinstance(model, ir.Model)
+        if model.name in unions:
+            # an inlined copy of a single member: prefer the definition it copies, if there is one
+            model = next(
+                (d for d in defs.values() if isinstance(d, ir.Model) and d.name not in unions and d.is_definition and method_name(d) == name),
+                model,
+            )
+        params = _field(model, "params")
+        params_name = params.type.name if params is not None and isinstance(params.type, ir.Ref) else None
+        result: str | None = None
+        result_type: ir.TypeExpr | None = None
+        if entry["kind"] == "request":
+            result, result_type = _pair(model, defs, table)
+        senders = entry["senders"]
+        assert isinstance(senders, set)
+        methods.append(
+            ir.MethodSpec(
+                name=name,
+                kind=entry["kind"],  # type: ignore[arg-type]
+                senders=frozenset(senders),
+                message=model.name,
+                params=params_name,
+                params_required=bool(params is not None and params.required),
+                result=result,
+                python_name=unique(method_python_name(model.name), taken),
+                embedded=bool(entry["embedded"]),
+                result_type=result_type,
+            )
+        )
+    return tuple(methods)
+
+
+def envelope(definitions: Iterable[ir.Definition]) -> ir.Envelope:
+    """Facts about the JSON-RPC envelope: batching, and the names of the envelope models."""
+    names = {d.name for d in definitions}
+
+    def first(*candidates: str) -> str:
+        for c in candidates:
+            if c in names:
+                return c
+        raise SchemaError(f"schema defines none of {', '.join(candidates)}: not an MCP schema")
+
+    return ir.Envelope(
+        batching=any("Batch" in n and n.startswith("JSONRPC") for n in names),
+        error_model=first("JSONRPCErrorResponse", "JSONRPCError"),
+        result_response_model=first("JSONRPCResultResponse", "JSONRPCResponse"),
+        request_model=first("JSONRPCRequest"),
+        notification_model=first("JSONRPCNotification"),
+    )
