@@ -65,6 +65,7 @@ def parse(schema: dict[str, Any]) -> ParsedSchema:
         field_constraints=True,
         enum_field_as_literal=LiteralType.All,
         use_annotated=False,
+        use_schema_description=True,
     )
     try:
         parser.parse_raw()

@@ -45,7 +45,6 @@ RESERVED_FIELD_NAMES = frozenset(
         "bool",
         "list",
         "dict",
-        "type",
         "Any",
         "Literal",
         "Union",

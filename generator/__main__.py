@@ -1,0 +1,7 @@
+"""`python -m mcpgen` runs the command line."""
+
+from __future__ import annotations
+
+from .cli import main
+
+main()

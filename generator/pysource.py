@@ -1,0 +1,176 @@
+"""Python source fragments for IR values: annotations, literals and docstrings, always inert text."""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+from . import ir
+
+# Names the generated types module imports; a definition with one of these names pushes the
+# import under a private alias instead.
+IMPORTED = ("Annotated", "Any", "Literal", "Union", "BaseModel", "ConfigDict", "Field", "TypeAliasType")
+
+
+@dataclass(frozen=True)
+class Symbols:
+    """How the generated types module spells the names it imports."""
+
+    names: tuple[tuple[str, str], ...]
+
+    def __getitem__(self, name: str) -> str:
+        return dict(self.names)[name]
+
+    @classmethod
+    def avoiding(cls, taken: set[str]) -> Symbols:
+        """Import names, each renamed `_Name` when a definition already uses `Name`."""
+        return cls(tuple((n, f"_{n}" if n in taken else n) for n in IMPORTED))
+
+
+def py_literal(value: ir.JsonScalar) -> str:
+    """A Python literal for a JSON scalar (strings escaped so any text stays data)."""
+    if isinstance(value, str):
+        return string_literal(value)
+    if value is None or isinstance(value, bool):
+        return repr(value)
+    return repr(value)
+
+
+def string_literal(text: str) -> str:
+    """A double-quoted Python string literal for `text`, with every non-printable escaped."""
+    out = ['"']
+    for ch in text:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif _unsafe(ch):
+            out.append(_escape(ch))
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def docstring(text: str | None) -> str | None:
+    """A triple-quoted docstring literal for `text`, or None when there is nothing to say."""
+    if text is None or not text.strip():
+        return None
+    body = []
+    for ch in text.strip():
+        if ch == "\\":
+            body.append("\\\\")
+        elif ch in "\n\t":
+            body.append(ch)
+        elif _unsafe(ch):
+            body.append(_escape(ch))
+        else:
+            body.append(ch)
+    escaped = "".join(body).replace('"""', '\\"\\"\\"')
+    if escaped.endswith('"'):
+        escaped = escaped[:-1] + '\\"'
+    lines = [line.rstrip() for line in escaped.split("\n")]
+    return '"""' + "\n".join(lines) + '"""'
+
+
+def _unsafe(ch: str) -> bool:
+    return unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn")
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def annotation(t: ir.TypeExpr, sym: Symbols) -> str:
+    """The Python annotation for a type expression."""
+    if isinstance(t, ir.AnyType):
+        return sym["Any"]
+    if isinstance(t, ir.Primitive):
+        return {
+            "string": "str",
+            "integer": "int",
+            "number": "int | float",
+            "boolean": "bool",
+            "null": "None",
+        }[t.name]
+    if isinstance(t, ir.LiteralOf):
+        values = [v for v in t.values if v is not None]
+        parts = []
+        if values:
+            parts.append(f"{sym['Literal']}[{', '.join(py_literal(v) for v in values)}]")
+        if len(values) != len(t.values):
+            parts.append("None")
+        return " | ".join(parts) if parts else "None"
+    if isinstance(t, ir.Ref):
+        return t.name
+    if isinstance(t, ir.ListOf):
+        return f"list[{annotation(t.item, sym)}]"
+    if isinstance(t, ir.DictOf):
+        return f"dict[str, {annotation(t.value, sym)}]"
+    members = " | ".join(annotation(m, sym) for m in t.members)
+    if t.discriminator:
+        return f"{sym['Annotated']}[{members}, {sym['Field']}(discriminator={string_literal(t.discriminator)})]"
+    return members
+
+
+def lazy_annotation(t: ir.TypeExpr, sym: Symbols) -> str:
+    """An annotation spelled with `Union[...]` so it can be evaluated from a string lazily."""
+    if isinstance(t, ir.UnionOf):
+        inner = ", ".join(lazy_annotation(m, sym) for m in t.members)
+        union = f"{sym['Union']}[{inner}]"
+        if t.discriminator:
+            return f"{sym['Annotated']}[{union}, {sym['Field']}(discriminator={string_literal(t.discriminator)})]"
+        return union
+    if isinstance(t, ir.ListOf):
+        return f"list[{lazy_annotation(t.item, sym)}]"
+    if isinstance(t, ir.DictOf):
+        return f"dict[str, {lazy_annotation(t.value, sym)}]"
+    if isinstance(t, ir.Primitive) and t.name == "number":
+        return f"{sym['Union']}[int, float]"
+    if isinstance(t, ir.LiteralOf) and None in t.values:
+        return f"{sym['Union']}[{annotation(t, sym).replace(' | ', ', ')}]"
+    return annotation(t, sym)
+
+
+def field_default(f: ir.Field, sym: Symbols) -> str:
+    """What follows the annotation of a model field: nothing, `= None`, or `= Field(...)`."""
+    args: list[str] = []
+    if not f.required:
+        args.append("default=None")
+    if f.aliased:
+        args.append(f"alias={string_literal(f.wire_name)}")
+    args.extend(f"{c.name}={c.value!r}" for c in f.constraints)
+    if not args:
+        return ""
+    if args == ["default=None"]:
+        return " = None"
+    return f" = {sym['Field']}({', '.join(args)})"
+
+
+def field_annotation(f: ir.Field, sym: Symbols) -> str:
+    """The annotation of a model field; optional fields also admit None."""
+    text = annotation(f.type, sym)
+    if not f.required and not _admits_null(f.type):
+        text = f"{text} | None"
+    return text
+
+
+def _admits_null(t: ir.TypeExpr) -> bool:
+    if isinstance(t, ir.AnyType):
+        return True
+    if isinstance(t, ir.Primitive):
+        return t.name == "null"
+    if isinstance(t, ir.LiteralOf):
+        return None in t.values
+    if isinstance(t, ir.UnionOf):
+        return t.discriminator is None and any(_admits_null(m) for m in t.members)
+    return False
