@@ -15,6 +15,12 @@ from .errors import McpgenError
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def one_line(exc: BaseException, limit: int = 2000) -> str:
+    """The message of `exc` on a single line, shortened to `limit` characters."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def reported(func: F) -> F:
     """Turn mcpgen errors into one line on stderr and a non-zero exit, never a traceback."""
 
@@ -23,7 +29,7 @@ def reported(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except McpgenError as exc:
-            click.echo(f"mcpgen: error: {exc}", err=True)
+            click.echo(f"mcpgen: error: {one_line(exc)}", err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
             click.echo("mcpgen: interrupted; the previous output is untouched", err=True)
@@ -33,7 +39,7 @@ def reported(func: F) -> F:
         except click.ClickException:
             raise
         except Exception as exc:  # a bug in mcpgen: still one line, and a way to report it
-            click.echo(f"mcpgen: internal error: {type(exc).__name__}: {exc} (please report this)", err=True)
+            click.echo(f"mcpgen: internal error: {type(exc).__name__}: {one_line(exc)} (please report this)", err=True)
             sys.exit(3)
 
     return wrapper  # type: ignore[return-value]
@@ -140,20 +146,13 @@ def check_command(package_dir: Path, schema_file: Path | None, schema_dir: Path 
     sys.exit(1)
 
 
-def _register_optional() -> None:
+def _register_commands() -> None:
     """Attach the commands that live in their own modules."""
-    try:
-        from .diffing.command import diff_command
-    except ImportError:
-        pass
-    else:
-        main.add_command(diff_command, "diff")
-    try:
-        from .validate import validate_command
-    except ImportError:
-        pass
-    else:
-        main.add_command(validate_command, "validate")
+    from .diffing.command import diff_command
+    from .validate import validate_command
+
+    main.add_command(diff_command, "diff")
+    main.add_command(validate_command, "validate")
 
 
-_register_optional()
+_register_commands()

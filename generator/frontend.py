@@ -55,19 +55,19 @@ def parse(schema: dict[str, Any]) -> ParsedSchema:
     """Parse `schema` with datamodel-code-generator and index its models by reference path."""
     defs_key = defs_key_of(schema)
     types = get_data_model_types(DataModelType.PydanticV2BaseModel, PythonVersion.PY_310)
-    parser = JsonSchemaParser(
-        json.dumps(_strip_formats(schema)),
-        data_model_type=types.data_model,
-        data_model_root_type=types.root_model,
-        data_model_field_type=types.field_model,
-        data_type_manager_type=types.data_type_manager,
-        dump_resolve_reference_action=types.dump_resolve_reference_action,
-        field_constraints=True,
-        enum_field_as_literal=LiteralType.All,
-        use_annotated=False,
-        use_schema_description=True,
-    )
     try:
+        parser = JsonSchemaParser(
+            json.dumps(_strip_formats(schema)),
+            data_model_type=types.data_model,
+            data_model_root_type=types.root_model,
+            data_model_field_type=types.field_model,
+            data_type_manager_type=types.data_type_manager,
+            dump_resolve_reference_action=types.dump_resolve_reference_action,
+            field_constraints=True,
+            enum_field_as_literal=LiteralType.All,
+            use_annotated=False,
+            use_schema_description=True,
+        )
         parser.parse_raw()
     except RecursionError as exc:
         raise SchemaError("schema nests too deeply to parse") from exc

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import ir
 from .errata import apply_errata
-from .errors import McpgenError, OutputError
+from .errors import McpgenError, OutputError, SchemaError
 from .output import write_package
 from .protocol import build_protocol
 from .render import render_package
@@ -51,16 +51,16 @@ def default_package(revision: str) -> str:
 
 def protocol_for(source: SchemaSource) -> ir.Protocol:
     """The IR of a resolved schema, with the errata of its revision applied when it is pinned."""
-    schema = load_json(source)
-    errata: tuple[ir.Erratum, ...] = ()
-    if source.pinned:
-        schema, errata = apply_errata(schema, source.revision)
+    schema, errata = apply_errata(load_json(source), source.revision, sha256=source.sha256)
     return build_protocol(schema, source.revision, source.sha256, errata)
 
 
 def package_files(source: SchemaSource) -> dict[str, str]:
     """Every file of the generated package for a resolved schema, formatted, by relative path."""
-    return render_package(protocol_for(source))
+    try:
+        return render_package(protocol_for(source))
+    except RecursionError:
+        raise SchemaError(f"{source.origin}: the schema nests too deeply to generate bindings from") from None
 
 
 def _check_package_name(name: str) -> str:

@@ -54,6 +54,12 @@ RESERVED_FIELD_NAMES = frozenset(
     }
 )
 
+# Module-level names the generated modules use (builtins, the `__future__` import); a definition must not shadow them.
+_MODULE_NAMES = frozenset({"str", "int", "float", "bool", "list", "dict", "frozenset", "type", "object", "annotations"})
+
+# Pydantic warns about fields that start with these (its default `protected_namespaces`).
+_PROTECTED_PREFIXES = ("model_validate", "model_dump")
+
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _NON_IDENT = re.compile(r"[^0-9a-zA-Z_]+")
 
@@ -67,10 +73,11 @@ def snake_case(wire: str) -> str:
         name = "field"
     if name[0].isdigit():
         name = "f_" + name
-    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in RESERVED_FIELD_NAMES:
+    reserved = keyword.iskeyword(name) or name in RESERVED_FIELD_NAMES
+    if reserved or name.startswith("model_"):
         name += "_"
-    if name.startswith("model_"):
-        name = name + "_"
+    if name.startswith(_PROTECTED_PREFIXES):
+        name = "f_" + name
     return name
 
 
@@ -81,6 +88,20 @@ def pascal_case(wire: str) -> str:
     if name[0].isdigit():
         name = "N" + name
     return name
+
+
+def definition_name(wire: str) -> str:
+    """The module-level Python name of a definition: `wire` when it is a safe ASCII identifier, else PascalCase."""
+    if is_identifier(wire) and wire.isascii() and not _shadows(wire):
+        return wire
+    name = pascal_case(wire)
+    if keyword.iskeyword(name) or _shadows(name):
+        name += "_"
+    return name
+
+
+def _shadows(name: str) -> bool:
+    return name in _MODULE_NAMES or (name.startswith("__") and name.endswith("__"))
 
 
 def is_identifier(name: str) -> bool:

@@ -90,8 +90,8 @@ def _escape(ch: str) -> str:
     return f"\\U{code:08x}"
 
 
-def annotation(t: ir.TypeExpr, sym: Symbols) -> str:
-    """The Python annotation for a type expression."""
+def annotation(t: ir.TypeExpr, sym: Symbols, prefix: str = "") -> str:
+    """The Python annotation for a type expression; `prefix` qualifies definition names."""
     if isinstance(t, ir.AnyType):
         return sym["Any"]
     if isinstance(t, ir.Primitive):
@@ -111,12 +111,12 @@ def annotation(t: ir.TypeExpr, sym: Symbols) -> str:
             parts.append("None")
         return " | ".join(parts) if parts else "None"
     if isinstance(t, ir.Ref):
-        return t.name
+        return prefix + t.name
     if isinstance(t, ir.ListOf):
-        return f"list[{annotation(t.item, sym)}]"
+        return f"list[{annotation(t.item, sym, prefix)}]"
     if isinstance(t, ir.DictOf):
-        return f"dict[str, {annotation(t.value, sym)}]"
-    members = " | ".join(annotation(m, sym) for m in t.members)
+        return f"dict[str, {annotation(t.value, sym, prefix)}]"
+    members = " | ".join(annotation(m, sym, prefix) for m in t.members)
     if t.discriminator:
         return f"{sym['Annotated']}[{members}, {sym['Field']}(discriminator={string_literal(t.discriminator)})]"
     return members

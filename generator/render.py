@@ -19,6 +19,8 @@ FILES: tuple[tuple[str, str], ...] = (
     ("methods.py", "methods.py.jinja"),
     ("server.py", "server.py.jinja"),
     ("client.py", "client.py.jinja"),
+    ("runtime.py", "runtime.py.jinja"),
+    ("stdio.py", "stdio.py.jinja"),
 )
 MARKER_FILE = "py.typed"
 _MODE = black.Mode(target_versions={black.TargetVersion.PY310}, line_length=100)

@@ -11,7 +11,7 @@ from datamodel_code_generator.types import DataType
 from . import ir
 from .errors import SchemaError
 from .frontend import ParsedSchema
-from .naming import is_identifier, pascal_case, snake_case, unique
+from .naming import definition_name, pascal_case, snake_case, unique
 
 _EXTRA_FIELD = "__pydantic_extra__"
 _SCALARS: dict[str, ir.TypeExpr] = {
@@ -147,8 +147,8 @@ class _Builder:
         fields: list[ir.Field] = []
         extra: ir.TypeExpr | None = None
         for f in model.fields:
-            wire = f.original_name or f.name or ""
-            if wire == _EXTRA_FIELD or f.name == _EXTRA_FIELD:
+            wire = f.original_name if f.original_name is not None else (f.name or "")
+            if f.name == _EXTRA_FIELD:  # the parser's additionalProperties; a real such key is renamed
                 extra_type = self.convert(f.data_type, owner + "Value")
                 extra = extra_type.value if isinstance(extra_type, ir.DictOf) else extra_type
                 continue
@@ -243,8 +243,7 @@ def build_definitions(parsed: ParsedSchema) -> tuple[list[ir.Definition], dict[s
     for name, path in parsed.definitions:
         if path not in parsed.models:
             continue
-        py = name if is_identifier(name) else pascal_case(name)
-        reserved[name] = unique(py, b.taken)
+        reserved[name] = unique(definition_name(name), b.taken)
         b.names[path] = reserved[name]
     order: list[str] = []
     for _, path in parsed.definitions:

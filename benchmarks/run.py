@@ -1,0 +1,321 @@
+"""mcpgen benchmarks: generation, parsing, import time and memory, side by side with baselines.
+
+Usage: python benchmarks/run.py [--quick] [--schema-dir DIR] [--reps N]
+
+Every number is a median over repetitions, and each baseline runs interleaved with what it is
+compared against, so that load from other processes hits both alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+QUICK_REVISION = "2025-11-25"
+BIN = Path(sys.executable).parent
+TARGETS = {
+    "generation": ("<=", 1.0),
+    "all-vs-one": ("<=", 3.0),
+    "parse": (">=", 3.0),
+    "import": ("<=", 0.8),
+}
+
+
+@dataclass(frozen=True)
+class Run:
+    """One child process: wall seconds, CPU seconds (user+sys) and peak RSS in MiB."""
+
+    wall: float
+    cpu: float
+    rss_mib: float
+
+
+def run_child(argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> Run:
+    """Run `argv` to completion; its wall time and, from wait4, its CPU time and peak RSS (descendants included)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise SystemExit(f"benchmark child failed ({proc.returncode}): {' '.join(argv)}\n{err.decode(errors='replace')}")
+    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def median(values: list[float]) -> float:
+    """The median of `values`."""
+    return statistics.median(values)
+
+
+def fmt_ratio(ratio: float, target: str) -> str:
+    """`ratio` with the target it is held to and whether it meets it."""
+    op, bound = TARGETS[target]
+    met = ratio <= bound if op == "<=" else ratio >= bound
+    return f"{ratio:5.2f}x (target {op} {bound}x: {'met' if met else 'NOT met'})"
+
+
+class Table:
+    """Rows printed as they come and kept for the markdown summary."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str, str, str]] = []
+
+    def add(self, what: str, ours: str, baseline: str, ratio: str) -> None:
+        """Record and print one row."""
+        self.rows.append((what, ours, baseline, ratio))
+        print(f"  {what:<44} {ours:>16}  {baseline:>16}  {ratio}", flush=True)
+
+    def markdown(self) -> str:
+        """The rows as a markdown table."""
+        lines = ["| benchmark | mcpgen | baseline | ratio |", "| --- | --- | --- | --- |"]
+        lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in self.rows]
+        return "\n".join(lines)
+
+
+def mcpgen_argv(revision: str, out: Path, schema_dir: Path) -> list[str]:
+    """The mcpgen command line for one generation."""
+    return [str(BIN / "mcpgen"), "--revision", revision, "-o", str(out), "--schema-dir", str(schema_dir), "--force"]
+
+
+def codegen_argv(schema: Path, out: Path) -> list[str]:
+    """The datamodel-codegen command line with the model options mcpgen uses, and its default formatters."""
+    return [
+        str(BIN / "datamodel-codegen"),
+        "--input", str(schema),
+        "--input-file-type", "jsonschema",
+        "--output-model-type", "pydantic_v2.BaseModel",
+        "--target-python-version", "3.10",
+        "--field-constraints",
+        "--enum-field-as-literal", "all",
+        "--use-schema-description",
+        "--formatters", "black", "isort",
+        "--disable-timestamp",
+        "--output", str(out),
+    ]  # fmt: skip
+
+
+def bench_generation(revisions: tuple[str, ...], schema_dir: Path, reps: int, work: Path, table: Table) -> None:
+    """mcpgen cold (empty cache) and warm (second run) against datamodel-codegen, per revision; `all` against one."""
+    print("\n== generation (subprocess, fresh interpreter; wall median) ==", flush=True)
+    print(f"  {'':<44} {'mcpgen':>16}  {'baseline':>16}  ratio", flush=True)
+    single: dict[str, float] = {}
+    peaks: list[float] = []
+    for revision in revisions:
+        cold, warm, base = [], [], []
+        for rep in range(reps):
+            cache = work / f"cache-{revision}-{rep}"
+            env = {**os.environ, "MCPGEN_CACHE_DIR": str(cache)}
+            base.append(run_child(codegen_argv(schema_dir / revision / "schema.json", work / "dmcg.py")))
+            cold.append(run_child(mcpgen_argv(revision, work / "pkg", schema_dir), env=env))
+            warm.append(run_child(mcpgen_argv(revision, work / "pkg", schema_dir), env=env))
+            shutil.rmtree(cache, ignore_errors=True)
+        c, w, b = (median([r.wall for r in runs]) for runs in (cold, warm, base))
+        single[revision] = c
+        peaks.append(max(r.rss_mib for r in cold))
+        table.add(f"generate {revision} (cold cache)", f"{c:.2f} s", f"{b:.2f} s dmcg", fmt_ratio(c / b, "generation"))
+        cpu_c, cpu_b = median([r.cpu for r in cold]), median([r.cpu for r in base])
+        table.add(f"  cpu time {revision}", f"{cpu_c:.2f} s", f"{cpu_b:.2f} s dmcg", f"{cpu_c / cpu_b:5.2f}x")
+        table.add(f"generate {revision} (second run, cached)", f"{w:.2f} s", f"{b:.2f} s dmcg", f"{w / b:5.2f}x")
+        rss_b = median([r.rss_mib for r in base])
+        table.add(f"  peak RSS {revision}", f"{median([r.rss_mib for r in cold]):.0f} MiB", f"{rss_b:.0f} MiB dmcg", "")
+    if len(revisions) == 1 and revisions[0] != QUICK_REVISION:
+        return
+    one = single.get(QUICK_REVISION) or next(iter(single.values()))
+    runs = []
+    for rep in range(reps):
+        env = {**os.environ, "MCPGEN_CACHE_DIR": str(work / f"cache-all-{rep}")}
+        runs.append(run_child(mcpgen_argv("all", work / "all", schema_dir), env=env))
+        shutil.rmtree(work / f"cache-all-{rep}", ignore_errors=True)
+    a = median([r.wall for r in runs])
+    table.add("generate --revision all (cold cache)", f"{a:.2f} s", f"{one:.2f} s one rev", fmt_ratio(a / one, "all-vs-one"))
+    table.add("  peak RSS --revision all", f"{max(r.rss_mib for r in runs):.0f} MiB", "", "")
+
+
+def doc_messages(schema_dir: Path, revision: str) -> list[bytes]:
+    """The strict-JSON doc examples of `revision` that are JSON-RPC requests or notifications, as bytes."""
+    root = schema_dir / revision / "doc-examples"
+    found = []
+    for entry in json.loads((root / "index.json").read_text("utf-8")):
+        if not entry.get("strict_json"):
+            continue
+        data = (root / entry["file"]).read_bytes()
+        obj = json.loads(data)
+        if isinstance(obj, dict) and obj.get("jsonrpc") == "2.0" and isinstance(obj.get("method"), str):
+            found.append(data)
+    return found
+
+
+def official_parser(revision: str) -> Callable[[bytes], Any]:
+    """mcp_types' full path: the JSON-RPC envelope adapter, then the per-method surface+monolith parse."""
+    import mcp_types
+    from mcp_types import methods
+
+    adapter = mcp_types.jsonrpc_message_adapter
+
+    def parse(data: bytes) -> Any:
+        msg = adapter.validate_json(data)
+        if isinstance(msg, mcp_types.JSONRPCRequest):
+            if (msg.method, revision) in methods.CLIENT_REQUESTS:
+                return methods.parse_client_request(msg.method, revision, msg.params)
+            return methods.parse_server_request(msg.method, revision, msg.params)
+        if (msg.method, revision) in methods.CLIENT_NOTIFICATIONS:
+            return methods.parse_client_notification(msg.method, revision, msg.params)
+        return methods.parse_server_notification(msg.method, revision, msg.params)
+
+    return parse
+
+
+def accepted(parse: Callable[[bytes], Any], messages: list[bytes]) -> list[bytes]:
+    """The messages `parse` accepts."""
+    ok = []
+    for data in messages:
+        try:
+            parse(data)
+        except Exception:
+            continue
+        ok.append(data)
+    return ok
+
+
+def throughput(parse: Callable[[bytes], Any], messages: list[bytes], seconds: float) -> float:
+    """Messages per second of `parse` over `messages`, looped for about `seconds`."""
+    for data in messages:  # warm-up: lazy builds, caches
+        parse(data)
+    n, start = 0, time.perf_counter()
+    while True:
+        for data in messages:
+            parse(data)
+        n += len(messages)
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return n / elapsed
+
+
+def server_handler(pkg: Any) -> Callable[[bytes], Any] | None:
+    """`Server.handle` of the generated package on a server whose handlers do nothing, or None when absent."""
+    import asyncio
+    import inspect
+
+    server_cls = getattr(pkg, "Server", None)
+    handle = getattr(server_cls, "handle", None)
+    if server_cls is None or handle is None:
+        return None
+
+    def stub(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return None
+
+    async def astub(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return None
+
+    members = {}
+    for name in getattr(server_cls, "__abstractmethods__", ()):
+        members[name] = astub if inspect.iscoroutinefunction(getattr(server_cls, name)) else stub
+    server = type("BenchServer", (server_cls,), members)()
+    if inspect.iscoroutinefunction(handle):
+        loop = asyncio.new_event_loop()
+        return lambda data: loop.run_until_complete(server.handle(data))
+    return server.handle  # type: ignore[no-any-return]
+
+
+def bench_parse(revisions: tuple[str, ...], schema_dir: Path, seconds: float, reps: int, work: Path, table: Table) -> None:
+    """The generated parse_message against mcp_types' full path, on the same bytes."""
+    import importlib
+
+    print("\n== parsing (doc-example requests and notifications; msg/s median) ==", flush=True)
+    out = work / "parse"
+    out.mkdir(exist_ok=True)
+    sys.path.insert(0, str(out))
+    for revision in revisions:
+        package = "mcp_" + revision.replace("-", "_")
+        run_child(mcpgen_argv(revision, out / package, schema_dir), env={**os.environ, "MCPGEN_CACHE_DIR": str(work / "c")})
+        pkg = importlib.import_module(package)
+        ours, official = pkg.parse_message, official_parser(revision)
+        messages = accepted(official, accepted(ours, doc_messages(schema_dir, revision)))
+        total = len(doc_messages(schema_dir, revision))
+        if not messages:
+            table.add(f"parse {revision}", "no messages", "", "")
+            continue
+        mine, base = [], []
+        for _ in range(reps):
+            base.append(throughput(official, messages, seconds))
+            mine.append(throughput(ours, messages, seconds))
+        m, b = median(mine), median(base)
+        label = f"parse_message {revision} ({len(messages)}/{total} msgs)"
+        table.add(label, f"{m / 1000:.1f}k msg/s", f"{b / 1000:.1f}k mcp_types", fmt_ratio(m / b, "parse"))
+        handler = server_handler(pkg)
+        if handler is None:
+            table.add(f"Server.handle {revision}", "n/a", "", "")
+            continue
+        handled = accepted(handler, messages)
+        h = median([throughput(handler, handled, seconds) for _ in range(reps)]) if handled else 0.0
+        table.add(f"Server.handle {revision} ({len(handled)} msgs)", f"{h / 1000:.1f}k msg/s", f"{b / 1000:.1f}k mcp_types", f"{h / b:5.2f}x")
+
+
+_IMPORT = "import time; t = time.perf_counter(); {stmt}; print(time.perf_counter() - t)"
+
+
+def import_seconds(stmt: str, path: Path | None) -> float:
+    """Seconds `stmt` takes in a fresh interpreter (interpreter start-up excluded)."""
+    env = {**os.environ}
+    if path is not None:
+        env["PYTHONPATH"] = str(path)
+    done = subprocess.run([sys.executable, "-c", _IMPORT.format(stmt=stmt)], env=env, capture_output=True, text=True, check=True)
+    return float(done.stdout.strip())
+
+
+def bench_import(revisions: tuple[str, ...], reps: int, work: Path, table: Table) -> None:
+    """`import` of a generated package (all its modules) against `import mcp_types`, fresh interpreters."""
+    print("\n== import (fresh interpreters; median) ==", flush=True)
+    out = work / "parse"
+    for revision in revisions:
+        package = "mcp_" + revision.replace("-", "_")
+        stmt = f"import {package}.types, {package}.methods, {package}.server, {package}.client"
+        import_seconds(stmt, out)  # writes the bytecode caches
+        import_seconds("import mcp_types", None)
+        mine, base = [], []
+        for _ in range(reps):
+            base.append(import_seconds("import mcp_types", None))
+            mine.append(import_seconds(stmt, out))
+        m, b = median(mine), median(base)
+        table.add(f"import {package}", f"{m * 1000:.0f} ms", f"{b * 1000:.0f} ms mcp_types", fmt_ratio(m / b, "import"))
+
+
+def main() -> None:
+    """Run every benchmark and print a table (also as markdown at the end)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help=f"one revision ({QUICK_REVISION}), fewer repetitions")
+    parser.add_argument("--schema-dir", type=Path, default=Path(os.environ.get("MCPGEN_SCHEMA_DIR", "/work/shared/mcp-spec")))
+    parser.add_argument("--reps", type=int, help="repetitions per measurement (default 5, quick 3)")
+    parser.add_argument("--only", choices=("generation", "parse", "import"), action="append", help="run only these parts")
+    args = parser.parse_args()
+    reps = args.reps or (3 if args.quick else 5)
+    revisions = (QUICK_REVISION,) if args.quick else REVISIONS
+    parts = args.only or ["generation", "parse", "import"]
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}, reps {reps}")
+    table = Table()
+    with tempfile.TemporaryDirectory(prefix="mcpgen-bench-") as tmp:
+        work = Path(tmp)
+        if "generation" in parts:
+            bench_generation(revisions, args.schema_dir, reps, work, table)
+        if "parse" in parts or "import" in parts:
+            bench_parse(revisions, args.schema_dir, 0.3 if args.quick else 1.0, reps, work, table)
+        if "import" in parts:
+            bench_import(revisions, reps, work, table)
+    print("\n" + table.markdown())
+
+
+if __name__ == "__main__":
+    main()

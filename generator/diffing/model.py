@@ -1,0 +1,71 @@
+"""What a diff reports: one frozen Change per difference, gathered in a Report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Impact = Literal["breaking", "compatible"]
+Category = Literal["envelope", "method", "capability", "definition", "field"]
+
+# Render and sort order of the categories.
+CATEGORIES: tuple[Category, ...] = ("envelope", "method", "capability", "definition", "field")
+JSON_FORMAT = "mcpgen-diff/1"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference between two revisions, with its impact on an OLD client and an OLD server."""
+
+    category: Category
+    kind: str
+    subject: str
+    detail: str
+    client: Impact
+    server: Impact
+    old: str | None = None
+    new: str | None = None
+    direction: str | None = None
+    cosmetic: bool = False
+
+    @property
+    def breaking(self) -> bool:
+        """True when the change breaks a client or a server written against OLD."""
+        return "breaking" in (self.client, self.server)
+
+    def sort_key(self) -> tuple[int, str, str, str]:
+        """Stable report order: category, subject, kind, detail."""
+        return (CATEGORIES.index(self.category), self.subject, self.kind, self.detail)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One compared revision: its name, the sha256 of its schema and the errata applied to it."""
+
+    revision: str
+    sha256: str
+    errata: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Report:
+    """Every change between OLD and NEW in report order."""
+
+    old: Side
+    new: Side
+    changes: tuple[Change, ...]
+
+    def visible(self, verbose: bool) -> tuple[Change, ...]:
+        """The changes shown to a reader: cosmetic ones only when verbose."""
+        return tuple(c for c in self.changes if verbose or not c.cosmetic)
+
+    def counts(self) -> dict[str, int]:
+        """Totals for the summary line and the JSON `summary` object."""
+        real = [c for c in self.changes if not c.cosmetic]
+        return {
+            "changes": len(real),
+            "cosmetic": len(self.changes) - len(real),
+            "breaking_client": sum(c.client == "breaking" for c in real),
+            "breaking_server": sum(c.server == "breaking" for c in real),
+            "breaking": sum(c.breaking for c in real),
+        }

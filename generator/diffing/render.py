@@ -1,0 +1,155 @@
+"""Render a Report as grouped text, Markdown release notes, or the documented JSON shape."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Iterable
+
+import click
+
+from .model import CATEGORIES, JSON_FORMAT, Change, Report
+
+TITLES = {
+    "envelope": "Envelope",
+    "method": "Methods",
+    "capability": "Capabilities",
+    "definition": "Definitions",
+    "field": "Fields",
+}
+DIRECTIONS = ("client → server", "server → client", "both ways")
+
+
+def summary_line(report: Report, verbose: bool) -> str:
+    """`12 changes, 3 breaking (2 for clients, 1 for servers); 5 cosmetic hidden`."""
+    c = report.counts()
+    text = (
+        f"{c['changes']} changes, {c['breaking']} breaking "
+        f"({c['breaking_client']} for clients, {c['breaking_server']} for servers)"
+    )
+    if c["cosmetic"]:
+        text += f"; {c['cosmetic']} cosmetic" + (" shown" if verbose else " hidden (--verbose shows them)")
+    return text
+
+
+def breaks(change: Change) -> str:
+    """`clients and servers`, `clients`, `servers` or empty."""
+    who = [w for w, i in (("clients", change.client), ("servers", change.server)) if i == "breaking"]
+    return " and ".join(who)
+
+
+def _groups(changes: Iterable[Change]) -> list[tuple[str, list[tuple[str | None, list[Change]]]]]:
+    """Changes by category, and method changes by direction."""
+    out: list[tuple[str, list[tuple[str | None, list[Change]]]]] = []
+    items = list(changes)
+    for cat in CATEGORIES:
+        in_cat = [c for c in items if c.category == cat]
+        if not in_cat:
+            continue
+        if cat == "method":
+            subs: list[tuple[str | None, list[Change]]] = [(d, [c for c in in_cat if c.direction == d]) for d in DIRECTIONS]
+            out.append((cat, [(d, cs) for d, cs in subs if cs]))
+        else:
+            out.append((cat, [(None, in_cat)]))
+    return out
+
+
+def _marker(change: Change) -> str:
+    if change.breaking:
+        return "!"
+    if change.kind.endswith(".added") or ".added." in change.kind or change.kind.endswith("_added"):
+        return "+"
+    if change.kind.endswith(".removed") or ".removed." in change.kind or change.kind.endswith("_removed"):
+        return "-"
+    return "~"
+
+
+_COLOURS = {"!": "red", "+": "green", "-": "yellow", "~": None}
+
+
+def render_text(report: Report, verbose: bool = False) -> str:
+    """Grouped plain text with ANSI styles; click.echo drops the styles when not writing to a TTY."""
+    lines = [
+        click.style(f"mcpgen diff {report.old.revision} → {report.new.revision}", bold=True),
+        summary_line(report, verbose),
+    ]
+    for cat, subgroups in _groups(report.visible(verbose)):
+        lines += ["", click.style(TITLES[cat], bold=True)]
+        for direction, changes in subgroups:
+            indent = "  "
+            if direction:
+                lines.append(f"  {direction}")
+                indent = "    "
+            for c in changes:
+                mark = _marker(c)
+                text = f"{indent}{mark} {c.subject}: {c.detail}"
+                if c.breaking:
+                    text += f"  [breaks {breaks(c)}]"
+                lines.append(click.style(text, fg=_COLOURS[mark]))
+    return "\n".join(lines)
+
+
+def render_markdown(report: Report, verbose: bool = False) -> str:
+    """Release notes: a breaking-changes table, then every change by category."""
+    visible = report.visible(verbose)
+    lines = [
+        f"# MCP {report.old.revision} → {report.new.revision}",
+        "",
+        summary_line(report, verbose) + ".",
+    ]
+    breaking = [c for c in visible if c.breaking]
+    if breaking:
+        lines += ["", "## Breaking changes", "", "| Change | Client | Server |", "| --- | --- | --- |"]
+        for c in breaking:
+            lines.append(f"| `{_md(c.subject)}`: {_md(c.detail)} | {c.client} | {c.server} |")
+    for cat, subgroups in _groups(visible):
+        lines += ["", f"## {TITLES[cat]}"]
+        for direction, changes in subgroups:
+            if direction:
+                lines += ["", f"### {direction}"]
+            lines.append("")
+            for c in changes:
+                tail = f" **(breaks {breaks(c)})**" if c.breaking else ""
+                lines.append(f"- `{_md(c.subject)}`: {_md(c.detail)}{tail}")
+    return "\n".join(lines) + "\n"
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("`", "'")
+
+
+def report_json(report: Report) -> dict[str, Any]:
+    """The documented `mcpgen-diff/1` object (every change, cosmetic ones flagged)."""
+    return {
+        "format": JSON_FORMAT,
+        "old": {"revision": report.old.revision, "sha256": report.old.sha256, "errata": list(report.old.errata)},
+        "new": {"revision": report.new.revision, "sha256": report.new.sha256, "errata": list(report.new.errata)},
+        "summary": report.counts(),
+        "changes": [
+            {
+                "category": c.category,
+                "kind": c.kind,
+                "subject": c.subject,
+                "detail": c.detail,
+                "old": c.old,
+                "new": c.new,
+                "direction": c.direction,
+                "client": c.client,
+                "server": c.server,
+                "cosmetic": c.cosmetic,
+            }
+            for c in report.changes
+        ],
+    }
+
+
+def render_json(report: Report, verbose: bool = False) -> str:
+    """The JSON report, indented, keys in documented order, ending with a newline."""
+    del verbose  # JSON always carries every change; `cosmetic` tells which ones text hides
+    return json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
+
+
+RENDERERS: dict[str, Callable[[Report, bool], str]] = {
+    "text": render_text,
+    "markdown": render_markdown,
+    "json": render_json,
+}

@@ -1,0 +1,195 @@
+"""Decide which schema definition each example block is an instance of."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from .. import ir
+from ..protocol import build_protocol
+from .corpus import Block, Parsed, parse_block
+from .upstream import Upstream, load_schema, upstream
+
+
+@dataclass(frozen=True)
+class Target:
+    """What to check a block as: a definition, and which part of the block is its instance."""
+
+    definition: str
+    kind: str  # request, notification, response, error, mapped or typed
+    reason: str
+    pointer: str = ""  # JSON pointer of the instance inside the block ("" = the whole block)
+    inside: str = ""  # the block is the value at this JSON pointer of an otherwise empty instance
+    each: bool = False  # the selected value is an array whose every item is an instance
+    envelope: str | None = None  # a definition the whole block is also checked against
+
+
+@dataclass(frozen=True)
+class Classified:
+    """A block with its parsed value and its target, or the reason it is skipped or unknown."""
+
+    block: Block
+    parsed: Parsed
+    target: Target | None
+    skip: str | None = None
+
+    @property
+    def unknown(self) -> bool:
+        """True for a JSON block nothing could classify."""
+        return self.target is None and self.skip is None
+
+
+@dataclass(frozen=True)
+class MethodTable:
+    """The methods of a revision with their message and result definitions, and the envelope names."""
+
+    methods: Mapping[str, ir.MethodSpec]
+    envelope: ir.Envelope
+    definitions: frozenset[str]
+
+    def result_choices(self, method: str) -> tuple[str, ...]:
+        """The definitions a result of `method` may be an instance of, its primary result first."""
+        spec = self.methods[method]
+        assert spec.result is not None
+        rt = spec.result_type
+        members = [m.name for m in rt.members if isinstance(m, ir.Ref)] if isinstance(rt, ir.UnionOf) else []
+        return (spec.result, *(m for m in members if m != spec.result))
+
+    def response_envelope(self, method: str) -> str:
+        """`<X>ResultResponse` of a request `<X>Request` when the schema has it, else the generic response."""
+        message = self.methods[method].message
+        specific = message.removesuffix("Request") + "ResultResponse"
+        return specific if specific in self.definitions else self.envelope.result_response_model
+
+
+@lru_cache(maxsize=None)
+def method_table(schema_dir: Path | None, revision: str) -> MethodTable:
+    """The method table of a revision, derived by mcpgen's own role analysis of the corrected schema."""
+    schema = load_schema(schema_dir, revision)
+    protocol = build_protocol(schema, revision, "")
+    return MethodTable(
+        methods={m.name: m for m in protocol.methods},
+        envelope=protocol.envelope,
+        definitions=frozenset(d.name for d in protocol.definitions if d.is_definition),
+    )
+
+
+def block_key(block: Block) -> str:
+    """The key of a block in golden and map files: `<source>/<file>`."""
+    return f"{block.source}/{block.file}"
+
+
+def target_from_map(entry: Mapping[str, Any]) -> Target | str:
+    """A reviewed map entry as a Target, or the skip reason it records."""
+    if "skip" in entry:
+        return str(entry["skip"])
+    return Target(
+        definition=entry["definition"],
+        kind="mapped",
+        reason=entry.get("reason", ""),
+        pointer=entry.get("pointer", ""),
+        inside=entry.get("inside", ""),
+        each=bool(entry.get("each", False)),
+        envelope=entry.get("envelope"),
+    )
+
+
+def is_message(value: Any) -> bool:
+    """True for a JSON-RPC 2.0 message object."""
+    return isinstance(value, dict) and "jsonrpc" in value
+
+
+def _id_key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+class Pairing:
+    """Remembers the requests seen per group so a response finds the request with its id."""
+
+    def __init__(self) -> None:
+        self._pending: dict[tuple[str, str], str] = {}
+
+    def note(self, group: str, message: Mapping[str, Any]) -> None:
+        """Record a request (a message with `method` and `id`) of `group`."""
+        if isinstance(message.get("method"), str) and "id" in message:
+            self._pending[(group, _id_key(message["id"]))] = message["method"]
+
+    def method_of(self, group: str, message: Mapping[str, Any]) -> str | None:
+        """The method of the latest request of `group` with the id of `message`."""
+        if "id" not in message:
+            return None
+        return self._pending.get((group, _id_key(message["id"])))
+
+
+def message_target(value: Mapping[str, Any], table: MethodTable, schema: Upstream, method: str | None) -> Target | None:
+    """The target of a JSON-RPC message; `method` is the paired request's method for a response."""
+    env = table.envelope
+    if "error" in value:
+        return Target(env.error_model, "error", "JSON-RPC error response")
+    if isinstance(value.get("method"), str):
+        name = value["method"]
+        kind = "request" if "id" in value else "notification"
+        spec = table.methods.get(name)
+        if spec is None:
+            generic = env.request_model if kind == "request" else env.notification_model
+            return Target(generic, kind, f"method {name} is not in the schema: generic {kind}")
+        envelope = env.request_model if spec.kind == "request" else env.notification_model
+        note = "" if spec.kind == kind else f", a {spec.kind} shown as a {kind}"
+        return Target(spec.message, spec.kind, f"method {name}{note}", envelope=envelope)
+    if "result" in value:
+        if method is None or method not in table.methods or table.methods[method].result is None:
+            return None
+        choices = table.result_choices(method)
+        chosen = next((c for c in choices if schema.accepts(c, value["result"])), choices[0])
+        return Target(
+            chosen,
+            "response",
+            f"result of {method} (request id {_id_key(value.get('id'))})",
+            pointer="/result",
+            envelope=table.response_envelope(method),
+        )
+    return None
+
+
+def classify(
+    blocks: Iterable[Block],
+    table: MethodTable,
+    schema: Upstream,
+    mapping: Mapping[str, Mapping[str, Any]],
+) -> list[Classified]:
+    """Classify blocks in document order: messages by method and id, fragments by the reviewed map."""
+    pairing = Pairing()
+    out: list[Classified] = []
+    for block in blocks:
+        parsed = parse_block(block)
+        if parsed.skip is not None:
+            out.append(Classified(block, parsed, None, parsed.skip))
+            continue
+        value = parsed.value
+        if is_message(value):
+            pairing.note(block.group, value)
+        entry = mapping.get(block_key(block))
+        if entry is not None:
+            t = target_from_map(entry)
+            out.append(Classified(block, parsed, None, t) if isinstance(t, str) else Classified(block, parsed, t))
+        elif block.source == "examples":
+            out.append(Classified(block, parsed, Target(block.group, "typed", "per-type example folder")))
+        elif is_message(value):
+            out.append(Classified(block, parsed, message_target(value, table, schema, pairing.method_of(block.group, value))))
+        else:
+            out.append(Classified(block, parsed, None))
+    return out
+
+
+def load_map(path: Path) -> dict[str, dict[str, dict[str, Any]]]:
+    """The reviewed fragment map: revision → block key → entry."""
+    data: dict[str, dict[str, dict[str, Any]]] = json.loads(path.read_text("utf-8"))
+    return data
+
+
+def classify_revision(schema_dir: Path | None, revision: str, blocks: Iterable[Block], mapping: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> list[Classified]:
+    """Classify the blocks of one revision with its method table, schema and map section."""
+    return classify(blocks, method_table(schema_dir, revision), upstream(schema_dir, revision), mapping.get(revision, {}))

@@ -1,0 +1,49 @@
+"""Shared fixtures: where the read-only MCP specification corpus lives."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def schema_dir() -> Path:
+    """The shared corpus (`$MCPGEN_SCHEMA_DIR` or `<repo>/../shared/mcp-spec`); skips when absent."""
+    configured = os.environ.get("MCPGEN_SCHEMA_DIR")
+    path = Path(configured) if configured else REPO_ROOT.parent / "shared" / "mcp-spec"
+    if not path.is_dir():
+        pytest.skip(f"MCP specification corpus not found at {path} (set MCPGEN_SCHEMA_DIR)")
+    return path
+
+
+REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+
+
+def package_name(revision: str) -> str:
+    """The default package name of a revision: `mcp_2025_11_25`."""
+    return "mcp_" + revision.replace("-", "_")
+
+
+@pytest.fixture(scope="session")
+def generated_root(schema_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """All five revisions generated once per session into a temp dir that is put on sys.path."""
+    import sys
+
+    from mcpgen.generate import GenerateConfig, generate
+
+    root = tmp_path_factory.mktemp("generated")
+    generate(GenerateConfig(revision="all", output=root, schema_dir=schema_dir, force=True))
+    sys.path.insert(0, str(root))
+    return root
+
+
+@pytest.fixture(scope="session")
+def packages(generated_root: Path) -> dict[str, object]:
+    """The freshly generated package of every revision, imported, by revision."""
+    import importlib
+
+    return {r: importlib.import_module(package_name(r)) for r in REVISIONS}

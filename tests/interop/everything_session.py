@@ -1,0 +1,258 @@
+"""A full session of a generated Client with @modelcontextprotocol/server-everything, recorded message by message."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+# Arguments for every tool server-everything offers; a tool missing here fails the session.
+TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
+    "echo": {"message": "héllo 世界"},
+    "get-annotated-message": {"messageType": "success", "includeImage": True},
+    "get-env": {},
+    "get-resource-links": {"count": 3},
+    "get-resource-reference": {"resourceType": "Text", "resourceId": 1},
+    "get-structured-content": {"location": "Chicago"},
+    "get-sum": {"a": 2, "b": 3.5},
+    "get-tiny-image": {},
+    # A data: URI so the server never reaches the network.
+    "gzip-file-as-resource": {"name": "hello.txt.gz", "data": "data:text/plain;base64,aGVsbG8gd29ybGQ=", "outputType": "resource"},
+    "toggle-simulated-logging": {},
+    "toggle-subscriber-updates": {},
+    "trigger-long-running-operation": {"duration": 0.3, "steps": 3},
+    "get-roots-list": {},
+    "trigger-sampling-request": {"prompt": "Say hi", "maxTokens": 16},
+    "trigger-elicitation-request": {},
+    "trigger-url-elicitation": {"url": "https://example.invalid/consent", "elicitationId": "e-1"},
+    "simulate-research-query": {"topic": "typed MCP bindings", "ambiguous": False},
+}
+# Tools that must be called as tasks (execution.taskSupport == "required").
+TASK_TOOLS = {"simulate-research-query"}
+
+
+@dataclass
+class Session:
+    """What happened: every message in both directions, results by label, and what the client received."""
+
+    trace: list[tuple[str, Any]] = field(default_factory=list)
+    labels: dict[Any, str] = field(default_factory=dict)
+    results: dict[str, Any] = field(default_factory=dict)
+    errors: dict[str, Any] = field(default_factory=dict)
+    received: dict[str, list[Any]] = field(default_factory=dict)
+
+
+def _value(schema: dict[str, Any]) -> Any:
+    """A valid answer for one field of an elicitation form."""
+    if "default" in schema:
+        return schema["default"]
+    if "enum" in schema:
+        return schema["enum"][0]
+    if schema.get("type") == "array":
+        items = schema.get("items", {})
+        return [(items.get("enum") or [e["const"] for e in items.get("anyOf", [])])[0]]
+    if "oneOf" in schema:
+        return schema["oneOf"][0]["const"]
+    kind = schema.get("type")
+    if kind == "boolean":
+        return True
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 1)
+    return {"email": "ada@example.com", "uri": "https://example.com", "date": "2000-01-01", "date-time": "2000-01-01T00:00:00Z"}.get(
+        schema.get("format", ""), "Ada"
+    )
+
+
+def client_class(pkg: ModuleType, session: Session) -> type:
+    """A Client of `pkg` that answers sampling, roots and elicitation and records notifications."""
+    types = pkg.types
+    names = set(pkg.Client._incoming.values())
+
+    class EverythingClient(pkg.Client):  # type: ignore[misc,name-defined]
+        name = "mcpgen-interop"
+        version = "1.0.0"
+
+        def _got(self, kind: str, params: Any) -> None:
+            session.received.setdefault(kind, []).append(params)
+
+        async def on_create_message(self, params: Any) -> Any:
+            self._got("sampling", params)
+            return types.CreateMessageResult.model_validate(
+                {"role": "assistant", "content": {"type": "text", "text": "hi from mcpgen"}, "model": "mcpgen-echo", "stopReason": "endTurn"}
+            )
+
+        async def on_list_roots(self, params: Any) -> Any:
+            self._got("roots", params)
+            return types.ListRootsResult.model_validate({"roots": [{"uri": "file:///tmp/mcpgen-interop", "name": "interop"}]})
+
+        async def on_progress(self, params: Any) -> None:
+            self._got("progress", params)
+
+        async def on_logging_message(self, params: Any) -> None:
+            self._got("logging", params)
+
+        async def on_resource_updated(self, params: Any) -> None:
+            self._got("resource_updated", params)
+
+        async def on_tool_list_changed(self, params: Any) -> None:
+            self._got("tools_list_changed", params)
+
+    if "on_elicit" in names:
+
+        async def on_elicit(self: Any, params: Any) -> Any:
+            self._got("elicitation", params)
+            if getattr(params, "mode", None) == "url":
+                return types.ElicitResult.model_validate({"action": "accept"})
+            properties = params.requested_schema.properties
+            content = {key: _value(prop.model_dump(by_alias=True, exclude_unset=True)) for key, prop in properties.items()}
+            return types.ElicitResult.model_validate({"action": "accept", "content": content})
+
+        EverythingClient.on_elicit = on_elicit  # type: ignore[attr-defined]
+    caps = EverythingClient().derived_capabilities().model_dump(by_alias=True, exclude_unset=True)
+    caps["roots"] = {"listChanged": True}
+    if "elicitation" in caps and "ClientCapabilitiesElicitation" in dir(types):
+        fields = types.ClientCapabilitiesElicitation.model_fields
+        caps["elicitation"] = {k: {} for k in ("form", "url") if k in fields}
+    EverythingClient.capabilities = types.ClientCapabilities.model_validate(caps)
+    return EverythingClient
+
+
+async def run_session(pkg: ModuleType, command: list[str]) -> Session:
+    """Drive one whole server-everything session with the generated client of `pkg`."""
+    session = Session()
+    client = client_class(pkg, session)()
+    stdio = __import__(pkg.__name__ + ".stdio", fromlist=["connect_stdio"])
+    env = {"PATH": os.path.dirname(command[0]), "GZIP_ALLOWED_DOMAINS": "example.invalid"}
+
+    def trace(direction: str, message: Any) -> None:
+        session.trace.append((direction, message))
+
+    async def attempt(label: str, call: Any) -> Any:
+        try:
+            session.results[label] = await call
+        except pkg.ProtocolError as exc:
+            session.errors[label] = exc
+        return session.results.get(label)
+
+    with open(os.devnull, "wb") as devnull:
+        async with stdio.connect_stdio(client, command, env=env, stderr=devnull, trace=trace):
+            await asyncio.wait_for(_script(pkg, client, session, attempt), 60)
+    return session
+
+
+async def _script(pkg: ModuleType, client: Any, session: Session, attempt: Any) -> None:
+    init = await client.start_session()
+    session.results["initialize"] = init
+    await asyncio.sleep(0.6)  # conditional tools register and roots are synced after initialized
+    await attempt("ping", client.ping())
+    names = set(pkg.METHODS)
+    if "logging/setLevel" in names:
+        await attempt("logging/setLevel", client.set_level({"level": "debug"}))
+    resources = await attempt("resources/list", client.list_resources())
+    if resources and resources.resources:
+        await attempt("resources/subscribe", client.subscribe({"uri": resources.resources[0].uri}))
+    tools = await attempt("tools/list", client.list_tools())
+    for tool in tools.tools if tools else []:
+        args = TOOL_ARGUMENTS[tool.name]
+        if tool.name in TASK_TOOLS:
+            await _task_call(pkg, client, session, tool.name, args)
+            continue
+        params: dict[str, Any] = {"name": tool.name, "arguments": args}
+        if tool.name == "trigger-long-running-operation":
+            params["_meta"] = {"progressToken": "progress-1"}
+        await attempt(f"tools/call {tool.name}", client.call_tool(params))
+        if tool.name.startswith("toggle-"):
+            await asyncio.sleep(0.3)
+            await attempt(f"tools/call {tool.name} off", client.call_tool(params))
+    if "trigger-url-elicitation" in TOOL_ARGUMENTS and tools and any(t.name == "trigger-url-elicitation" for t in tools.tools):
+        args = dict(TOOL_ARGUMENTS["trigger-url-elicitation"], errorPath=True, elicitationId="e-2")
+        await attempt("tools/call url-elicitation error path", client.call_tool({"name": "trigger-url-elicitation", "arguments": args}))
+    prompts = await attempt("prompts/list", client.list_prompts())
+    prompt_args = {
+        "args-prompt": {"city": "Paris", "state": "Texas"},
+        "completable-prompt": {"department": "Engineering", "name": "Alice"},
+        "resource-prompt": {"resourceType": "Text", "resourceId": "1"},
+    }
+    for prompt in prompts.prompts if prompts else []:
+        await attempt(f"prompts/get {prompt.name}", client.get_prompt({"name": prompt.name, "arguments": prompt_args.get(prompt.name, {})}))
+    for resource in resources.resources if resources else []:
+        await attempt(f"resources/read {resource.uri}", client.read_resource({"uri": resource.uri}))
+    templates = await attempt("resources/templates/list", client.list_resource_templates())
+    for template in templates.resource_templates if templates else []:
+        uri = template.uri_template.replace("{resourceId}", "2")
+        await attempt(f"resources/read {uri}", client.read_resource({"uri": uri}))
+    if "completion/complete" in names:
+        await attempt(
+            "completion/complete prompt",
+            client.complete({"ref": {"type": "ref/prompt", "name": "completable-prompt"}, "argument": {"name": "department", "value": "E"}}),
+        )
+        if templates and templates.resource_templates:
+            await attempt(
+                "completion/complete resource",
+                client.complete(
+                    {"ref": {"type": "ref/resource", "uri": templates.resource_templates[0].uri_template}, "argument": {"name": "resourceId", "value": "1"}}
+                ),
+            )
+    if resources and resources.resources:
+        uri = resources.resources[0].uri
+        await attempt("resources/unsubscribe", client.unsubscribe({"uri": uri}))
+    await attempt("ping again", client.ping())
+
+
+async def _task_call(pkg: ModuleType, client: Any, session: Session, name: str, args: dict[str, Any]) -> None:
+    """Call a task-only tool: tools/call with `task` answers CreateTaskResult; poll tasks/get, then tasks/result."""
+    label = f"tools/call {name} (task)"
+    try:
+        raw = await client.send_request("tools/call", {"name": name, "arguments": args, "task": {"ttl": 60000}})
+    except pkg.ProtocolError as exc:
+        session.errors[label] = exc
+        return
+    created = pkg.types.CreateTaskResult.model_validate(raw)
+    session.results[label] = created
+    task_id = created.task.task_id
+    for _ in range(100):
+        status = await client.get_task({"taskId": task_id})
+        if status.status in ("completed", "failed", "cancelled"):
+            break
+        await asyncio.sleep(0.1)
+    session.results[f"tasks/get {name}"] = status
+    session.results[f"tasks/result {name}"] = await client.get_task_payload({"taskId": task_id})
+    session.results["tasks/list"] = await client.list_tasks()
+
+
+def _locations(exc: Any) -> str:
+    data = exc.data if isinstance(exc.data, list) else []
+    return ", ".join(sorted({".".join(str(p) for p in e["loc"]) + f" ({e['type']})" for e in data})) or exc.message
+
+
+def mismatches(pkg: ModuleType, trace: list[tuple[str, Any]]) -> set[str]:
+    """Every message the server sent that `pkg`'s types reject or do not round-trip, one line per kind."""
+    sent = {m["id"]: m for d, m in trace if d == "out" and "method" in m and "id" in m}
+    found: set[str] = set()
+    for direction, message in trace:
+        if direction != "in":
+            continue
+        label = message.get("method") or "response"
+        try:
+            model = pkg.parse_message(message)
+        except pkg.ProtocolError as exc:
+            found.add(f"{label}: rejected: {_locations(exc)}")
+            continue
+        if model.model_dump(mode="json", by_alias=True, exclude_unset=True) != message:
+            found.add(f"{label}: lossy round trip")
+        request = sent.get(message.get("id")) if "method" not in message else None
+        if request is None or "result" not in message:
+            continue
+        method = request["method"]
+        task = method == "tools/call" and "task" in (request.get("params") or {})
+        label = f"{method} result" + (" (task)" if task else "")
+        try:
+            result = pkg.types.CreateTaskResult.model_validate(message["result"]) if task else pkg.parse_result(method, message["result"])
+        except (pkg.ProtocolError, ValueError) as exc:
+            found.add(f"{label}: rejected: {_locations(exc) if isinstance(exc, pkg.ProtocolError) else exc}")
+            continue
+        if result.model_dump(mode="json", by_alias=True, exclude_unset=True) != message["result"]:
+            found.add(f"{label}: lossy round trip")
+    return found

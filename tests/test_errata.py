@@ -1,0 +1,203 @@
+"""Errata: they apply to the pinned schemas, fail loudly once stale, and change what they claim."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema.validators import validator_for
+
+from mcpgen.errata import apply_errata, applies_to, corrected_schema, load_errata, parse_errata
+from mcpgen.errors import ErratumError
+from mcpgen.revisions import KNOWN_REVISIONS, get_pin
+from mcpgen.source import resolve_schema
+
+NEWEST = "2026-07-28"
+Both = dict[str, tuple[dict[str, Any], dict[str, Any]]]
+
+
+def _pinned(schema_dir: Path, revision: str) -> tuple[dict[str, Any], str]:
+    data = (schema_dir / revision / "schema.json").read_bytes()
+    return json.loads(data), hashlib.sha256(data).hexdigest()
+
+
+def _defs(schema: dict[str, Any]) -> dict[str, Any]:
+    return schema["$defs"] if "$defs" in schema else schema["definitions"]
+
+
+def _valid(schema: dict[str, Any], name: str, instance: Any) -> bool:
+    key = "$defs" if "$defs" in schema else "definitions"
+    root = {**schema, "$ref": f"#/{key}/{name}"}
+    return bool(validator_for(schema)(root).is_valid(instance))
+
+
+@pytest.fixture(scope="module")
+def both(schema_dir: Path) -> Both:
+    """Per revision: the pinned schema and its corrected copy."""
+    out = {}
+    for revision in KNOWN_REVISIONS:
+        schema, sha = _pinned(schema_dir, revision)
+        out[revision] = (schema, apply_errata(schema, revision, sha256=sha)[0])
+    return out
+
+
+@pytest.mark.parametrize("revision", KNOWN_REVISIONS)
+def test_errata_apply_cleanly_to_the_pinned_schema(schema_dir: Path, revision: str) -> None:
+    schema, sha = _pinned(schema_dir, revision)
+    pristine = copy.deepcopy(schema)
+    fixed, applied = apply_errata(schema, revision, sha256=sha)
+    assert [e.id for e in applied] == [e.id for e in load_errata(revision)]
+    assert all(e.reason and e.upstream for e in applied)
+    assert schema == pristine
+    assert (fixed != schema) == bool(applied)
+
+
+def test_corrected_schema_of_a_resolved_source(schema_dir: Path) -> None:
+    source = resolve_schema(NEWEST, schema_dir=schema_dir, env={})
+    fixed, applied = corrected_schema(source)
+    assert applied and fixed == apply_errata(json.loads(source.data), NEWEST, sha256=source.sha256)[0]
+
+
+def test_unpinned_bytes_get_no_errata(schema_dir: Path) -> None:
+    schema, sha = _pinned(schema_dir, NEWEST)
+    other_sha = get_pin(KNOWN_REVISIONS[0]).sha256
+    assert applies_to(sha, NEWEST) and not applies_to(other_sha, NEWEST)
+    assert not applies_to(sha, "2099-01-01")
+    fixed, applied = apply_errata(schema, NEWEST, sha256=other_sha)
+    assert applied == () and fixed == schema and fixed is not schema
+    assert apply_errata(schema, NEWEST)[1] == apply_errata(schema, NEWEST, sha256=sha)[1] != ()
+
+
+def test_a_failing_test_op_names_the_erratum_and_path(schema_dir: Path) -> None:
+    schema, sha = _pinned(schema_dir, "2025-06-18")
+    erratum = next(e for e in load_errata("2025-06-18") if e.patch[0]["op"] == "test")
+    guard = erratum.patch[0]
+    target = schema
+    *parents, last = guard["path"].lstrip("/").split("/")
+    for part in parents:
+        target = target[part]
+    target[last] = "upstream fixed this"
+    with pytest.raises(ErratumError) as info:
+        apply_errata(schema, "2025-06-18", sha256=sha)
+    message = str(info.value)
+    assert f"2025-06-18/{erratum.id}" in message and guard["path"] in message and "retire" in message
+
+
+def test_an_add_over_an_existing_member_is_stale(schema_dir: Path) -> None:
+    schema, sha = _pinned(schema_dir, "2024-11-05")
+    erratum = next(e for e in load_errata("2024-11-05") if e.patch[0]["op"] in ("add", "copy"))
+    path = erratum.patch[0]["path"]
+    target = schema
+    *parents, last = path.lstrip("/").split("/")
+    for part in parents:
+        target = target[part]
+    target[last] = {"type": "object"}
+    with pytest.raises(ErratumError, match=f"2024-11-05/{erratum.id} no longer applies \\({path} already exists\\)"):
+        apply_errata(schema, "2024-11-05", sha256=sha)
+
+
+def test_unguarded_replace_is_refused() -> None:
+    entry = {"id": "x", "reason": "r", "upstream": "u", "patch": [{"op": "replace", "path": "/a", "value": 1}]}
+    with pytest.raises(ErratumError, match="must directly follow a test"):
+        parse_errata("2025-06-18", [entry], "inline")
+
+
+@pytest.mark.parametrize("revision", [r for r in KNOWN_REVISIONS if r >= "2025-06-18"])
+def test_elicit_result_accepts_fractional_numbers(both: Both, revision: str) -> None:
+    before, after = both[revision]
+    value = {"action": "accept", "content": {"ratio": 2.5, "count": 3, "name": "x", "ok": True}}
+    assert not _valid(before, "ElicitResult", value)
+    assert _valid(after, "ElicitResult", value)
+    assert not _valid(after, "ElicitResult", {"action": "accept", "content": {"x": None}})
+
+
+def test_json_value_accepts_numbers_and_null(both: Both) -> None:
+    before, after = both[NEWEST]
+    for value in (2.5, None, {"a": [1.5, None, {"b": None}]}):
+        assert not _valid(before, "JSONValue", value)
+        assert _valid(after, "JSONValue", value)
+    capabilities = {"experimental": {"x": {"ratio": 0.5, "unset": None}}}
+    assert not _valid(before, "ClientCapabilities", capabilities)
+    assert _valid(after, "ClientCapabilities", capabilities)
+
+
+def test_result_types_make_result_unions_unambiguous(schema_dir: Path, both: Both) -> None:
+    before, after = both[NEWEST]
+    defs = _defs(after)
+    ambiguous_before = 0
+    checked = 0
+    for folder in sorted((schema_dir / NEWEST / "examples").iterdir()):
+        members = defs.get(folder.name, {}).get("properties", {}).get("result", {}).get("anyOf", [])
+        names = [m["$ref"].rsplit("/", 1)[-1] for m in members if "$ref" in m]
+        if "InputRequiredResult" not in names:
+            continue
+        for path in sorted(folder.glob("*.json")):
+            result = json.loads(path.read_text())["result"]
+            checked += 1
+            ambiguous_before += sum(_valid(before, n, result) for n in names) > 1
+            assert sum(_valid(after, n, result) for n in names) <= 1, path.name
+    assert checked and ambiguous_before
+    assert not _valid(after, "InputRequiredResult", {"resultType": "complete", "requestState": "s"})
+    assert _valid(after, "InputRequiredResult", {"resultType": "input_required", "requestState": "s"})
+    assert not _valid(after, "CallToolResult", {"resultType": "input_required", "content": []})
+    assert _valid(after, "Result", {"resultType": "input_required"})
+
+
+def test_errata_keep_the_2026_examples_valid(schema_dir: Path, both: Both) -> None:
+    before, after = both[NEWEST]
+    validated = 0
+    for folder in sorted((schema_dir / NEWEST / "examples").iterdir()):
+        for path in sorted(folder.glob("*.json")):
+            instance = json.loads(path.read_text())
+            if not _valid(before, folder.name, instance):
+                continue
+            validated += 1
+            if _valid(after, folder.name, instance):
+                continue
+            result = instance.get("result", {})
+            complete = [
+                m["$ref"].rsplit("/", 1)[-1]
+                for m in _defs(before)[folder.name]["properties"]["result"]["anyOf"]
+                if not m["$ref"].endswith("/InputRequiredResult")
+            ]
+            assert result.get("resultType") == "complete", path.name
+            assert not any(_valid(before, n, result) for n in complete), path.name
+    assert validated
+
+
+@pytest.mark.parametrize(
+    ("revision", "base_params", "method", "definition"),
+    [
+        ("2024-11-05", ("Request", "properties", "params"), "tools/call", "CallToolRequest"),
+        ("2025-03-26", ("Request", "properties", "params"), "tools/call", "CallToolRequest"),
+        ("2025-06-18", ("Request", "properties", "params"), "tools/call", "CallToolRequest"),
+        ("2025-11-25", ("RequestParams",), "tasks/get", "GetTaskRequest"),
+    ],
+)
+def test_every_request_declares_meta(
+    both: Both, revision: str, base_params: tuple[str, ...], method: str, definition: str
+) -> None:
+    before, after = both[revision]
+    node = _defs(before)
+    for key in base_params:
+        node = node[key]
+    base = node["properties"]["_meta"]
+    inline = [
+        name
+        for name, d in _defs(after).items()
+        if name.endswith("Request") and "properties" in d.get("properties", {}).get("params", {})
+    ]
+    assert inline
+    for name in inline:
+        assert _defs(after)[name]["properties"]["params"]["properties"]["_meta"] == base, name
+    params = {"name": "t", "taskId": "t"}
+    envelope = {"jsonrpc": "2.0", "id": 1, "method": method}
+    bad_token = {**envelope, "params": {**params, "_meta": {"progressToken": {"no": 1}}}}
+    good_token = {**envelope, "params": {**params, "_meta": {"progressToken": "abc"}}}
+    assert _valid(before, definition, bad_token)
+    assert not _valid(after, definition, bad_token)
+    assert _valid(after, definition, good_token)
