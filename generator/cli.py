@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import sys
 from pathlib import Path
 from typing import Any, Callable, TypeVar
@@ -95,12 +96,32 @@ def run_generate(**options: Any) -> None:
         click.echo(f"wrote {package.package} ({package.revision}) to {package.path}")
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group that imports the commands living in their own modules only when they are looked up."""
+
+    lazy: dict[str, tuple[str, str]] = {
+        "diff": (".diffing.command", "diff_command"),
+        "validate": (".validate", "validate_command"),
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command name, the lazy ones included."""
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command `cmd_name`, importing its module on first use."""
+        if cmd_name in self.lazy and cmd_name not in self.commands:
+            module, attribute = self.lazy[cmd_name]
+            self.add_command(getattr(importlib.import_module(module, __package__), attribute), cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mcpgen")
 @generate_options
 @click.pass_context
 @reported
-def main(ctx: click.Context, **options: Any) -> None:
+def main(ctx: click.Context, /, **options: Any) -> None:
     """Generate exact, typed Python bindings for a Model Context Protocol revision.
 
     `mcpgen --revision 2025-11-25` is the same as `mcpgen generate --revision 2025-11-25`.
@@ -144,15 +165,3 @@ def check_command(package_dir: Path, schema_file: Path | None, schema_dir: Path 
     click.echo(result.diff, nl=False)
     click.echo(f"{package_dir}: differs from what mcpgen {__version__} generates for {result.revision}", err=True)
     sys.exit(1)
-
-
-def _register_commands() -> None:
-    """Attach the commands that live in their own modules."""
-    from .diffing.command import diff_command
-    from .validate import validate_command
-
-    main.add_command(diff_command, "diff")
-    main.add_command(validate_command, "validate")
-
-
-_register_commands()

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-import jsonpatch  # type: ignore[import-untyped]
+import jsonpatch
 import jsonpointer
 
 from .errors import ErratumError, SourceError

@@ -6,7 +6,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from datamodel_code_generator import DataModelType, LiteralType, PythonVersion
+from datamodel_code_generator.enums import DataModelType
+from datamodel_code_generator.format import PythonVersion
+from datamodel_code_generator.parser import LiteralType
 from datamodel_code_generator.model import get_data_model_types
 from datamodel_code_generator.model.base import DataModel
 from datamodel_code_generator.parser.jsonschema import JsonSchemaParser

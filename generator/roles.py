@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from importlib import resources
 from typing import Iterable
 
@@ -86,65 +87,71 @@ def _pair(model: ir.Model, defs: dict[str, ir.Definition], table: dict[str, str]
     )
 
 
-def derive_methods(definitions: Iterable[ir.Definition], table: dict[str, str] | None = None) -> tuple[ir.MethodSpec, ...]:
-    """One MethodSpec per method of the role unions (and embedded input requests), in union order."""
-    defs = {d.name: d for d in definitions}
-    table = load_pairings() if table is None else table
-    found: dict[str, dict[str, object]] = {}
-    unions = {**ROLE_UNIONS, **EMBEDDED_UNIONS}
-    for union, (side, kind) in unions.items():
+@dataclass
+class _Found:
+    """A method as the role unions are read: its model, kind, senders, and whether it is embedded."""
+
+    model: ir.Model
+    kind: ir.MethodKind
+    senders: set[ir.Side]
+    embedded: bool
+
+
+def _collect(defs: dict[str, ir.Definition]) -> dict[str, _Found]:
+    """Every method of the role unions (and embedded unions) by wire name, senders merged."""
+    found: dict[str, _Found] = {}
+    for union, (side, kind) in {**ROLE_UNIONS, **EMBEDDED_UNIONS}.items():
         for member in _members(union, defs):
             model = defs[member]
             assert isinstance(model, ir.Model)
             name = method_name(model)
             if name is None:
                 raise SchemaError(f"{member} in {union} has no constant 'method'")
-            entry = found.get(name)
-            if entry is None:
-                found[name] = {
-                    "model": model,
-                    "kind": kind,
-                    "senders": {side},
-                    "embedded": union in EMBEDDED_UNIONS,
-                }
-            else:
-                if entry["kind"] != kind:
-                    raise SchemaError(f"method {name!r} is both a request and a notification")
-                senders = entry["senders"]
-                assert isinstance(senders, set)
-                senders.add(side)
-                if union not in EMBEDDED_UNIONS:
-                    entry["embedded"] = False
+            entry = found.setdefault(name, _Found(model, kind, set(), union in EMBEDDED_UNIONS))
+            if entry.kind != kind:
+                raise SchemaError(f"method {name!r} is both a request and a notification")
+            entry.senders.add(side)
+            entry.embedded = entry.embedded and union in EMBEDDED_UNIONS
+    return found
+
+
+def _copied_definition(model: ir.Model, name: str, defs: dict[str, ir.Definition]) -> ir.Model:
+    """For a role union that is an inlined copy of its single member, the definition it copies."""
+    if model.name not in ROLE_UNIONS and model.name not in EMBEDDED_UNIONS:
+        return model
+    for d in defs.values():
+        if isinstance(d, ir.Model) and d.is_definition and d is not model and method_name(d) == name:
+            if d.name not in ROLE_UNIONS and d.name not in EMBEDDED_UNIONS:
+                return d
+    return model
+
+
+def derive_methods(
+    definitions: Iterable[ir.Definition], table: dict[str, str] | None = None
+) -> tuple[ir.MethodSpec, ...]:
+    """One MethodSpec per method of the role unions (and embedded input requests), in union order."""
+    defs = {d.name: d for d in definitions}
+    table = load_pairings() if table is None else table
     taken: set[str] = set()
     methods = []
-    for name, entry in found.items():
-        model = entry["model"]
-        assert isinstance(model, ir.Model)
-        if model.name in unions:
-            # an inlined copy of a single member: prefer the definition it copies, if there is one
-            model = next(
-                (d for d in defs.values() if isinstance(d, ir.Model) and d.name not in unions and d.is_definition and method_name(d) == name),
-                model,
-            )
+    for name, entry in _collect(defs).items():
+        model = _copied_definition(entry.model, name, defs)
         params = _field(model, "params")
-        params_name = params.type.name if params is not None and isinstance(params.type, ir.Ref) else None
         result: str | None = None
         result_type: ir.TypeExpr | None = None
-        if entry["kind"] == "request":
+        if entry.kind == "request":
             result, result_type = _pair(model, defs, table)
-        senders = entry["senders"]
-        assert isinstance(senders, set)
         methods.append(
             ir.MethodSpec(
                 name=name,
-                kind=entry["kind"],  # type: ignore[arg-type]
-                senders=frozenset(senders),
+                kind=entry.kind,
+                senders=frozenset(entry.senders),
                 message=model.name,
-                params=params_name,
+                params=params.type.name if params is not None and isinstance(params.type, ir.Ref) else None,
                 params_required=bool(params is not None and params.required),
                 result=result,
                 python_name=unique(method_python_name(model.name), taken),
-                embedded=bool(entry["embedded"]),
+                embedded=entry.embedded,
                 result_type=result_type,
             )
         )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from shared import REPO_ROOT, REVISIONS, package_name
 
 
 @pytest.fixture(scope="session")
@@ -18,14 +18,6 @@ def schema_dir() -> Path:
     if not path.is_dir():
         pytest.skip(f"MCP specification corpus not found at {path} (set MCPGEN_SCHEMA_DIR)")
     return path
-
-
-REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
-
-
-def package_name(revision: str) -> str:
-    """The default package name of a revision: `mcp_2025_11_25`."""
-    return "mcp_" + revision.replace("-", "_")
 
 
 @pytest.fixture(scope="session")

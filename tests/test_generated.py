@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from conftest import REPO_ROOT, REVISIONS, package_name
+from shared import REPO_ROOT, REVISIONS, package_name
 
 GOLDEN = REPO_ROOT / "generated"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REVISIONS
+from shared import REVISIONS
 from mcpgen import ir
 from mcpgen.errata import apply_errata
 from mcpgen.errors import SchemaError

@@ -8,8 +8,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema  # type: ignore[import-untyped]
-from jsonschema.exceptions import ValidationError, best_match, by_relevance  # type: ignore[import-untyped]
+import jsonschema
+from jsonschema.exceptions import ValidationError, best_match, by_relevance
 
 from ..errata import apply_errata
 from ..errors import SchemaError
