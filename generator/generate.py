@@ -4,21 +4,21 @@ from __future__ import annotations
 
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from . import ir
-from .errata import apply_errata
-from .errors import McpgenError, OutputError, SchemaError
-from .output import write_package
-from .protocol import build_protocol
-from .render import render_package
+from .errors import McpgenError, SchemaError
+from .output import check_target, write_package
 from .revisions import known_revisions
-from .source import SchemaSource, load_json, resolve_schema
+from .source import SchemaSource, default_cache_dir, load_json, resolve_schema
+
+if TYPE_CHECKING:
+    from . import ir
 
 ALL = "all"
 _PACKAGE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
 @dataclass(frozen=True)
@@ -51,22 +51,40 @@ def default_package(revision: str) -> str:
 
 def protocol_for(source: SchemaSource) -> ir.Protocol:
     """The IR of a resolved schema, with the errata of its revision applied when it is pinned."""
+    from .errata import apply_errata
+    from .protocol import build_protocol
+
     schema, errata = apply_errata(load_json(source), source.revision, sha256=source.sha256)
     return build_protocol(schema, source.revision, source.sha256, errata)
 
 
-def package_files(source: SchemaSource) -> dict[str, str]:
-    """Every file of the generated package for a resolved schema, formatted, by relative path."""
+def package_sources(source: SchemaSource) -> dict[str, str]:
+    """Every file of the generated package for a resolved schema, before formatting, by relative path."""
+    from .render import render_sources
+
     try:
-        return render_package(protocol_for(source))
+        return render_sources(protocol_for(source))
     except RecursionError:
         raise SchemaError(f"{source.origin}: the schema nests too deeply to generate bindings from") from None
 
 
+def package_files(source: SchemaSource) -> dict[str, str]:
+    """Every file of the generated package for a resolved schema, formatted, by relative path."""
+    from .formatting import format_files
+
+    return format_files([package_sources(source)])[0]
+
+
 def _check_package_name(name: str) -> str:
-    if not _PACKAGE.match(name):
+    if not _PACKAGE.fullmatch(name):
         raise McpgenError(f"invalid package name {name!r}: use a dotted Python name like myapp._vendor.mcp")
     return name
+
+
+def _check_revision(revision: str) -> str:
+    if not _REVISION.fullmatch(revision):
+        raise McpgenError(f"invalid revision {revision!r}: use a name like 2025-11-25")
+    return revision
 
 
 def _target(config: GenerateConfig, package: str, parent: Path | None) -> Path:
@@ -77,10 +95,6 @@ def _target(config: GenerateConfig, package: str, parent: Path | None) -> Path:
     return Path(*package.split("."))
 
 
-def _render(source: SchemaSource) -> dict[str, str]:
-    return package_files(source)
-
-
 def generate(config: GenerateConfig) -> list[GeneratedPackage]:
     """Generate one package (or one per known revision for `all`) and write it atomically."""
     if config.revision == ALL:
@@ -89,7 +103,7 @@ def generate(config: GenerateConfig) -> list[GeneratedPackage]:
         revisions = list(known_revisions())
         parent: Path | None = config.output or Path(".")
     else:
-        revisions = [config.revision]  # type: ignore[list-item]
+        revisions = [config.revision and _check_revision(config.revision)]  # type: ignore[list-item]
         parent = None
     sources = [
         resolve_schema(
@@ -105,9 +119,8 @@ def generate(config: GenerateConfig) -> list[GeneratedPackage]:
         package = _check_package_name(config.package or default_package(source.revision))
         jobs.append((source, package, _target(config, package, parent)))
     for _, _, target in jobs:
-        if target.exists() and not config.force and target.is_dir() and any(target.iterdir()):
-            raise OutputError(f"output directory {target} is not empty (pass --force to replace the generated package)")
-    rendered = _render_all([s for s, _, _ in jobs])
+        check_target(target, config.force)  # before rendering: refuse bad targets fast
+    rendered = _render_all([s for s, _, _ in jobs], [p for _, p, _ in jobs], config.cache_dir)
     written = []
     for (source, package, target), files in zip(jobs, rendered):
         write_package(files, target, force=config.force)
@@ -115,10 +128,46 @@ def generate(config: GenerateConfig) -> list[GeneratedPackage]:
     return written
 
 
-def _render_all(sources: list[SchemaSource]) -> list[dict[str, str]]:
-    """Render several packages, in parallel processes when there is more than one core to use."""
-    workers = min(len(sources), os.cpu_count() or 1)
+def _render_all(
+    sources: list[SchemaSource], packages: list[str], cache_dir: Path | None = None
+) -> list[dict[str, str]]:
+    """Every package's files: from the cache when generated before, else rendered and formatted afresh."""
+    from . import cache
+
+    root = cache_dir or default_cache_dir()
+    keys = [cache.package_key(s.revision, s.sha256, p) for s, p in zip(sources, packages)] if cache.enabled() else []
+    found = [cache.load(root, key) for key in keys] or [None] * len(sources)
+    missing = [i for i, files in enumerate(found) if files is None]
+    for i, files in zip(missing, _render_fresh([sources[i] for i in missing])):
+        found[i] = files
+        if keys:
+            cache.store(root, keys[i], files)
+    return [files for files in found if files is not None]
+
+
+def _noop() -> None:
+    pass
+
+
+def _render_fresh(sources: list[SchemaSource]) -> list[dict[str, str]]:
+    """Render and format packages, spread over one process per core when there is more than one."""
+    workers = os.cpu_count() or 1
+    if not sources:
+        return []
     if workers <= 1:
-        return [_render(s) for s in sources]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(_render, sources))
+        return [package_files(s) for s in sources]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from .formatting import format_files, warm
+
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if fork else None)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=warm) as pool:
+        if len(sources) == 1:
+            for _ in range(workers):  # start the workers: they import black while this process parses
+                pool.submit(_noop)
+            raw = [package_sources(sources[0])]
+        else:
+            raw = list(pool.map(package_sources, sources))
+        return format_files(raw, pool, workers)

@@ -64,6 +64,13 @@ class UnionOf:
 TypeExpr = Union[AnyType, Primitive, LiteralOf, Ref, ListOf, DictOf, UnionOf]
 
 
+def alternatives(t: TypeExpr) -> tuple[TypeExpr, ...]:
+    """The members a value may match, nested unions (discriminated groups) flattened."""
+    if not isinstance(t, UnionOf):
+        return (t,)
+    return tuple(a for m in t.members for a in alternatives(m))
+
+
 # --- definitions ------------------------------------------------------------------------------
 
 

@@ -83,7 +83,7 @@ def write_package(files: dict[str, str], target: Path, force: bool = False) -> N
                 os.replace(retired, target)
                 retired = None
             raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
-        except _Interrupted:
+        except (_Interrupted, KeyboardInterrupt):
             if retired is not None and not target.exists():
                 os.replace(retired, target)
                 retired = None

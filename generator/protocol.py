@@ -80,8 +80,25 @@ def _with_discriminators(t: ir.TypeExpr, defs: dict[str, ir.Definition]) -> ir.T
         return ir.DictOf(_with_discriminators(t.value, defs))
     if isinstance(t, ir.UnionOf):
         members = tuple(_with_discriminators(m, defs) for m in t.members)
-        return ir.UnionOf(members, _discriminator(members, defs))
+        key = _discriminator(members, defs)
+        if key is not None:
+            return ir.UnionOf(members, key)
+        return _group_discriminable(members, defs)
     return t
+
+
+def _group_discriminable(members: tuple[ir.TypeExpr, ...], defs: dict[str, ir.Definition]) -> ir.UnionOf:
+    """Nest the object members of a mixed union (`A | B | list[C]`) as a discriminated union.
+
+    It accepts exactly what the flat union accepts: an object must match one member's tag either way.
+    """
+    models = tuple(m for m in members if isinstance(m, ir.Ref) and isinstance(defs.get(m.name), ir.Model))
+    key = _discriminator(models, defs) if 2 <= len(models) < len(members) else None
+    if key is None:
+        return ir.UnionOf(members)
+    first = members.index(models[0])
+    rest = [m for m in members if m not in models]
+    return ir.UnionOf((*rest[:first], ir.UnionOf(models, key), *rest[first:]))
 
 
 def add_discriminators(definitions: Iterable[ir.Definition]) -> list[ir.Definition]:

@@ -5,11 +5,10 @@ from __future__ import annotations
 from functools import lru_cache
 from importlib import resources
 
-import black
 import jinja2
 
 from . import ir
-from .errors import SchemaError
+from .formatting import format_files
 from .views import package_view
 
 # Output file → template; one template per generated file.
@@ -23,7 +22,6 @@ FILES: tuple[tuple[str, str], ...] = (
     ("stdio.py", "stdio.py.jinja"),
 )
 MARKER_FILE = "py.typed"
-_MODE = black.Mode(target_versions={black.TargetVersion.PY310}, line_length=100)
 
 
 @lru_cache(maxsize=1)
@@ -42,21 +40,19 @@ def environment() -> jinja2.Environment:
 
 def format_source(source: str, filename: str) -> str:
     """`source` formatted by black; a syntax error here is a generator bug, reported as such."""
-    try:
-        return black.format_file_contents(source, fast=True, mode=_MODE)
-    except black.NothingChanged:
-        return source
-    except Exception as exc:
-        raise SchemaError(f"generated {filename} is not valid Python ({exc}); please report this schema") from exc
+    name = filename if filename.endswith(".py") else f"{filename}.py"
+    return format_files([{name: source}])[0][name]
+
+
+def render_sources(protocol: ir.Protocol) -> dict[str, str]:
+    """Every file of the generated package, by relative path, before formatting."""
+    view = package_view(protocol)
+    env = environment()
+    files = {name: env.get_template(template).render(v=view) for name, template in FILES}
+    files[MARKER_FILE] = ""
+    return files
 
 
 def render_package(protocol: ir.Protocol) -> dict[str, str]:
     """Every file of the generated package, by relative path, formatted."""
-    view = package_view(protocol)
-    env = environment()
-    files = {
-        name: format_source(env.get_template(template).render(v=view), name)
-        for name, template in FILES
-    }
-    files[MARKER_FILE] = ""
-    return files
+    return format_files([render_sources(protocol)])[0]

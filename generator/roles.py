@@ -99,6 +99,8 @@ class _Found:
 
 def _collect(defs: dict[str, ir.Definition]) -> dict[str, _Found]:
     """Every method of the role unions (and embedded unions) by wire name, senders merged."""
+    if not any(union in defs for union in ROLE_UNIONS):
+        raise SchemaError(f"schema defines none of the role unions {', '.join(ROLE_UNIONS)}: not an MCP schema")
     found: dict[str, _Found] = {}
     for union, (side, kind) in {**ROLE_UNIONS, **EMBEDDED_UNIONS}.items():
         for member in _members(union, defs):

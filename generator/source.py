@@ -7,7 +7,6 @@ import json
 import os
 import re
 import tempfile
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
@@ -60,6 +59,8 @@ def https_fetch(url: str) -> bytes:
     """GET `url` over HTTPS with a timeout and return the body."""
     if not url.startswith("https://"):
         raise SourceError(f"refusing to download {url}: only https:// addresses are allowed")
+    import urllib.request  # only when downloading: it is slow to import
+
     with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
         body: bytes = response.read()
         return body

@@ -10,6 +10,13 @@ import pytest
 from shared import REPO_ROOT, REVISIONS, package_name
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Keep the tests' generated-package cache out of the user's cache directory."""
+    import tempfile
+
+    os.environ.setdefault("MCPGEN_CACHE_DIR", tempfile.mkdtemp(prefix="mcpgen-test-cache-"))
+
+
 @pytest.fixture(scope="session")
 def schema_dir() -> Path:
     """The shared corpus (`$MCPGEN_SCHEMA_DIR` or `<repo>/../shared/mcp-spec`); skips when absent."""

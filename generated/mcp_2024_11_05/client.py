@@ -2,12 +2,228 @@
 # MCP revision: 2024-11-05
 # Schema sha256: 61cea2392d4f284092d09bc84b9ac488c0d5618ac2b38a56942fc5b99fd960ce
 # Errata applied: request-params-meta
-"""Client base class for MCP 2024-11-05 (placeholder until the stubs land)."""
+"""Client base class for MCP 2024-11-05: call the server through typed methods, override `on_*` to serve it."""
 
 from __future__ import annotations
 
 import abc
+from typing import Any, ClassVar, Mapping, cast
+
+from . import types
+from .runtime import PROTOCOL_VERSION, Peer, dump, overridden_capabilities
+
+# Incoming handler → (capability field, (flag, value) or None) that overriding it advertises.
+_CAPABILITIES: Mapping[str, tuple[str, tuple[str, Any] | None]] = {
+    "on_create_message": ("sampling", None),
+    "on_list_roots": ("roots", None),
+}
 
 
-class Client(abc.ABC):
-    """Base class of an MCP 2024-11-05 client."""
+class Client(Peer, abc.ABC):
+    """Base class of an MCP 2024-11-05 client.
+
+    Requests the server may send answer -32601 (method not found) until a subclass overrides their
+    `on_*` handler; notifications are ignored until then. The capabilities the client announces
+    follow the overridden handlers unless `capabilities` is declared.
+    """
+
+    _side = "client"
+    _incoming: ClassVar[Mapping[str, str]] = {
+        "ping": "on_ping",
+        "sampling/createMessage": "on_create_message",
+        "roots/list": "on_list_roots",
+        "notifications/cancelled": "on_cancelled",
+        "notifications/progress": "on_progress",
+        "notifications/resources/list_changed": "on_resource_list_changed",
+        "notifications/resources/updated": "on_resource_updated",
+        "notifications/prompts/list_changed": "on_prompt_list_changed",
+        "notifications/tools/list_changed": "on_tool_list_changed",
+        "notifications/message": "on_logging_message",
+    }
+
+    name: ClassVar[str] = "mcp-client"
+    version: ClassVar[str] = "0.0.0"
+    title: ClassVar[str | None] = None
+    peer_info: Any = None
+    """The server's handshake result, once `start_session` has run."""
+    capabilities: ClassVar[types.ClientCapabilities | None] = None
+    """Declared capabilities; None derives them from the overridden handlers."""
+
+    def derived_capabilities(self) -> types.ClientCapabilities:
+        """The declared `capabilities`, else one capability per overridden handler family."""
+        if self.capabilities is not None:
+            return self.capabilities
+        found = overridden_capabilities(self, Client, _CAPABILITIES)
+        return types.ClientCapabilities.model_validate(found)
+
+    def client_info(self) -> dict[str, Any]:
+        """The `Implementation` object naming this client."""
+        info: dict[str, Any] = {"name": self.name, "version": self.version}
+        if self.title is not None:
+            info["title"] = self.title
+        return info
+
+    def initialize_params(self) -> types.InitializeRequestParams:
+        """The initialize params announcing this revision, the capabilities and clientInfo."""
+        return types.InitializeRequestParams.model_validate(
+            {
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": dump(self.derived_capabilities()),
+                "clientInfo": self.client_info(),
+            }
+        )
+
+    async def start_session(self) -> types.InitializeResult:
+        """Initialize the session (initialize, then notifications/initialized) and return the server's answer."""
+        result = await self.initialize(self.initialize_params())
+        self.peer_info = result
+        await self.notify_initialized()
+        return result
+
+    async def on_ping(self, params: types.PingRequestParams | None) -> types.EmptyResult:
+        """Answer "ping" with an empty result."""
+        return types.EmptyResult.model_validate({})
+
+    async def on_create_message(
+        self, params: types.CreateMessageRequestParams
+    ) -> types.CreateMessageResult:
+        """Answer "sampling/createMessage"; -32601 (method not found) until overridden."""
+        raise self._not_found("sampling/createMessage")
+
+    async def on_list_roots(
+        self, params: types.ListRootsRequestParams | None
+    ) -> types.ListRootsResult:
+        """Answer "roots/list"; -32601 (method not found) until overridden."""
+        raise self._not_found("roots/list")
+
+    async def on_cancelled(self, params: types.CancelledNotificationParams) -> None:
+        """Called on "notifications/cancelled"; does nothing until overridden."""
+
+    async def on_progress(self, params: types.ProgressNotificationParams) -> None:
+        """Called on "notifications/progress"; does nothing until overridden."""
+
+    async def on_resource_list_changed(
+        self, params: types.ResourceListChangedNotificationParams | None
+    ) -> None:
+        """Called on "notifications/resources/list_changed"; does nothing until overridden."""
+
+    async def on_resource_updated(self, params: types.ResourceUpdatedNotificationParams) -> None:
+        """Called on "notifications/resources/updated"; does nothing until overridden."""
+
+    async def on_prompt_list_changed(
+        self, params: types.PromptListChangedNotificationParams | None
+    ) -> None:
+        """Called on "notifications/prompts/list_changed"; does nothing until overridden."""
+
+    async def on_tool_list_changed(
+        self, params: types.ToolListChangedNotificationParams | None
+    ) -> None:
+        """Called on "notifications/tools/list_changed"; does nothing until overridden."""
+
+    async def on_logging_message(self, params: types.LoggingMessageNotificationParams) -> None:
+        """Called on "notifications/message"; does nothing until overridden."""
+
+    async def initialize(
+        self, params: types.InitializeRequestParams | Mapping[str, Any]
+    ) -> types.InitializeResult:
+        """Send "initialize" to the server and return its validated result."""
+        return cast("types.InitializeResult", await self._call("initialize", params))
+
+    async def ping(
+        self, params: types.PingRequestParams | Mapping[str, Any] | None = None
+    ) -> types.EmptyResult:
+        """Send "ping" to the server and return its validated result."""
+        return cast("types.EmptyResult", await self._call("ping", params))
+
+    async def list_resources(
+        self, params: types.ListResourcesRequestParams | Mapping[str, Any] | None = None
+    ) -> types.ListResourcesResult:
+        """Send "resources/list" to the server and return its validated result."""
+        return cast("types.ListResourcesResult", await self._call("resources/list", params))
+
+    async def list_resource_templates(
+        self, params: types.ListResourceTemplatesRequestParams | Mapping[str, Any] | None = None
+    ) -> types.ListResourceTemplatesResult:
+        """Send "resources/templates/list" to the server and return its validated result."""
+        return cast(
+            "types.ListResourceTemplatesResult",
+            await self._call("resources/templates/list", params),
+        )
+
+    async def read_resource(
+        self, params: types.ReadResourceRequestParams | Mapping[str, Any]
+    ) -> types.ReadResourceResult:
+        """Send "resources/read" to the server and return its validated result."""
+        return cast("types.ReadResourceResult", await self._call("resources/read", params))
+
+    async def subscribe(
+        self, params: types.SubscribeRequestParams | Mapping[str, Any]
+    ) -> types.EmptyResult:
+        """Send "resources/subscribe" to the server and return its validated result."""
+        return cast("types.EmptyResult", await self._call("resources/subscribe", params))
+
+    async def unsubscribe(
+        self, params: types.UnsubscribeRequestParams | Mapping[str, Any]
+    ) -> types.EmptyResult:
+        """Send "resources/unsubscribe" to the server and return its validated result."""
+        return cast("types.EmptyResult", await self._call("resources/unsubscribe", params))
+
+    async def list_prompts(
+        self, params: types.ListPromptsRequestParams | Mapping[str, Any] | None = None
+    ) -> types.ListPromptsResult:
+        """Send "prompts/list" to the server and return its validated result."""
+        return cast("types.ListPromptsResult", await self._call("prompts/list", params))
+
+    async def get_prompt(
+        self, params: types.GetPromptRequestParams | Mapping[str, Any]
+    ) -> types.GetPromptResult:
+        """Send "prompts/get" to the server and return its validated result."""
+        return cast("types.GetPromptResult", await self._call("prompts/get", params))
+
+    async def list_tools(
+        self, params: types.ListToolsRequestParams | Mapping[str, Any] | None = None
+    ) -> types.ListToolsResult:
+        """Send "tools/list" to the server and return its validated result."""
+        return cast("types.ListToolsResult", await self._call("tools/list", params))
+
+    async def call_tool(
+        self, params: types.CallToolRequestParams | Mapping[str, Any]
+    ) -> types.CallToolResult:
+        """Send "tools/call" to the server and return its validated result."""
+        return cast("types.CallToolResult", await self._call("tools/call", params))
+
+    async def set_level(
+        self, params: types.SetLevelRequestParams | Mapping[str, Any]
+    ) -> types.EmptyResult:
+        """Send "logging/setLevel" to the server and return its validated result."""
+        return cast("types.EmptyResult", await self._call("logging/setLevel", params))
+
+    async def complete(
+        self, params: types.CompleteRequestParams | Mapping[str, Any]
+    ) -> types.CompleteResult:
+        """Send "completion/complete" to the server and return its validated result."""
+        return cast("types.CompleteResult", await self._call("completion/complete", params))
+
+    async def notify_cancelled(
+        self, params: types.CancelledNotificationParams | Mapping[str, Any]
+    ) -> None:
+        """Send "notifications/cancelled" to the server."""
+        await self._notify("notifications/cancelled", params)
+
+    async def notify_initialized(
+        self, params: types.InitializedNotificationParams | Mapping[str, Any] | None = None
+    ) -> None:
+        """Send "notifications/initialized" to the server."""
+        await self._notify("notifications/initialized", params)
+
+    async def notify_progress(
+        self, params: types.ProgressNotificationParams | Mapping[str, Any]
+    ) -> None:
+        """Send "notifications/progress" to the server."""
+        await self._notify("notifications/progress", params)
+
+    async def notify_roots_list_changed(
+        self, params: types.RootsListChangedNotificationParams | Mapping[str, Any] | None = None
+    ) -> None:
+        """Send "notifications/roots/list_changed" to the server."""
+        await self._notify("notifications/roots/list_changed", params)

@@ -2,12 +2,224 @@
 # MCP revision: 2025-03-26
 # Schema sha256: e720669548c8100a4282c49e580efd6ddf7f28899ea786fc8db251dbdb356131
 # Errata applied: request-params-meta
-"""Server base class for MCP 2025-03-26 (placeholder until the stubs land)."""
+"""Server base class for MCP 2025-03-26: override the `on_*` handlers, call the client through typed methods."""
 
 from __future__ import annotations
 
 import abc
+from typing import Any, ClassVar, Mapping, cast
+
+from . import types
+from .runtime import PROTOCOL_VERSION, Peer, dump, overridden_capabilities
+
+# Incoming handler → (capability field, (flag, value) or None) that overriding it advertises.
+_CAPABILITIES: Mapping[str, tuple[str, tuple[str, Any] | None]] = {
+    "on_list_resources": ("resources", None),
+    "on_list_resource_templates": ("resources", None),
+    "on_read_resource": ("resources", None),
+    "on_subscribe": ("resources", ("subscribe", True)),
+    "on_unsubscribe": ("resources", None),
+    "on_list_prompts": ("prompts", None),
+    "on_get_prompt": ("prompts", None),
+    "on_list_tools": ("tools", None),
+    "on_call_tool": ("tools", None),
+    "on_set_level": ("logging", None),
+    "on_complete": ("completions", None),
+}
 
 
-class Server(abc.ABC):
-    """Base class of an MCP 2025-03-26 server."""
+class Server(Peer, abc.ABC):
+    """Base class of an MCP 2025-03-26 server.
+
+    Requests the client may send answer -32601 (method not found) until a subclass overrides their
+    `on_*` handler; notifications are ignored until then. `initialize` is answered from `name`,
+    `version`, `instructions` and the capabilities of the overridden handlers (or `capabilities`).
+    """
+
+    _side = "server"
+    _incoming: ClassVar[Mapping[str, str]] = {
+        "initialize": "on_initialize",
+        "ping": "on_ping",
+        "resources/list": "on_list_resources",
+        "resources/templates/list": "on_list_resource_templates",
+        "resources/read": "on_read_resource",
+        "resources/subscribe": "on_subscribe",
+        "resources/unsubscribe": "on_unsubscribe",
+        "prompts/list": "on_list_prompts",
+        "prompts/get": "on_get_prompt",
+        "tools/list": "on_list_tools",
+        "tools/call": "on_call_tool",
+        "logging/setLevel": "on_set_level",
+        "completion/complete": "on_complete",
+        "notifications/cancelled": "on_cancelled",
+        "notifications/initialized": "on_initialized",
+        "notifications/progress": "on_progress",
+        "notifications/roots/list_changed": "on_roots_list_changed",
+    }
+
+    name: ClassVar[str] = "mcp-server"
+    version: ClassVar[str] = "0.0.0"
+    title: ClassVar[str | None] = None
+    instructions: ClassVar[str | None] = None
+    peer_info: Any = None
+    """The client's handshake params, once it has sent them."""
+    capabilities: ClassVar[types.ServerCapabilities | None] = None
+    """Declared capabilities; None derives them from the overridden handlers."""
+
+    def derived_capabilities(self) -> types.ServerCapabilities:
+        """The declared `capabilities`, else one capability per overridden handler family."""
+        if self.capabilities is not None:
+            return self.capabilities
+        found = overridden_capabilities(self, Server, _CAPABILITIES)
+        return types.ServerCapabilities.model_validate(found)
+
+    def server_info(self) -> dict[str, Any]:
+        """The `Implementation` object naming this server."""
+        info: dict[str, Any] = {"name": self.name, "version": self.version}
+        if self.title is not None:
+            info["title"] = self.title
+        return info
+
+    async def on_initialize(self, params: types.InitializeRequestParams) -> types.InitializeResult:
+        """Answer initialize with this revision, the capabilities and serverInfo."""
+        self.peer_info = params
+        result: dict[str, Any] = {
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": dump(self.derived_capabilities()),
+            "serverInfo": self.server_info(),
+        }
+        if self.instructions is not None:
+            result["instructions"] = self.instructions
+        return types.InitializeResult.model_validate(result)
+
+    async def on_ping(self, params: types.PingRequestParams | None) -> types.EmptyResult:
+        """Answer "ping" with an empty result."""
+        return types.EmptyResult.model_validate({})
+
+    async def on_list_resources(
+        self, params: types.ListResourcesRequestParams | None
+    ) -> types.ListResourcesResult:
+        """Answer "resources/list"; -32601 (method not found) until overridden."""
+        raise self._not_found("resources/list")
+
+    async def on_list_resource_templates(
+        self, params: types.ListResourceTemplatesRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        """Answer "resources/templates/list"; -32601 (method not found) until overridden."""
+        raise self._not_found("resources/templates/list")
+
+    async def on_read_resource(
+        self, params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        """Answer "resources/read"; -32601 (method not found) until overridden."""
+        raise self._not_found("resources/read")
+
+    async def on_subscribe(self, params: types.SubscribeRequestParams) -> types.EmptyResult:
+        """Answer "resources/subscribe"; -32601 (method not found) until overridden."""
+        raise self._not_found("resources/subscribe")
+
+    async def on_unsubscribe(self, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+        """Answer "resources/unsubscribe"; -32601 (method not found) until overridden."""
+        raise self._not_found("resources/unsubscribe")
+
+    async def on_list_prompts(
+        self, params: types.ListPromptsRequestParams | None
+    ) -> types.ListPromptsResult:
+        """Answer "prompts/list"; -32601 (method not found) until overridden."""
+        raise self._not_found("prompts/list")
+
+    async def on_get_prompt(self, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        """Answer "prompts/get"; -32601 (method not found) until overridden."""
+        raise self._not_found("prompts/get")
+
+    async def on_list_tools(
+        self, params: types.ListToolsRequestParams | None
+    ) -> types.ListToolsResult:
+        """Answer "tools/list"; -32601 (method not found) until overridden."""
+        raise self._not_found("tools/list")
+
+    async def on_call_tool(self, params: types.CallToolRequestParams) -> types.CallToolResult:
+        """Answer "tools/call"; -32601 (method not found) until overridden."""
+        raise self._not_found("tools/call")
+
+    async def on_set_level(self, params: types.SetLevelRequestParams) -> types.EmptyResult:
+        """Answer "logging/setLevel"; -32601 (method not found) until overridden."""
+        raise self._not_found("logging/setLevel")
+
+    async def on_complete(self, params: types.CompleteRequestParams) -> types.CompleteResult:
+        """Answer "completion/complete"; -32601 (method not found) until overridden."""
+        raise self._not_found("completion/complete")
+
+    async def on_cancelled(self, params: types.CancelledNotificationParams) -> None:
+        """Called on "notifications/cancelled"; does nothing until overridden."""
+
+    async def on_initialized(self, params: types.InitializedNotificationParams | None) -> None:
+        """Called on "notifications/initialized"; does nothing until overridden."""
+
+    async def on_progress(self, params: types.ProgressNotificationParams) -> None:
+        """Called on "notifications/progress"; does nothing until overridden."""
+
+    async def on_roots_list_changed(
+        self, params: types.RootsListChangedNotificationParams | None
+    ) -> None:
+        """Called on "notifications/roots/list_changed"; does nothing until overridden."""
+
+    async def ping(
+        self, params: types.PingRequestParams | Mapping[str, Any] | None = None
+    ) -> types.EmptyResult:
+        """Send "ping" to the client and return its validated result."""
+        return cast("types.EmptyResult", await self._call("ping", params))
+
+    async def create_message(
+        self, params: types.CreateMessageRequestParams | Mapping[str, Any]
+    ) -> types.CreateMessageResult:
+        """Send "sampling/createMessage" to the client and return its validated result."""
+        return cast("types.CreateMessageResult", await self._call("sampling/createMessage", params))
+
+    async def list_roots(
+        self, params: types.ListRootsRequestParams | Mapping[str, Any] | None = None
+    ) -> types.ListRootsResult:
+        """Send "roots/list" to the client and return its validated result."""
+        return cast("types.ListRootsResult", await self._call("roots/list", params))
+
+    async def notify_cancelled(
+        self, params: types.CancelledNotificationParams | Mapping[str, Any]
+    ) -> None:
+        """Send "notifications/cancelled" to the client."""
+        await self._notify("notifications/cancelled", params)
+
+    async def notify_progress(
+        self, params: types.ProgressNotificationParams | Mapping[str, Any]
+    ) -> None:
+        """Send "notifications/progress" to the client."""
+        await self._notify("notifications/progress", params)
+
+    async def notify_resource_list_changed(
+        self, params: types.ResourceListChangedNotificationParams | Mapping[str, Any] | None = None
+    ) -> None:
+        """Send "notifications/resources/list_changed" to the client."""
+        await self._notify("notifications/resources/list_changed", params)
+
+    async def notify_resource_updated(
+        self, params: types.ResourceUpdatedNotificationParams | Mapping[str, Any]
+    ) -> None:
+        """Send "notifications/resources/updated" to the client."""
+        await self._notify("notifications/resources/updated", params)
+
+    async def notify_prompt_list_changed(
+        self, params: types.PromptListChangedNotificationParams | Mapping[str, Any] | None = None
+    ) -> None:
+        """Send "notifications/prompts/list_changed" to the client."""
+        await self._notify("notifications/prompts/list_changed", params)
+
+    async def notify_tool_list_changed(
+        self, params: types.ToolListChangedNotificationParams | Mapping[str, Any] | None = None
+    ) -> None:
+        """Send "notifications/tools/list_changed" to the client."""
+        await self._notify("notifications/tools/list_changed", params)
+
+    async def notify_logging_message(
+        self, params: types.LoggingMessageNotificationParams | Mapping[str, Any]
+    ) -> None:
+        """Send "notifications/message" to the client."""
+        await self._notify("notifications/message", params)

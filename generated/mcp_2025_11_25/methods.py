@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Annotated, Any, Literal, Mapping
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic_core import from_json
 
 from . import types
 
@@ -453,6 +454,10 @@ def load(data: str | bytes | bytearray | Mapping[str, Any] | list[Any]) -> Any:
     """Decode a JSON-RPC message from text or bytes (objects pass through)."""
     if isinstance(data, (str, bytes, bytearray)):
         try:
+            return from_json(data)
+        except ValueError:
+            pass  # json.loads has the last word: it also reads BOMs, UTF-16/32 and lone surrogates
+        try:
             return json.loads(data)
         except (ValueError, RecursionError):
             raise ProtocolError(PARSE_ERROR, "Parse error: not valid JSON") from None
@@ -472,8 +477,37 @@ def _valid_id(value: Any) -> bool:
     return isinstance(value, (str, int)) and not isinstance(value, bool)
 
 
+# Wire name → (message model, is a request) for the methods parse_object accepts.
+_ACCEPTED: dict[str, tuple[type[BaseModel], bool]] = {
+    name: (spec.message, spec.kind == "request")
+    for name, spec in METHODS.items()
+    if not spec.embedded
+}
+
+
 def parse_object(obj: Any) -> BaseModel:
     """The typed model of one decoded JSON-RPC message; raises ProtocolError when invalid."""
+    if type(obj) is dict:
+        # The common case, decided with fewer checks; anything unusual takes the full path below.
+        method = obj.get("method")
+        accepted = _ACCEPTED.get(method) if type(method) is str else None
+        if accepted is not None and obj.get("jsonrpc") == "2.0":
+            model, request = accepted
+            if (type(obj.get("id")) in (str, int)) if request else ("id" not in obj):
+                try:
+                    return model.__pydantic_validator__.validate_python(obj)  # type: ignore[no-any-return]
+                except ValidationError as exc:
+                    raise ProtocolError(
+                        INVALID_PARAMS, f"Invalid params for {method}", _errors(exc)
+                    ) from None
+                except RecursionError:
+                    raise ProtocolError(
+                        INVALID_PARAMS, f"Invalid params for {method}: nested too deeply"
+                    ) from None
+    return _parse_any(obj)
+
+
+def _parse_any(obj: Any) -> BaseModel:
     if not isinstance(obj, Mapping):
         raise ProtocolError(INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
     if obj.get("jsonrpc") != "2.0":
@@ -481,9 +515,8 @@ def parse_object(obj: Any) -> BaseModel:
     method = obj.get("method")
     if method is None:
         if "error" in obj:
-            return _validate(
-                types.JSONRPCErrorResponse, obj, INVALID_REQUEST, "Invalid error response"
-            )
+            error_model = types.JSONRPCErrorResponse
+            return _validate(error_model, obj, INVALID_REQUEST, "Invalid error response")
         if "result" in obj and _valid_id(obj.get("id")):
             return _validate(types.JSONRPCResultResponse, obj, INVALID_REQUEST, "Invalid response")
         raise ProtocolError(INVALID_REQUEST, 'Invalid Request: no "method", "result" or "error"')

@@ -755,11 +755,10 @@ class CreateMessageResult(_McpModel):
     meta: dict[str, Any] | None = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     content: (
-        TextContent
-        | ImageContent
-        | AudioContent
-        | ToolUseContent
-        | ToolResultContent
+        Annotated[
+            TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent,
+            Field(discriminator="type"),
+        ]
         | list[SamplingMessageContentBlock]
     )
     model: str
@@ -1962,11 +1961,10 @@ class SamplingMessage(_McpModel):
     meta: dict[str, Any] | None = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     content: (
-        TextContent
-        | ImageContent
-        | AudioContent
-        | ToolUseContent
-        | ToolResultContent
+        Annotated[
+            TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent,
+            Field(discriminator="type"),
+        ]
         | list[SamplingMessageContentBlock]
     )
     role: Role

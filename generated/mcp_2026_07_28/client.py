@@ -2,12 +2,188 @@
 # MCP revision: 2026-07-28
 # Schema sha256: ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203
 # Errata applied: elicit-result-number, json-value-number-null, input-required-result-type, complete-result-type
-"""Client base class for MCP 2026-07-28 (placeholder until the stubs land)."""
+"""Client base class for MCP 2026-07-28: call the server through typed methods, override `on_*` to serve it."""
 
 from __future__ import annotations
 
 import abc
+from typing import Any, ClassVar, Mapping, cast
+
+from . import types
+from .runtime import PROTOCOL_VERSION, Peer, dump, overridden_capabilities
+
+# Incoming handler → (capability field, (flag, value) or None) that overriding it advertises.
+_CAPABILITIES: Mapping[str, tuple[str, tuple[str, Any] | None]] = {}
 
 
-class Client(abc.ABC):
-    """Base class of an MCP 2026-07-28 client."""
+class Client(Peer, abc.ABC):
+    """Base class of an MCP 2026-07-28 client.
+
+    Requests the server may send answer -32601 (method not found) until a subclass overrides their
+    `on_*` handler; notifications are ignored until then. The capabilities the client announces
+    follow the overridden handlers unless `capabilities` is declared.
+    """
+
+    _side = "client"
+    _incoming: ClassVar[Mapping[str, str]] = {
+        "notifications/cancelled": "on_cancelled",
+        "notifications/progress": "on_progress",
+        "notifications/resources/list_changed": "on_resource_list_changed",
+        "notifications/subscriptions/acknowledged": "on_subscriptions_acknowledged",
+        "notifications/resources/updated": "on_resource_updated",
+        "notifications/prompts/list_changed": "on_prompt_list_changed",
+        "notifications/tools/list_changed": "on_tool_list_changed",
+        "notifications/message": "on_logging_message",
+    }
+
+    name: ClassVar[str] = "mcp-client"
+    version: ClassVar[str] = "0.0.0"
+    title: ClassVar[str | None] = None
+    peer_info: Any = None
+    """The server's handshake result, once `start_session` has run."""
+    capabilities: ClassVar[types.ClientCapabilities | None] = None
+    """Declared capabilities; None derives them from the overridden handlers."""
+
+    def derived_capabilities(self) -> types.ClientCapabilities:
+        """The declared `capabilities`, else one capability per overridden handler family."""
+        if self.capabilities is not None:
+            return self.capabilities
+        found = overridden_capabilities(self, Client, _CAPABILITIES)
+        return types.ClientCapabilities.model_validate(found)
+
+    def client_info(self) -> dict[str, Any]:
+        """The `Implementation` object naming this client."""
+        info: dict[str, Any] = {"name": self.name, "version": self.version}
+        if self.title is not None:
+            info["title"] = self.title
+        return info
+
+    async def start_session(self) -> types.DiscoverResult:
+        """Ask the server what it supports (server/discover) and return its answer."""
+        result = await self.discover()
+        if not isinstance(result, types.DiscoverResult):
+            raise TypeError(f"server/discover answered {type(result).__name__}")
+        self.peer_info = result
+        return result
+
+    def request_meta(self) -> dict[str, Any]:
+        """The `_meta` entries every request carries in this revision: version, capabilities, clientInfo."""
+        return {
+            "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+            "io.modelcontextprotocol/clientCapabilities": dump(self.derived_capabilities()),
+            "io.modelcontextprotocol/clientInfo": self.client_info(),
+        }
+
+    def _outgoing_params(self, params: Any) -> dict[str, Any] | None:
+        wire: dict[str, Any] = dump(params) or {}
+        meta = dict(wire.get("_meta") or {})
+        for key, value in self.request_meta().items():
+            meta.setdefault(key, value)
+        wire["_meta"] = meta
+        return wire
+
+    async def on_cancelled(self, params: types.CancelledNotificationParams) -> None:
+        """Called on "notifications/cancelled"; does nothing until overridden."""
+
+    async def on_progress(self, params: types.ProgressNotificationParams) -> None:
+        """Called on "notifications/progress"; does nothing until overridden."""
+
+    async def on_resource_list_changed(self, params: types.NotificationParams | None) -> None:
+        """Called on "notifications/resources/list_changed"; does nothing until overridden."""
+
+    async def on_subscriptions_acknowledged(
+        self, params: types.SubscriptionsAcknowledgedNotificationParams
+    ) -> None:
+        """Called on "notifications/subscriptions/acknowledged"; does nothing until overridden."""
+
+    async def on_resource_updated(self, params: types.ResourceUpdatedNotificationParams) -> None:
+        """Called on "notifications/resources/updated"; does nothing until overridden."""
+
+    async def on_prompt_list_changed(self, params: types.NotificationParams | None) -> None:
+        """Called on "notifications/prompts/list_changed"; does nothing until overridden."""
+
+    async def on_tool_list_changed(self, params: types.NotificationParams | None) -> None:
+        """Called on "notifications/tools/list_changed"; does nothing until overridden."""
+
+    async def on_logging_message(self, params: types.LoggingMessageNotificationParams) -> None:
+        """Called on "notifications/message"; does nothing until overridden."""
+
+    async def discover(
+        self, params: types.RequestParams | Mapping[str, Any] | None = None
+    ) -> types.DiscoverResult:
+        """Send "server/discover" to the server and return its validated result."""
+        return cast("types.DiscoverResult", await self._call("server/discover", params))
+
+    async def list_resources(
+        self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
+    ) -> types.ListResourcesResult:
+        """Send "resources/list" to the server and return its validated result."""
+        return cast("types.ListResourcesResult", await self._call("resources/list", params))
+
+    async def list_resource_templates(
+        self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
+    ) -> types.ListResourceTemplatesResult:
+        """Send "resources/templates/list" to the server and return its validated result."""
+        return cast(
+            "types.ListResourceTemplatesResult",
+            await self._call("resources/templates/list", params),
+        )
+
+    async def read_resource(
+        self, params: types.ReadResourceRequestParams | Mapping[str, Any]
+    ) -> types.InputRequiredResult | types.ReadResourceResult:
+        """Send "resources/read" to the server and return its validated result."""
+        return cast(
+            "types.InputRequiredResult | types.ReadResourceResult",
+            await self._call("resources/read", params),
+        )
+
+    async def subscriptions_listen(
+        self, params: types.SubscriptionsListenRequestParams | Mapping[str, Any]
+    ) -> types.SubscriptionsListenResult:
+        """Send "subscriptions/listen" to the server and return its validated result."""
+        return cast(
+            "types.SubscriptionsListenResult", await self._call("subscriptions/listen", params)
+        )
+
+    async def list_prompts(
+        self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
+    ) -> types.ListPromptsResult:
+        """Send "prompts/list" to the server and return its validated result."""
+        return cast("types.ListPromptsResult", await self._call("prompts/list", params))
+
+    async def get_prompt(
+        self, params: types.GetPromptRequestParams | Mapping[str, Any]
+    ) -> types.InputRequiredResult | types.GetPromptResult:
+        """Send "prompts/get" to the server and return its validated result."""
+        return cast(
+            "types.InputRequiredResult | types.GetPromptResult",
+            await self._call("prompts/get", params),
+        )
+
+    async def list_tools(
+        self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
+    ) -> types.ListToolsResult:
+        """Send "tools/list" to the server and return its validated result."""
+        return cast("types.ListToolsResult", await self._call("tools/list", params))
+
+    async def call_tool(
+        self, params: types.CallToolRequestParams | Mapping[str, Any]
+    ) -> types.InputRequiredResult | types.CallToolResult:
+        """Send "tools/call" to the server and return its validated result."""
+        return cast(
+            "types.InputRequiredResult | types.CallToolResult",
+            await self._call("tools/call", params),
+        )
+
+    async def complete(
+        self, params: types.CompleteRequestParams | Mapping[str, Any]
+    ) -> types.CompleteResult:
+        """Send "completion/complete" to the server and return its validated result."""
+        return cast("types.CompleteResult", await self._call("completion/complete", params))
+
+    async def notify_cancelled(
+        self, params: types.CancelledNotificationParams | Mapping[str, Any]
+    ) -> None:
+        """Send "notifications/cancelled" to the server."""
+        await self._notify("notifications/cancelled", params)

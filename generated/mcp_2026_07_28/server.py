@@ -2,12 +2,186 @@
 # MCP revision: 2026-07-28
 # Schema sha256: ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203
 # Errata applied: elicit-result-number, json-value-number-null, input-required-result-type, complete-result-type
-"""Server base class for MCP 2026-07-28 (placeholder until the stubs land)."""
+"""Server base class for MCP 2026-07-28: override the `on_*` handlers, call the client through typed methods."""
 
 from __future__ import annotations
 
 import abc
+from typing import Any, ClassVar, Mapping, cast
+
+from . import types
+from .runtime import PROTOCOL_VERSION, Peer, dump, overridden_capabilities
+
+# Incoming handler → (capability field, (flag, value) or None) that overriding it advertises.
+_CAPABILITIES: Mapping[str, tuple[str, tuple[str, Any] | None]] = {
+    "on_list_resources": ("resources", None),
+    "on_list_resource_templates": ("resources", None),
+    "on_read_resource": ("resources", None),
+    "on_list_prompts": ("prompts", None),
+    "on_get_prompt": ("prompts", None),
+    "on_list_tools": ("tools", None),
+    "on_call_tool": ("tools", None),
+    "on_complete": ("completions", None),
+}
 
 
-class Server(abc.ABC):
-    """Base class of an MCP 2026-07-28 server."""
+class Server(Peer, abc.ABC):
+    """Base class of an MCP 2026-07-28 server.
+
+    Requests the client may send answer -32601 (method not found) until a subclass overrides their
+    `on_*` handler; notifications are ignored until then. `server/discover` is answered from `name`,
+    `version`, `instructions` and the capabilities of the overridden handlers (or `capabilities`).
+    """
+
+    _side = "server"
+    _incoming: ClassVar[Mapping[str, str]] = {
+        "server/discover": "on_discover",
+        "resources/list": "on_list_resources",
+        "resources/templates/list": "on_list_resource_templates",
+        "resources/read": "on_read_resource",
+        "subscriptions/listen": "on_subscriptions_listen",
+        "prompts/list": "on_list_prompts",
+        "prompts/get": "on_get_prompt",
+        "tools/list": "on_list_tools",
+        "tools/call": "on_call_tool",
+        "completion/complete": "on_complete",
+        "notifications/cancelled": "on_cancelled",
+    }
+
+    name: ClassVar[str] = "mcp-server"
+    version: ClassVar[str] = "0.0.0"
+    title: ClassVar[str | None] = None
+    instructions: ClassVar[str | None] = None
+    peer_info: Any = None
+    """The client's handshake params, once it has sent them."""
+    capabilities: ClassVar[types.ServerCapabilities | None] = None
+    """Declared capabilities; None derives them from the overridden handlers."""
+
+    def derived_capabilities(self) -> types.ServerCapabilities:
+        """The declared `capabilities`, else one capability per overridden handler family."""
+        if self.capabilities is not None:
+            return self.capabilities
+        found = overridden_capabilities(self, Server, _CAPABILITIES)
+        return types.ServerCapabilities.model_validate(found)
+
+    def server_info(self) -> dict[str, Any]:
+        """The `Implementation` object naming this server."""
+        info: dict[str, Any] = {"name": self.name, "version": self.version}
+        if self.title is not None:
+            info["title"] = self.title
+        return info
+
+    async def on_discover(self, params: types.RequestParams) -> types.DiscoverResult:
+        """Answer server/discover with this revision, the capabilities and serverInfo."""
+        result: dict[str, Any] = {
+            "supportedVersions": [PROTOCOL_VERSION],
+            "capabilities": dump(self.derived_capabilities()),
+            "cacheScope": "public",
+            "ttlMs": 0,
+            "resultType": "complete",
+            "_meta": {"io.modelcontextprotocol/serverInfo": self.server_info()},
+        }
+        if self.instructions is not None:
+            result["instructions"] = self.instructions
+        return types.DiscoverResult.model_validate(result)
+
+    async def on_list_resources(
+        self, params: types.PaginatedRequestParams
+    ) -> types.ListResourcesResult:
+        """Answer "resources/list"; -32601 (method not found) until overridden."""
+        raise self._not_found("resources/list")
+
+    async def on_list_resource_templates(
+        self, params: types.PaginatedRequestParams
+    ) -> types.ListResourceTemplatesResult:
+        """Answer "resources/templates/list"; -32601 (method not found) until overridden."""
+        raise self._not_found("resources/templates/list")
+
+    async def on_read_resource(
+        self, params: types.ReadResourceRequestParams
+    ) -> types.InputRequiredResult | types.ReadResourceResult:
+        """Answer "resources/read"; -32601 (method not found) until overridden."""
+        raise self._not_found("resources/read")
+
+    async def on_subscriptions_listen(
+        self, params: types.SubscriptionsListenRequestParams
+    ) -> types.SubscriptionsListenResult:
+        """Answer "subscriptions/listen"; -32601 (method not found) until overridden."""
+        raise self._not_found("subscriptions/listen")
+
+    async def on_list_prompts(
+        self, params: types.PaginatedRequestParams
+    ) -> types.ListPromptsResult:
+        """Answer "prompts/list"; -32601 (method not found) until overridden."""
+        raise self._not_found("prompts/list")
+
+    async def on_get_prompt(
+        self, params: types.GetPromptRequestParams
+    ) -> types.InputRequiredResult | types.GetPromptResult:
+        """Answer "prompts/get"; -32601 (method not found) until overridden."""
+        raise self._not_found("prompts/get")
+
+    async def on_list_tools(self, params: types.PaginatedRequestParams) -> types.ListToolsResult:
+        """Answer "tools/list"; -32601 (method not found) until overridden."""
+        raise self._not_found("tools/list")
+
+    async def on_call_tool(
+        self, params: types.CallToolRequestParams
+    ) -> types.InputRequiredResult | types.CallToolResult:
+        """Answer "tools/call"; -32601 (method not found) until overridden."""
+        raise self._not_found("tools/call")
+
+    async def on_complete(self, params: types.CompleteRequestParams) -> types.CompleteResult:
+        """Answer "completion/complete"; -32601 (method not found) until overridden."""
+        raise self._not_found("completion/complete")
+
+    async def on_cancelled(self, params: types.CancelledNotificationParams) -> None:
+        """Called on "notifications/cancelled"; does nothing until overridden."""
+
+    async def notify_cancelled(
+        self, params: types.CancelledNotificationParams | Mapping[str, Any]
+    ) -> None:
+        """Send "notifications/cancelled" to the client."""
+        await self._notify("notifications/cancelled", params)
+
+    async def notify_progress(
+        self, params: types.ProgressNotificationParams | Mapping[str, Any]
+    ) -> None:
+        """Send "notifications/progress" to the client."""
+        await self._notify("notifications/progress", params)
+
+    async def notify_resource_list_changed(
+        self, params: types.NotificationParams | Mapping[str, Any] | None = None
+    ) -> None:
+        """Send "notifications/resources/list_changed" to the client."""
+        await self._notify("notifications/resources/list_changed", params)
+
+    async def notify_subscriptions_acknowledged(
+        self, params: types.SubscriptionsAcknowledgedNotificationParams | Mapping[str, Any]
+    ) -> None:
+        """Send "notifications/subscriptions/acknowledged" to the client."""
+        await self._notify("notifications/subscriptions/acknowledged", params)
+
+    async def notify_resource_updated(
+        self, params: types.ResourceUpdatedNotificationParams | Mapping[str, Any]
+    ) -> None:
+        """Send "notifications/resources/updated" to the client."""
+        await self._notify("notifications/resources/updated", params)
+
+    async def notify_prompt_list_changed(
+        self, params: types.NotificationParams | Mapping[str, Any] | None = None
+    ) -> None:
+        """Send "notifications/prompts/list_changed" to the client."""
+        await self._notify("notifications/prompts/list_changed", params)
+
+    async def notify_tool_list_changed(
+        self, params: types.NotificationParams | Mapping[str, Any] | None = None
+    ) -> None:
+        """Send "notifications/tools/list_changed" to the client."""
+        await self._notify("notifications/tools/list_changed", params)
+
+    async def notify_logging_message(
+        self, params: types.LoggingMessageNotificationParams | Mapping[str, Any]
+    ) -> None:
+        """Send "notifications/message" to the client."""
+        await self._notify("notifications/message", params)

@@ -756,11 +756,10 @@ class CreateMessageResult(_McpModel):
 
     meta: MetaObject | None = Field(default=None, alias="_meta")
     content: (
-        TextContent
-        | ImageContent
-        | AudioContent
-        | ToolUseContent
-        | ToolResultContent
+        Annotated[
+            TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent,
+            Field(discriminator="type"),
+        ]
         | list[SamplingMessageContentBlock]
     )
     model: str
@@ -2118,11 +2117,10 @@ class SamplingMessage(_McpModel):
 
     meta: MetaObject | None = Field(default=None, alias="_meta")
     content: (
-        TextContent
-        | ImageContent
-        | AudioContent
-        | ToolUseContent
-        | ToolResultContent
+        Annotated[
+            TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent,
+            Field(discriminator="type"),
+        ]
         | list[SamplingMessageContentBlock]
     )
     role: Role

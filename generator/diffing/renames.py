@@ -35,7 +35,7 @@ def _shape(t: ir.TypeExpr, defs: dict[str, ir.Definition], names: dict[str, str]
     if isinstance(t, ir.DictOf):
         return "<" + _shape(t.value, defs, names, depth) + ">"
     if isinstance(t, ir.UnionOf):
-        return "(" + "|".join(sorted(_shape(m, defs, names, depth) for m in t.members)) + ")"
+        return "(" + "|".join(sorted(_shape(m, defs, names, depth) for m in ir.alternatives(t))) + ")"
     if isinstance(t, ir.LiteralOf):
         return "=" + repr(sorted(map(repr, t.values)))
     if isinstance(t, ir.Primitive):

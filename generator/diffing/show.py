@@ -23,7 +23,7 @@ def show(t: ir.TypeExpr | None) -> str:
         return f"list[{show(t.item)}]"
     if isinstance(t, ir.DictOf):
         return f"dict[{show(t.value)}]"
-    return " | ".join(_grouped(m) for m in t.members)
+    return " | ".join(_grouped(m) for m in ir.alternatives(t))
 
 
 def _grouped(t: ir.TypeExpr) -> str:

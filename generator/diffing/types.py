@@ -169,8 +169,7 @@ class TypeComparer:
             out.add("narrowed", f"-{json.dumps(v)}")
 
     def _union(self, o: ir.TypeExpr, n: ir.TypeExpr, path: str, out: Outcome, depth: int) -> None:
-        olds: list[ir.TypeExpr] = list(o.members) if isinstance(o, ir.UnionOf) else [o]
-        news: list[ir.TypeExpr] = list(n.members) if isinstance(n, ir.UnionOf) else [n]
+        olds, news = list(ir.alternatives(o)), list(ir.alternatives(n))
         old_lits = [v for m in olds if isinstance(m, ir.LiteralOf) for v in m.values]
         new_lits = [v for m in news if isinstance(m, ir.LiteralOf) for v in m.values]
         olds = [m for m in olds if not isinstance(m, ir.LiteralOf)]

@@ -2,37 +2,52 @@
 
 from __future__ import annotations
 
-import importlib
+import importlib.util
 import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, Iterator
+from typing import Callable
 
 import pytest
 
 from mcpgen.generate import GenerateConfig, generate
 
 HERE = Path(__file__).resolve().parent
-EVERYTHING = HERE / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+EVERYTHING = (
+    HERE / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
+)
+
+
+def load_package(directory: Path, alias: str) -> ModuleType:
+    """Import the generated package in `directory` under the module name `alias` (other tests' copies stay apart)."""
+    if alias in sys.modules:
+        return sys.modules[alias]
+    spec = importlib.util.spec_from_file_location(
+        alias, directory / "__init__.py", submodule_search_locations=[str(directory)]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[alias] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="session")
-def generated_dir(tmp_path_factory: pytest.TempPathFactory, schema_dir: Path) -> Iterator[Path]:
-    """A directory holding `mcp_<revision>` packages for every known revision, importable."""
+def generated_dir(tmp_path_factory: pytest.TempPathFactory, schema_dir: Path) -> Path:
+    """A directory holding the `mcp_<revision>` package of every known revision (for subprocesses' PYTHONPATH)."""
     out = tmp_path_factory.mktemp("generated")
     generate(GenerateConfig(revision="all", output=out, schema_dir=schema_dir, force=True))
-    sys.path.insert(0, str(out))
-    yield out
-    sys.path.remove(str(out))
+    return out
 
 
 @pytest.fixture(scope="session")
 def package(generated_dir: Path) -> Callable[[str], ModuleType]:
-    """Import the generated package of a revision (`"2025-11-25"` → `mcp_2025_11_25`)."""
+    """Import the generated package of a revision (`"2025-11-25"` → `mcp_2025_11_25`, loaded as `interop_mcp_…`)."""
 
     def load(revision: str) -> ModuleType:
-        return importlib.import_module("mcp_" + revision.replace("-", "_"))
+        name = "mcp_" + revision.replace("-", "_")
+        return load_package(generated_dir / name, "interop_" + name)
 
     return load
 

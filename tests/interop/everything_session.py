@@ -19,7 +19,11 @@ TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
     "get-sum": {"a": 2, "b": 3.5},
     "get-tiny-image": {},
     # A data: URI so the server never reaches the network.
-    "gzip-file-as-resource": {"name": "hello.txt.gz", "data": "data:text/plain;base64,aGVsbG8gd29ybGQ=", "outputType": "resource"},
+    "gzip-file-as-resource": {
+        "name": "hello.txt.gz",
+        "data": "data:text/plain;base64,aGVsbG8gd29ybGQ=",
+        "outputType": "resource",
+    },
     "toggle-simulated-logging": {},
     "toggle-subscriber-updates": {},
     "trigger-long-running-operation": {"duration": 0.3, "steps": 3},
@@ -60,9 +64,12 @@ def _value(schema: dict[str, Any]) -> Any:
         return True
     if kind in ("integer", "number"):
         return schema.get("minimum", 1)
-    return {"email": "ada@example.com", "uri": "https://example.com", "date": "2000-01-01", "date-time": "2000-01-01T00:00:00Z"}.get(
-        schema.get("format", ""), "Ada"
-    )
+    return {
+        "email": "ada@example.com",
+        "uri": "https://example.com",
+        "date": "2000-01-01",
+        "date-time": "2000-01-01T00:00:00Z",
+    }.get(schema.get("format", ""), "Ada")
 
 
 def client_class(pkg: ModuleType, session: Session) -> type:
@@ -80,12 +87,19 @@ def client_class(pkg: ModuleType, session: Session) -> type:
         async def on_create_message(self, params: Any) -> Any:
             self._got("sampling", params)
             return types.CreateMessageResult.model_validate(
-                {"role": "assistant", "content": {"type": "text", "text": "hi from mcpgen"}, "model": "mcpgen-echo", "stopReason": "endTurn"}
+                {
+                    "role": "assistant",
+                    "content": {"type": "text", "text": "hi from mcpgen"},
+                    "model": "mcpgen-echo",
+                    "stopReason": "endTurn",
+                }
             )
 
         async def on_list_roots(self, params: Any) -> Any:
             self._got("roots", params)
-            return types.ListRootsResult.model_validate({"roots": [{"uri": "file:///tmp/mcpgen-interop", "name": "interop"}]})
+            return types.ListRootsResult.model_validate(
+                {"roots": [{"uri": "file:///tmp/mcpgen-interop", "name": "interop"}]}
+            )
 
         async def on_progress(self, params: Any) -> None:
             self._got("progress", params)
@@ -106,7 +120,10 @@ def client_class(pkg: ModuleType, session: Session) -> type:
             if getattr(params, "mode", None) == "url":
                 return types.ElicitResult.model_validate({"action": "accept"})
             properties = params.requested_schema.properties
-            content = {key: _value(prop.model_dump(by_alias=True, exclude_unset=True)) for key, prop in properties.items()}
+            content = {
+                key: _value(prop.model_dump(by_alias=True, exclude_unset=True))
+                for key, prop in properties.items()
+            }
             return types.ElicitResult.model_validate({"action": "accept", "content": content})
 
         EverythingClient.on_elicit = on_elicit  # type: ignore[attr-defined]
@@ -156,7 +173,7 @@ async def _script(pkg: ModuleType, client: Any, session: Session, attempt: Any) 
     tools = await attempt("tools/list", client.list_tools())
     for tool in tools.tools if tools else []:
         args = TOOL_ARGUMENTS[tool.name]
-        if tool.name in TASK_TOOLS:
+        if tool.name in TASK_TOOLS and "tasks/get" in names:
             await _task_call(pkg, client, session, tool.name, args)
             continue
         params: dict[str, Any] = {"name": tool.name, "arguments": args}
@@ -166,9 +183,16 @@ async def _script(pkg: ModuleType, client: Any, session: Session, attempt: Any) 
         if tool.name.startswith("toggle-"):
             await asyncio.sleep(0.3)
             await attempt(f"tools/call {tool.name} off", client.call_tool(params))
-    if "trigger-url-elicitation" in TOOL_ARGUMENTS and tools and any(t.name == "trigger-url-elicitation" for t in tools.tools):
+    if (
+        "trigger-url-elicitation" in TOOL_ARGUMENTS
+        and tools
+        and any(t.name == "trigger-url-elicitation" for t in tools.tools)
+    ):
         args = dict(TOOL_ARGUMENTS["trigger-url-elicitation"], errorPath=True, elicitationId="e-2")
-        await attempt("tools/call url-elicitation error path", client.call_tool({"name": "trigger-url-elicitation", "arguments": args}))
+        await attempt(
+            "url-elicitation error path",
+            client.call_tool({"name": "trigger-url-elicitation", "arguments": args}),
+        )
     prompts = await attempt("prompts/list", client.list_prompts())
     prompt_args = {
         "args-prompt": {"city": "Paris", "state": "Texas"},
@@ -176,7 +200,10 @@ async def _script(pkg: ModuleType, client: Any, session: Session, attempt: Any) 
         "resource-prompt": {"resourceType": "Text", "resourceId": "1"},
     }
     for prompt in prompts.prompts if prompts else []:
-        await attempt(f"prompts/get {prompt.name}", client.get_prompt({"name": prompt.name, "arguments": prompt_args.get(prompt.name, {})}))
+        await attempt(
+            f"prompts/get {prompt.name}",
+            client.get_prompt({"name": prompt.name, "arguments": prompt_args.get(prompt.name, {})}),
+        )
     for resource in resources.resources if resources else []:
         await attempt(f"resources/read {resource.uri}", client.read_resource({"uri": resource.uri}))
     templates = await attempt("resources/templates/list", client.list_resource_templates())
@@ -186,13 +213,24 @@ async def _script(pkg: ModuleType, client: Any, session: Session, attempt: Any) 
     if "completion/complete" in names:
         await attempt(
             "completion/complete prompt",
-            client.complete({"ref": {"type": "ref/prompt", "name": "completable-prompt"}, "argument": {"name": "department", "value": "E"}}),
+            client.complete(
+                {
+                    "ref": {"type": "ref/prompt", "name": "completable-prompt"},
+                    "argument": {"name": "department", "value": "E"},
+                }
+            ),
         )
         if templates and templates.resource_templates:
             await attempt(
                 "completion/complete resource",
                 client.complete(
-                    {"ref": {"type": "ref/resource", "uri": templates.resource_templates[0].uri_template}, "argument": {"name": "resourceId", "value": "1"}}
+                    {
+                        "ref": {
+                            "type": "ref/resource",
+                            "uri": templates.resource_templates[0].uri_template,
+                        },
+                        "argument": {"name": "resourceId", "value": "1"},
+                    }
                 ),
             )
     if resources and resources.resources:
@@ -201,11 +239,15 @@ async def _script(pkg: ModuleType, client: Any, session: Session, attempt: Any) 
     await attempt("ping again", client.ping())
 
 
-async def _task_call(pkg: ModuleType, client: Any, session: Session, name: str, args: dict[str, Any]) -> None:
+async def _task_call(
+    pkg: ModuleType, client: Any, session: Session, name: str, args: dict[str, Any]
+) -> None:
     """Call a task-only tool: tools/call with `task` answers CreateTaskResult; poll tasks/get, then tasks/result."""
     label = f"tools/call {name} (task)"
     try:
-        raw = await client.send_request("tools/call", {"name": name, "arguments": args, "task": {"ttl": 60000}})
+        raw = await client.send_request(
+            "tools/call", {"name": name, "arguments": args, "task": {"ttl": 60000}}
+        )
     except pkg.ProtocolError as exc:
         session.errors[label] = exc
         return
@@ -224,7 +266,7 @@ async def _task_call(pkg: ModuleType, client: Any, session: Session, name: str, 
 
 def _locations(exc: Any) -> str:
     data = exc.data if isinstance(exc.data, list) else []
-    return ", ".join(sorted({".".join(str(p) for p in e["loc"]) + f" ({e['type']})" for e in data})) or exc.message
+    return ", ".join(sorted({".".join(str(p) for p in e["loc"][:4]) for e in data})) or exc.message
 
 
 def mismatches(pkg: ModuleType, trace: list[tuple[str, Any]]) -> set[str]:
@@ -249,9 +291,15 @@ def mismatches(pkg: ModuleType, trace: list[tuple[str, Any]]) -> set[str]:
         task = method == "tools/call" and "task" in (request.get("params") or {})
         label = f"{method} result" + (" (task)" if task else "")
         try:
-            result = pkg.types.CreateTaskResult.model_validate(message["result"]) if task else pkg.parse_result(method, message["result"])
+            result = (
+                pkg.types.CreateTaskResult.model_validate(message["result"])
+                if task
+                else pkg.parse_result(method, message["result"])
+            )
         except (pkg.ProtocolError, ValueError) as exc:
-            found.add(f"{label}: rejected: {_locations(exc) if isinstance(exc, pkg.ProtocolError) else exc}")
+            found.add(
+                f"{label}: rejected: {_locations(exc) if isinstance(exc, pkg.ProtocolError) else exc}"
+            )
             continue
         if result.model_dump(mode="json", by_alias=True, exclude_unset=True) != message["result"]:
             found.add(f"{label}: lossy round trip")

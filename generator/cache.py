@@ -1,0 +1,109 @@
+"""A cache of generated packages in the user cache dir, keyed by everything that shapes their bytes.
+
+The key covers the schema bytes, the revision, the package name, the bytes of mcpgen's own code,
+templates and errata, and the versions of the libraries that generate and format the source, so a
+hit returns exactly what a fresh generation would. Any unreadable or altered entry is a miss.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from functools import lru_cache
+from importlib import metadata, resources
+from pathlib import Path
+from typing import Any
+
+DISABLE_ENV = "MCPGEN_NO_CACHE"
+FORMAT = 1
+_LIBRARIES = ("black", "datamodel-code-generator", "jinja2", "pydantic")
+_PARTS = ("mcpgen", "mcpgen.templates", "mcpgen.schema")
+_SUFFIXES = (".py", ".jinja", ".json")
+
+
+def enabled() -> bool:
+    """False when $MCPGEN_NO_CACHE is set to anything but empty or 0."""
+    return os.environ.get(DISABLE_ENV, "") in ("", "0")
+
+
+def _tree_files(root: Any, prefix: str) -> list[tuple[str, Any]]:
+    found = []
+    for entry in root.iterdir():
+        name = f"{prefix}/{entry.name}"
+        if entry.is_dir():
+            if entry.name != "__pycache__":
+                found += _tree_files(entry, name)
+        elif entry.name.endswith(_SUFFIXES):
+            found.append((name, entry))
+    return found
+
+
+@lru_cache(maxsize=1)
+def fingerprint() -> str:
+    """sha256 over mcpgen's code, templates and errata, the generating libraries' versions and Python's."""
+    digest = hashlib.sha256(f"mcpgen-cache-{FORMAT}\0{sys.version_info[:2]}\0".encode())
+    for library in _LIBRARIES:
+        try:
+            digest.update(f"{library}=={metadata.version(library)}\0".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{library} missing\0".encode())
+    seen = set()
+    for part in _PARTS:
+        root = resources.files(part)
+        for name, entry in sorted(_tree_files(root, part), key=lambda item: item[0]):
+            if name in seen:
+                continue
+            seen.add(name)
+            data = entry.read_bytes()
+            digest.update(f"{name}\0{len(data)}\0".encode())
+            digest.update(data)
+    return digest.hexdigest()
+
+
+def package_key(revision: str, schema_sha256: str, package: str) -> str:
+    """The cache key of one generated package."""
+    text = json.dumps([fingerprint(), revision, schema_sha256, package])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _entry(cache_dir: Path, key: str) -> Path:
+    return cache_dir / "packages" / f"{key}.json"
+
+
+def _files_digest(files: dict[str, str]) -> str:
+    return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
+
+
+def load(cache_dir: Path, key: str) -> dict[str, str] | None:
+    """The cached files of `key`, or None when absent, unreadable or not intact."""
+    try:
+        entry = json.loads(_entry(cache_dir, key).read_bytes())
+        files = entry["files"]
+        if entry["key"] != key or entry["sha256"] != _files_digest(files):
+            return None
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
+            return None
+        return dict(files)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def store(cache_dir: Path, key: str, files: dict[str, str]) -> None:
+    """Save `files` under `key` atomically; a cache that cannot be written is skipped silently."""
+    path = _entry(cache_dir, key)
+    data = json.dumps({"key": key, "sha256": _files_digest(files), "files": files}, sort_keys=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError:
+        pass

@@ -1,0 +1,139 @@
+"""Black formatting of generated files, cut into top-level chunks that black can format alone.
+
+Black puts exactly two blank lines before an undecorated top-level `class` or `def`, and before
+a top-level assignment that follows one, when only blank lines separate them. So formatting
+each chunk that starts at such a statement on its own and joining the results with two blank
+lines gives black's output for the whole file. The chunks depend on the source only, so the
+output is the same however many processes format them.
+"""
+
+from __future__ import annotations
+
+import ast
+from concurrent.futures import Executor
+from typing import Iterable
+
+from .errors import SchemaError
+
+LINE_LENGTH = 100
+_JOIN = "\n\n"
+_BATCHES_PER_WORKER = 3
+
+
+def _mode() -> object:
+    import black
+
+    return black.Mode(target_versions={black.mode.TargetVersion.PY310}, line_length=LINE_LENGTH)
+
+
+def warm() -> None:
+    """Import black (a process-pool initializer, so workers are ready before the work arrives)."""
+    _mode()
+
+
+def check_syntax(source: str, filename: str) -> ast.Module:
+    """The module's AST; SchemaError when the generated source is not valid Python (a generator bug)."""
+    try:
+        return ast.parse(source, filename)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise SchemaError(f"generated {filename} is not valid Python ({exc}); please report this schema") from exc
+
+
+def chunks(source: str, filename: str = "<generated>") -> list[str]:
+    """`source` cut before each top-level statement that black always puts two blank lines before."""
+    tree = check_syntax(source, filename)
+    if "\r" in source or "\f" in source or "\v" in source:
+        return [source]  # line numbers and black's newline handling could disagree: one chunk
+    lines = source.split("\n")
+    cuts = [0]
+    for prev, node in zip(tree.body, tree.body[1:]):
+        if prev.end_lineno is None or not _two_lines_before(prev, node):
+            continue
+        start = node.lineno - 1
+        gap = lines[prev.end_lineno : start]
+        if gap and not any(line.strip(" ") for line in gap) and lines[start].startswith(_first_word(node)):
+            cuts.append(start)
+    cuts.append(len(lines))
+    return ["\n".join(lines[a:b]) for a, b in zip(cuts, cuts[1:])]
+
+
+_DEFS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _two_lines_before(prev: ast.stmt, node: ast.stmt) -> bool:
+    if isinstance(node, _DEFS):
+        return not node.decorator_list
+    return isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(prev, _DEFS)
+
+
+def _first_word(node: ast.stmt) -> str:
+    if isinstance(node, ast.ClassDef):
+        return "class "
+    if isinstance(node, ast.FunctionDef):
+        return "def "
+    if isinstance(node, ast.AsyncFunctionDef):
+        return "async "
+    return ""
+
+
+def format_chunk(chunk: str) -> str:
+    """One chunk through black."""
+    import black
+
+    return black.format_str(chunk, mode=_mode())  # type: ignore[arg-type]
+
+
+def format_many(batch: list[str]) -> list[tuple[bool, str]]:
+    """Format several chunks; (True, output) or (False, error message) each, so errors cross processes as text."""
+    out: list[tuple[bool, str]] = []
+    for chunk in batch:
+        try:
+            out.append((True, format_chunk(chunk)))
+        except Exception as exc:  # black raises several types; every one is a generator bug here
+            out.append((False, f"{type(exc).__name__}: {exc}"))
+    return out
+
+
+def _batches(texts: list[str], count: int) -> list[list[str]]:
+    """`texts` in at most `count` contiguous batches of about equal size."""
+    total = sum(len(t) for t in texts) or 1
+    batches: list[list[str]] = [[]]
+    size = 0
+    for text in texts:
+        if size >= total * len(batches) / count and len(batches) < count:
+            batches.append([])
+        batches[-1].append(text)
+        size += len(text)
+    return [b for b in batches if b]
+
+
+def format_files(
+    files: Iterable[dict[str, str]], executor: Executor | None = None, workers: int = 1
+) -> list[dict[str, str]]:
+    """Every `.py` file of each package formatted by black, chunks shared and spread over `executor`."""
+    packages = list(files)
+    cut: list[dict[str, list[str]]] = [
+        {name: chunks(text, name) for name, text in package.items() if name.endswith(".py")}
+        for package in packages
+    ]
+    unique = list(dict.fromkeys(c for package in cut for parts in package.values() for c in parts))
+    results: dict[str, tuple[bool, str]] = {}
+    if executor is None or workers <= 1:
+        results.update(zip(unique, format_many(unique)))
+    else:
+        batches = _batches(unique, workers * _BATCHES_PER_WORKER)
+        for batch, done in zip(batches, executor.map(format_many, batches)):
+            results.update(zip(batch, done))
+    out = []
+    for package, parts_by_name in zip(packages, cut):
+        formatted = dict(package)
+        for name, parts in parts_by_name.items():
+            pieces = []
+            for part in parts:
+                ok, text = results[part]
+                if not ok:
+                    raise SchemaError(f"generated {name} is not valid Python ({text}); please report this schema")
+                pieces.append(text)
+            formatted[name] = _JOIN.join(pieces)
+        out.append(formatted)
+    return out

@@ -1,0 +1,197 @@
+"""Bad invocations: one clear line on stderr, a non-zero exit, no traceback, no half-written output."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mcpgen.cli import main
+from mcpgen.output import HEADER_MARK
+from mcpgen.revisions import KNOWN_REVISIONS
+
+REVISION = "2025-11-25"
+MCPGEN = shutil.which("mcpgen", path=str(Path(sys.executable).parent)) or shutil.which("mcpgen") or "mcpgen"
+
+
+def fail(*args: str, env: dict[str, str | None] | None = None) -> str:
+    """Run the CLI expecting an error; return its single stderr line."""
+    result = CliRunner().invoke(main, list(args), env=env)
+    assert result.exit_code not in (0, None), result.output
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert lines[0].startswith("mcpgen: error: "), lines[0]
+    return lines[0]
+
+
+def leftovers(directory: Path) -> list[str]:
+    """Everything in `directory` (temp dirs of an interrupted write would show up here)."""
+    return sorted(p.name for p in directory.iterdir()) if directory.exists() else []
+
+
+def schema_file(tmp_path: Path, schema: object, name: str = "schema.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(schema), encoding="utf-8")
+    return path
+
+
+def test_unknown_revision_lists_the_known_ones(tmp_path: Path, schema_dir: Path) -> None:
+    line = fail("--revision", "1999-01-01", "-o", str(tmp_path / "out"), "--schema-dir", str(schema_dir))
+    assert "1999-01-01" in line and all(r in line for r in KNOWN_REVISIONS)
+    assert leftovers(tmp_path) == []
+
+
+def test_missing_schema_file(tmp_path: Path) -> None:
+    line = fail("generate", "--schema", str(tmp_path / "nope.json"), "-r", "2099-01-01", "-o", str(tmp_path / "out"))
+    assert "nope.json" in line and "does not exist" in line
+    assert leftovers(tmp_path) == []
+
+
+def test_invalid_json_names_line_and_column(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{\n  "$defs": {\n    "A": {"type": "object",,}\n  }\n}\n', encoding="utf-8")
+    line = fail("generate", "--schema", str(bad), "-r", "2099-01-01", "-o", str(tmp_path / "out"))
+    assert f"{bad}:3:28: invalid JSON" in line
+    assert leftovers(tmp_path) == ["bad.json"]
+
+
+@pytest.mark.parametrize(
+    "document, expected",
+    [
+        ([1, 2, 3], "must be a JSON object"),
+        ({"type": "object", "properties": {"a": {"type": "string"}}}, "not an MCP JSON Schema"),
+        ({"$defs": {"A": {"type": "object"}}}, "not an MCP schema"),
+        ({"$defs": {"A": {"type": "object", "description": 5}}}, "cannot parse the schema"),
+    ],
+    ids=["array", "no-definitions", "no-role-unions", "not-a-json-schema"],
+)
+def test_json_that_is_not_an_mcp_schema(tmp_path: Path, document: object, expected: str) -> None:
+    path = schema_file(tmp_path, document)
+    line = fail("generate", "--schema", str(path), "-r", "2099-01-01", "-o", str(tmp_path / "out"))
+    assert expected in line
+    assert leftovers(tmp_path) == ["schema.json"]
+
+
+def test_real_schema_without_role_unions(tmp_path: Path, schema_dir: Path) -> None:
+    schema = json.loads((schema_dir / REVISION / "schema.json").read_text("utf-8"))
+    for union in ("ClientRequest", "ServerRequest", "ClientNotification", "ServerNotification"):
+        del schema["$defs"][union]
+    path = schema_file(tmp_path, schema)
+    line = fail("generate", "--schema", str(path), "-r", "2099-01-01", "-o", str(tmp_path / "out"))
+    assert "role unions" in line and "not an MCP schema" in line
+    assert leftovers(tmp_path) == ["schema.json"]
+
+
+def test_pin_mismatch(tmp_path: Path, schema_dir: Path) -> None:
+    mirror = tmp_path / "mirror"
+    (mirror / REVISION).mkdir(parents=True)
+    data = (schema_dir / REVISION / "schema.json").read_bytes()
+    (mirror / REVISION / "schema.json").write_bytes(data + b"\n")
+    line = fail("-r", REVISION, "-o", str(tmp_path / "out"), "--schema-dir", str(mirror))
+    assert "pin expects" in line and REVISION in line
+    assert leftovers(tmp_path) == ["mirror"]
+
+
+OFFLINE = {
+    "MCPGEN_SCHEMA_DIR": None,
+    "MCPGEN_CACHE_DIR": None,
+    "NO_PROXY": None,
+    "no_proxy": None,
+    "https_proxy": "http://127.0.0.1:9",  # nothing listens on the discard port: every download fails fast
+    "HTTPS_PROXY": "http://127.0.0.1:9",
+}
+
+
+def offline_env() -> dict[str, str]:
+    """os.environ with OFFLINE applied, for a real subprocess."""
+    env = {k: v for k, v in os.environ.items() if k not in OFFLINE}
+    env.update({k: v for k, v in OFFLINE.items() if v is not None})
+    return env
+
+
+def test_offline_without_cache(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    line = fail("-r", REVISION, "-o", str(tmp_path / "out"), "--cache-dir", str(cache), env=OFFLINE)
+    assert "cannot download the 2025-11-25 schema" in line and "not cached" in line and "--schema-dir" in line
+    assert leftovers(tmp_path) == ["cache"] and leftovers(cache) == []
+
+
+def test_unwritable_output(tmp_path: Path, schema_dir: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory", encoding="utf-8")
+    line = fail("-r", REVISION, "-o", str(blocker / "pkg"), "--schema-dir", str(schema_dir))
+    assert str(blocker) in line
+    line = fail("-r", REVISION, "-o", str(blocker), "--schema-dir", str(schema_dir))
+    assert "is not a directory" in line
+    assert blocker.read_text("utf-8") == "not a directory" and leftovers(tmp_path) == ["file"]
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores directory permissions")
+def test_read_only_parent(tmp_path: Path, schema_dir: Path) -> None:
+    parent = tmp_path / "ro"
+    parent.mkdir()
+    parent.chmod(0o555)
+    try:
+        line = fail("-r", REVISION, "-o", str(parent / "pkg"), "--schema-dir", str(schema_dir))
+        assert "cannot write" in line and leftovers(parent) == []
+    finally:
+        parent.chmod(0o755)
+
+
+def test_non_empty_output_is_refused_unless_force(tmp_path: Path, schema_dir: Path) -> None:
+    out = tmp_path / "pkg"
+    out.mkdir()
+    (out / "mine.txt").write_text("user data", encoding="utf-8")
+    line = fail("-r", REVISION, "-o", str(out), "--schema-dir", str(schema_dir))
+    assert "not empty" in line and "--force" in line
+    line = fail("-r", REVISION, "-o", str(out), "--schema-dir", str(schema_dir), "--force")
+    assert "not a package mcpgen generated" in line
+    assert leftovers(out) == ["mine.txt"] and leftovers(tmp_path) == ["pkg"]
+
+
+def test_force_replaces_only_the_generated_package(tmp_path: Path, schema_dir: Path) -> None:
+    out = tmp_path / "pkg"
+    sibling = tmp_path / "keep.txt"
+    sibling.write_text("keep", encoding="utf-8")
+    assert CliRunner().invoke(main, ["-r", REVISION, "-o", str(out), "--schema-dir", str(schema_dir)]).exit_code == 0
+    (out / "stale.py").write_text("x = 1\n", encoding="utf-8")
+    fail("-r", REVISION, "-o", str(out), "--schema-dir", str(schema_dir))
+    assert (out / "stale.py").exists()
+    result = CliRunner().invoke(main, ["-r", REVISION, "-o", str(out), "--schema-dir", str(schema_dir), "--force"])
+    assert result.exit_code == 0, result.output
+    assert not (out / "stale.py").exists()
+    assert (out / "__init__.py").read_text("utf-8").startswith(HEADER_MARK)
+    assert sorted(leftovers(tmp_path)) == ["keep.txt", "pkg"] and sibling.read_text("utf-8") == "keep"
+
+
+@pytest.mark.parametrize("revision", ['2099"\nimport os', "../../etc", "2099-01-01\n"])
+def test_hostile_revision_names_are_refused(tmp_path: Path, schema_dir: Path, revision: str) -> None:
+    line = fail("generate", "--schema", str(schema_dir / REVISION / "schema.json"), "-r", revision, "-o", str(tmp_path / "o"))
+    assert "invalid revision" in line
+    assert leftovers(tmp_path) == []
+
+
+def test_real_process_reports_one_line(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    env = offline_env()
+    for args, needle in [
+        (["-r", "1999-01-01", "-o", str(tmp_path / "a")], "known revisions: " + ", ".join(KNOWN_REVISIONS)),
+        (["-r", REVISION, "-o", str(tmp_path / "b"), "--cache-dir", str(cache)], "cannot download"),
+    ]:
+        proc = subprocess.run(
+            [MCPGEN, *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120
+        )
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert len(proc.stderr.splitlines()) == 1 and needle in proc.stderr and "Traceback" not in proc.stderr
+    assert leftovers(tmp_path) == ["cache"] and leftovers(cache) == []

@@ -1,0 +1,143 @@
+"""The fast paths give exactly what the slow ones do: chunked black, the package cache, fast parsing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import black
+import pytest
+
+from mcpgen import cache
+from mcpgen.formatting import chunks, format_files
+from mcpgen.generate import package_sources
+from mcpgen.source import resolve_schema
+
+MODE = black.Mode(target_versions={black.TargetVersion.PY310}, line_length=100)
+
+TRICKY = '''# a header comment
+"""Module docstring."""
+from __future__ import annotations
+import typing
+X = 1
+class A:
+    """Only a docstring."""
+class B: ...
+Y: int = 2
+
+
+# a comment that belongs to the next class
+class C:
+    x: int = 1
+@typing.final
+class D:
+    pass
+
+
+def f(a,b):
+    return a+b
+def g(): ...
+
+Z = [1,2,
+  3]
+
+
+
+class E(A):
+    """Doc."""
+    y: str = 'single quotes'
+    # trailing comment in the body
+
+
+W = "after a comment"
+async def h():  pass
+'''
+
+
+def whole(source: str) -> str:
+    return black.format_str(source, mode=MODE)
+
+
+def test_chunked_black_equals_whole_file_black_on_tricky_source() -> None:
+    assert len(chunks(TRICKY)) > 3
+    assert format_files([{"m.py": TRICKY}])[0]["m.py"] == whole(TRICKY)
+
+
+def test_chunked_black_equals_whole_file_black_on_a_generated_package(schema_dir: Path) -> None:
+    raw = package_sources(resolve_schema("2025-11-25", schema_dir=schema_dir))
+    formatted = format_files([raw])[0]
+    for name, text in raw.items():
+        assert formatted[name] == (whole(text) if name.endswith(".py") else text), name
+
+
+def test_syntax_error_is_a_schema_error() -> None:
+    from mcpgen.errors import SchemaError
+
+    with pytest.raises(SchemaError, match="not valid Python"):
+        format_files([{"bad.py": "class :\n"}])
+
+
+def test_cache_round_trip_and_integrity(tmp_path: Path) -> None:
+    key = cache.package_key("2025-11-25", "0" * 64, "pkg")
+    assert key != cache.package_key("2025-11-25", "0" * 64, "other")
+    assert cache.load(tmp_path, key) is None
+    files = {"__init__.py": "# x\n", "py.typed": ""}
+    cache.store(tmp_path, key, files)
+    assert cache.load(tmp_path, key) == files
+    entry = next((tmp_path / "packages").glob("*.json"))
+    entry.write_text(entry.read_text().replace("# x", "# y"))
+    assert cache.load(tmp_path, key) is None
+
+
+JSON_EDGES = [
+    b'{"a":1,"a":2}', b"1e400", b"-0", b"-0.0", b"NaN", b"[Infinity,-Infinity]", b'"\\ud800"',
+    b"\xef\xbb\xbf{}", "{}".encode("utf-16"), b'"\t"', b"01", b"[1,]", b'"\xff"', b"12345678901234567890123",
+    b"[" * 600 + b"]" * 600, b"[" * 5000 + b"]" * 5000, b" \x0c{}", b'"\\u0000"', b"4.9e-324", b"",
+]  # fmt: skip
+
+
+def outcome(fn: Any, arg: Any) -> Any:
+    try:
+        return ("ok", repr(fn(arg)))
+    except Exception as exc:
+        return ("error", type(exc).__name__, getattr(exc, "code", None), getattr(exc, "data", None))
+
+
+def test_load_decodes_like_json_loads(packages: dict[str, Any]) -> None:
+    methods = packages["2025-11-25"].methods
+    for data in JSON_EDGES:
+        try:
+            expected: Any = ("ok", repr(json.loads(data)))
+        except (ValueError, RecursionError):
+            expected = ("error", "ProtocolError", -32700, None)
+        assert outcome(methods.load, data) == expected, data[:40]
+
+
+def variants(message: dict[str, Any]) -> list[Any]:
+    """The message and copies with the envelope bent in every way parse_object distinguishes."""
+    out: list[Any] = [message]
+    for key, value in [("id", True), ("id", 1.0), ("id", None), ("id", "x"), ("id", 3), ("jsonrpc", "1.0")]:
+        out.append({**message, key: value})
+    out.append({k: v for k, v in message.items() if k != "id"})
+    out.append({**message, "method": message["method"] + "/nope"})
+    out.append({**message, "params": 5})
+    return out
+
+
+@pytest.mark.parametrize("revision", ["2025-11-25", "2026-07-28"])
+def test_parse_object_fast_path_matches_the_full_path(packages: dict[str, Any], schema_dir: Path, revision: str) -> None:
+    methods = packages[revision].methods
+    root = schema_dir / revision / "doc-examples"
+    checked = 0
+    for entry in json.loads((root / "index.json").read_text("utf-8")):
+        if not entry.get("strict_json"):
+            continue
+        obj = json.loads((root / entry["file"]).read_bytes())
+        if not (isinstance(obj, dict) and isinstance(obj.get("method"), str)):
+            continue
+        for variant in variants(obj):
+            fast, full = outcome(methods.parse_object, variant), outcome(methods._parse_any, variant)
+            assert fast == full, variant
+            checked += 1
+    assert checked > 50
