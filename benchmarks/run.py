@@ -297,7 +297,7 @@ def main() -> None:
     """Run every benchmark and print a table (also as markdown at the end)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=f"one revision ({QUICK_REVISION}), fewer repetitions")
-    parser.add_argument("--schema-dir", type=Path, default=Path(os.environ.get("MCPGEN_SCHEMA_DIR", "/work/shared/mcp-spec")))
+    parser.add_argument("--schema-dir", type=Path, default=Path(os.environ.get("MCPGEN_SCHEMA_DIR", Path(__file__).resolve().parents[2] / "shared" / "mcp-spec")))
     parser.add_argument("--reps", type=int, help="repetitions per measurement (default 5, quick 3)")
     parser.add_argument("--only", choices=("generation", "parse", "import"), action="append", help="run only these parts")
     args = parser.parse_args()
