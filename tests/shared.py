@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
+from types import ModuleType
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
@@ -11,3 +14,17 @@ REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28
 def package_name(revision: str) -> str:
     """The default package name of a revision: `mcp_2025_11_25`."""
     return "mcp_" + revision.replace("-", "_")
+
+
+def load_package(directory: Path, alias: str) -> ModuleType:
+    """Import the generated package in `directory` under the module name `alias` (other tests' copies stay apart)."""
+    if alias in sys.modules:
+        return sys.modules[alias]
+    spec = importlib.util.spec_from_file_location(
+        alias, directory / "__init__.py", submodule_search_locations=[str(directory)]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[alias] = module
+    spec.loader.exec_module(module)
+    return module

@@ -13,20 +13,10 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
+from mcpgen.harness.roundtrip import same_json
 from shared import REPO_ROOT, REVISIONS, package_name
 
 GOLDEN = REPO_ROOT / "generated"
-
-
-def same_json(a: Any, b: Any) -> bool:
-    """Equal as JSON, type for type: 1 is not 1.0 and True is not 1."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
-    return bool(a == b)
 
 
 def round_trip(adapter: TypeAdapter[Any], value: Any) -> Any:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import logging
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
@@ -14,20 +12,8 @@ from typing import Any, Callable
 import pytest
 
 from mcpgen.generate import GenerateConfig, generate
+from shared import load_package
 
-
-def load_package(directory: Path, alias: str) -> ModuleType:
-    """Import the generated package in `directory` under the module name `alias` (other tests' copies stay apart)."""
-    if alias in sys.modules:
-        return sys.modules[alias]
-    spec = importlib.util.spec_from_file_location(
-        alias, directory / "__init__.py", submodule_search_locations=[str(directory)]
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[alias] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Callable
@@ -12,25 +10,13 @@ from typing import Callable
 import pytest
 
 from mcpgen.generate import GenerateConfig, generate
+from shared import load_package
 
 HERE = Path(__file__).resolve().parent
 EVERYTHING = (
     HERE / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist" / "index.js"
 )
 
-
-def load_package(directory: Path, alias: str) -> ModuleType:
-    """Import the generated package in `directory` under the module name `alias` (other tests' copies stay apart)."""
-    if alias in sys.modules:
-        return sys.modules[alias]
-    spec = importlib.util.spec_from_file_location(
-        alias, directory / "__init__.py", submodule_search_locations=[str(directory)]
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[alias] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="session")
