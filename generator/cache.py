@@ -63,9 +63,11 @@ def fingerprint() -> str:
     return digest.hexdigest()
 
 
-def package_key(revision: str, schema_sha256: str, package: str) -> str:
+def package_key(
+    revision: str, schema_sha256: str, package: str, pairings: tuple[tuple[str, str], ...] = ()
+) -> str:
     """The cache key of one generated package."""
-    text = json.dumps([fingerprint(), revision, schema_sha256, package])
+    text = json.dumps([fingerprint(), revision, schema_sha256, package, pairings])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

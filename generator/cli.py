@@ -62,9 +62,27 @@ def schema_options(func: F) -> F:
     return func
 
 
+def _parse_pairs(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for value in values:
+        request, sep, result = value.partition("=")
+        if not sep or not request or not result:
+            raise click.BadParameter(f"{value!r} is not REQUEST=RESULT (e.g. PingRequest=EmptyResult)")
+        pairs.append((request, result))
+    return tuple(pairs)
+
+
 def generate_options(func: F) -> F:
     """The options of `mcpgen generate` (also accepted by bare `mcpgen`)."""
     func = click.option("--force", is_flag=True, help="Replace an existing generated package.")(func)
+    func = click.option(
+        "--pair",
+        "pairings",
+        multiple=True,
+        callback=_parse_pairs,
+        metavar="REQUEST=RESULT",
+        help="Pair a request definition with its result where mcpgen cannot find it (repeatable).",
+    )(func)
     func = click.option(
         "--schema",
         "schema_file",

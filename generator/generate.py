@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ class GenerateConfig:
     schema_dir: Path | None = None
     cache_dir: Path | None = None
     force: bool = False
+    pairings: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -49,30 +51,30 @@ def default_package(revision: str) -> str:
     return "mcp_" + re.sub(r"[^0-9A-Za-z_]", "_", revision)
 
 
-def protocol_for(source: SchemaSource) -> ir.Protocol:
+def protocol_for(source: SchemaSource, pairings: tuple[tuple[str, str], ...] = ()) -> ir.Protocol:
     """The IR of a resolved schema, with the errata of its revision applied when it is pinned."""
     from .errata import apply_errata
     from .protocol import build_protocol
 
     schema, errata = apply_errata(load_json(source), source.revision, sha256=source.sha256)
-    return build_protocol(schema, source.revision, source.sha256, errata)
+    return build_protocol(schema, source.revision, source.sha256, errata, pairings)
 
 
-def package_sources(source: SchemaSource) -> dict[str, str]:
+def package_sources(source: SchemaSource, pairings: tuple[tuple[str, str], ...] = ()) -> dict[str, str]:
     """Every file of the generated package for a resolved schema, before formatting, by relative path."""
     from .render import render_sources
 
     try:
-        return render_sources(protocol_for(source))
+        return render_sources(protocol_for(source, pairings))
     except RecursionError:
         raise SchemaError(f"{source.origin}: the schema nests too deeply to generate bindings from") from None
 
 
-def package_files(source: SchemaSource) -> dict[str, str]:
+def package_files(source: SchemaSource, pairings: tuple[tuple[str, str], ...] = ()) -> dict[str, str]:
     """Every file of the generated package for a resolved schema, formatted, by relative path."""
     from .formatting import format_files
 
-    return format_files([package_sources(source)])[0]
+    return format_files([package_sources(source, pairings)])[0]
 
 
 def _check_package_name(name: str) -> str:
@@ -120,7 +122,7 @@ def generate(config: GenerateConfig) -> list[GeneratedPackage]:
         jobs.append((source, package, _target(config, package, parent)))
     for _, _, target in jobs:
         check_target(target, config.force)  # before rendering: refuse bad targets fast
-    rendered = _render_all([s for s, _, _ in jobs], [p for _, p, _ in jobs], config.cache_dir)
+    rendered = _render_all([s for s, _, _ in jobs], [p for _, p, _ in jobs], config.cache_dir, config.pairings)
     written = []
     for (source, package, target), files in zip(jobs, rendered):
         write_package(files, target, force=config.force)
@@ -129,16 +131,19 @@ def generate(config: GenerateConfig) -> list[GeneratedPackage]:
 
 
 def _render_all(
-    sources: list[SchemaSource], packages: list[str], cache_dir: Path | None = None
+    sources: list[SchemaSource],
+    packages: list[str],
+    cache_dir: Path | None = None,
+    pairings: tuple[tuple[str, str], ...] = (),
 ) -> list[dict[str, str]]:
     """Every package's files: from the cache when generated before, else rendered and formatted afresh."""
     from . import cache
 
     root = cache_dir or default_cache_dir()
-    keys = [cache.package_key(s.revision, s.sha256, p) for s, p in zip(sources, packages)] if cache.enabled() else []
+    keys = [cache.package_key(s.revision, s.sha256, p, pairings) for s, p in zip(sources, packages)] if cache.enabled() else []
     found = [cache.load(root, key) for key in keys] or [None] * len(sources)
     missing = [i for i, files in enumerate(found) if files is None]
-    for i, files in zip(missing, _render_fresh([sources[i] for i in missing])):
+    for i, files in zip(missing, _render_fresh([sources[i] for i in missing], pairings)):
         found[i] = files
         if keys:
             cache.store(root, keys[i], files)
@@ -149,13 +154,13 @@ def _noop() -> None:
     pass
 
 
-def _render_fresh(sources: list[SchemaSource]) -> list[dict[str, str]]:
+def _render_fresh(sources: list[SchemaSource], pairings: tuple[tuple[str, str], ...] = ()) -> list[dict[str, str]]:
     """Render and format packages, spread over one process per core when there is more than one."""
     workers = os.cpu_count() or 1
     if not sources:
         return []
     if workers <= 1:
-        return [package_files(s) for s in sources]
+        return [package_files(s, pairings) for s in sources]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -167,7 +172,7 @@ def _render_fresh(sources: list[SchemaSource]) -> list[dict[str, str]]:
         if len(sources) == 1:
             for _ in range(workers):  # start the workers: they import black while this process parses
                 pool.submit(_noop)
-            raw = [package_sources(sources[0])]
+            raw = [package_sources(sources[0], pairings)]
         else:
-            raw = list(pool.map(package_sources, sources))
+            raw = list(pool.map(functools.partial(package_sources, pairings=pairings), sources))
         return format_files(raw, pool, workers)

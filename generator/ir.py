@@ -107,7 +107,8 @@ class Model:
     pointer: str
     description: str | None
     fields: tuple[Field, ...]
-    extra: TypeExpr | None
+    extra: TypeExpr
+    """The type of undeclared keys: AnyType for any, an empty LiteralOf when the object is closed."""
     is_definition: bool
     kind: Literal["model"] = "model"
 
@@ -181,6 +182,8 @@ class Protocol:
     definitions: tuple[Definition, ...]
     methods: tuple[MethodSpec, ...]
     envelope: Envelope
+    pairings: tuple[tuple[str, str], ...] = ()
+    """Request → result pairs the user supplied (`--pair`), recorded for `mcpgen check`."""
 
     def definition(self, name: str) -> Definition:
         """The definition with this Python name."""

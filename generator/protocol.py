@@ -7,7 +7,8 @@ from typing import Any, Iterable, Iterator
 
 from . import ir
 from .frontend import parse
-from .roles import derive_methods, envelope
+from .errors import SchemaError
+from .roles import derive_methods, envelope, load_pairings
 from .typesys import build_definitions
 
 # Keys tried, in order, to tell the members of a union of objects apart.
@@ -19,19 +20,29 @@ def build_protocol(
     revision: str,
     schema_sha256: str,
     errata: tuple[ir.Erratum, ...] = (),
-    pairings: dict[str, str] | None = None,
+    pairings: tuple[tuple[str, str], ...] = (),
 ) -> ir.Protocol:
-    """The frozen IR of `schema`: definitions in emission order, methods and envelope."""
+    """The frozen IR of `schema`: definitions in emission order, methods and envelope.
+
+    `pairings` adds request → result pairs to those of `schema/pairings.json` (for drafts that
+    define a request without a result mcpgen can find).
+    """
     definitions, _ = build_definitions(parse(schema))
     definitions = add_discriminators(definitions)
     ordered = emission_order(definitions)
+    names = {d.name for d in ordered}
+    for request, result in pairings:
+        for name in (request, result):
+            if name not in names:
+                raise SchemaError(f"--pair {request}={result}: the schema has no definition {name}")
     return ir.Protocol(
         revision=revision,
         schema_sha256=schema_sha256,
         errata=errata,
         definitions=tuple(ordered),
-        methods=derive_methods(ordered, pairings),
+        methods=derive_methods(ordered, {**load_pairings(), **dict(pairings)}),
         envelope=envelope(ordered),
+        pairings=pairings,
     )
 
 

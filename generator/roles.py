@@ -83,7 +83,7 @@ def _pair(model: ir.Model, defs: dict[str, ir.Definition], table: dict[str, str]
     method = method_name(model)
     raise SchemaError(
         f"cannot pair request {model.name} ({method}) with a result: no {base}ResultResponse or "
-        f"{base}Result definition and no entry in schema/pairings.json"
+        f"{base}Result definition and no entry in schema/pairings.json; pass --pair {model.name}=<result definition>"
     )
 
 

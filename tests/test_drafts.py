@@ -80,3 +80,27 @@ def test_a_draft_07_schema_without_some_role_unions(tmp_path: Path, schema_dir: 
     run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split("\n")[0] == "['client'] False"
+
+
+def test_pair_option_completes_an_unpairable_draft_and_check_honours_it(tmp_path: Path, schema_dir: Path) -> None:
+    from click.testing import CliRunner
+
+    from mcpgen.cli import main
+
+    schema = newer_draft(schema_dir)
+    del schema["$defs"]["SpinWidgetsResult"]
+    draft = tmp_path / "schema.json"
+    draft.write_text(json.dumps(schema))
+    out = tmp_path / "mcp_draft"
+    args = ["generate", "--schema", str(draft), "--revision", "2099-01-01", "-o", str(out)]
+    failed = CliRunner().invoke(main, args)
+    assert failed.exit_code == 2 and "--pair SpinWidgetsRequest=<result definition>" in failed.stderr
+    done = CliRunner().invoke(main, [*args, "--pair", "SpinWidgetsRequest=EmptyResult"])
+    assert done.exit_code == 0, done.stderr
+    assert "# Pairings: SpinWidgetsRequest=EmptyResult" in (out / "methods.py").read_text()
+    checked = CliRunner().invoke(main, ["check", str(out), "--schema", str(draft)])
+    assert checked.exit_code == 0, checked.output + checked.stderr
+    unknown = CliRunner().invoke(main, [*args, "--force", "--pair", "SpinWidgetsRequest=NoSuchResult"])
+    assert unknown.exit_code == 2 and "no definition NoSuchResult" in unknown.stderr
+    malformed = CliRunner().invoke(main, [*args, "--force", "--pair", "SpinWidgetsRequest"])
+    assert malformed.exit_code == 2 and "REQUEST=RESULT" in malformed.stderr

@@ -204,10 +204,10 @@ class _Differ:
                 self.declared.setdefault("removed", []).append(nm.name)
                 continue
             self._removed(om, nm, of, f"{subject}.{wire}")
-        if (om.extra or ir.AnyType()) != (nm.extra or ir.AnyType()):
-            out = self.types.compare(om.extra or ir.AnyType(), nm.extra or ir.AnyType(), subject + ".*")
+        if om.extra != nm.extra:
+            out = self.types.compare(om.extra, nm.extra, subject + ".*")
             if out.verdict != "same":
-                self._type_change("field", subject + ".*", out.verdict, ["additional properties " + ", ".join(out.notes)], om, nm, om.extra or ir.AnyType(), nm.extra or ir.AnyType())
+                self._type_change("field", subject + ".*", out.verdict, ["additional properties " + ", ".join(out.notes)], om, nm, om.extra, nm.extra)
 
     def _added(self, om: ir.Model, nm: ir.Model, nf: ir.Field, path: str) -> None:
         if self.capability:

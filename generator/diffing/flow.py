@@ -36,8 +36,7 @@ def _mentions(d: ir.Definition) -> Iterator[str]:
         return
     for f in d.fields:
         yield from refs(f.type)
-    if d.extra is not None:
-        yield from refs(d.extra)
+    yield from refs(d.extra)
 
 
 def _roots(protocol: ir.Protocol) -> Iterator[tuple[ir.Side, str]]:

@@ -20,7 +20,7 @@ def _shape_def(d: ir.Definition, defs: dict[str, ir.Definition], names: dict[str
     fields = sorted(
         f"{f.wire_name}{'!' if f.required else '?'}:{_shape(f.type, defs, names, depth)}" for f in d.fields
     )
-    extra = _shape(d.extra, defs, names, depth) if d.extra is not None else "-"
+    extra = _shape(d.extra, defs, names, depth)
     return "{" + ",".join(fields) + ";" + extra + "}"
 
 
