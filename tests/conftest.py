@@ -11,17 +11,19 @@ from shared import REPO_ROOT, REVISIONS, package_name
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Keep the tests' generated-package cache out of the user's cache directory."""
+    """Keep the package cache out of the user's cache dir; make the corpus path absolute for chdir and subprocesses."""
     import tempfile
 
     os.environ.setdefault("MCPGEN_CACHE_DIR", tempfile.mkdtemp(prefix="mcpgen-test-cache-"))
+    if os.environ.get("MCPGEN_SCHEMA_DIR"):  # tests change directory and start subprocesses
+        os.environ["MCPGEN_SCHEMA_DIR"] = str(Path(os.environ["MCPGEN_SCHEMA_DIR"]).resolve())
 
 
 @pytest.fixture(scope="session")
 def schema_dir() -> Path:
     """The shared corpus (`$MCPGEN_SCHEMA_DIR` or `<repo>/../shared/mcp-spec`); skips when absent."""
     configured = os.environ.get("MCPGEN_SCHEMA_DIR")
-    path = Path(configured) if configured else REPO_ROOT.parent / "shared" / "mcp-spec"
+    path = (Path(configured) if configured else REPO_ROOT.parent / "shared" / "mcp-spec").resolve()
     if not path.is_dir():
         pytest.skip(f"MCP specification corpus not found at {path} (set MCPGEN_SCHEMA_DIR)")
     return path
