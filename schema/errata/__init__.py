@@ -1,0 +1,1 @@
+"""Errata: JSON Patches that correct known upstream schema defects, one file per revision."""
