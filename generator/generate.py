@@ -147,7 +147,9 @@ def _render_all(
         found[i] = files
         if keys:
             cache.store(root, keys[i], files)
-    return [files for files in found if files is not None]
+    complete = [files for files in found if files is not None]
+    assert len(complete) == len(sources), "every package is either cached or rendered"
+    return complete
 
 
 def _noop() -> None:
