@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import importlib
 import sys
 from pathlib import Path
@@ -11,39 +10,9 @@ from typing import Any, Callable, TypeVar
 import click
 
 from . import __version__
-from .errors import McpgenError
+from .reporting import ReportingGroup, reported
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def one_line(exc: BaseException, limit: int = 2000) -> str:
-    """The message of `exc` on a single line, shortened to `limit` characters."""
-    text = " ".join(str(exc).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def reported(func: F) -> F:
-    """Turn mcpgen errors into one line on stderr and a non-zero exit, never a traceback."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except McpgenError as exc:
-            click.echo(f"mcpgen: error: {one_line(exc)}", err=True)
-            sys.exit(exc.exit_code)
-        except KeyboardInterrupt:
-            click.echo("mcpgen: interrupted; the previous output is untouched", err=True)
-            sys.exit(130)
-        except click.exceptions.Exit:
-            raise
-        except click.ClickException:
-            raise
-        except Exception as exc:  # a bug in mcpgen: still one line, and a way to report it
-            click.echo(f"mcpgen: internal error: {type(exc).__name__}: {one_line(exc)} (please report this)", err=True)
-            sys.exit(3)
-
-    return wrapper  # type: ignore[return-value]
 
 
 def schema_options(func: F) -> F:
@@ -114,7 +83,7 @@ def run_generate(**options: Any) -> None:
         click.echo(f"wrote {package.package} ({package.revision}) to {package.path}")
 
 
-class LazyGroup(click.Group):
+class LazyGroup(ReportingGroup):
     """A group that imports the commands living in their own modules only when they are looked up."""
 
     lazy: dict[str, tuple[str, str]] = {

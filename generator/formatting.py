@@ -10,6 +10,7 @@ output is the same however many processes format them.
 from __future__ import annotations
 
 import ast
+import signal
 from concurrent.futures import Executor
 from typing import Iterable
 
@@ -27,7 +28,13 @@ def _mode() -> object:
 
 
 def warm() -> None:
-    """Import black (a process-pool initializer, so workers are ready before the work arrives)."""
+    """Process-pool initializer: import black, and let Ctrl-C end the worker quietly.
+
+    The parent reports the interrupt in one line; a worker's own KeyboardInterrupt traceback
+    would only add noise, so SIGINT takes the operating system's default action here.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
     _mode()
 
 

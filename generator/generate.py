@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import keyword
 import os
 import re
 from dataclasses import dataclass
@@ -80,6 +81,9 @@ def package_files(source: SchemaSource, pairings: tuple[tuple[str, str], ...] = 
 def _check_package_name(name: str) -> str:
     if not _PACKAGE.fullmatch(name):
         raise McpgenError(f"invalid package name {name!r}: use a dotted Python name like myapp._vendor.mcp")
+    reserved = [part for part in name.split(".") if keyword.iskeyword(part)]
+    if reserved:
+        raise McpgenError(f"invalid package name {name!r}: {reserved[0]!r} is a Python keyword and cannot be imported")
     return name
 
 

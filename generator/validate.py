@@ -17,6 +17,7 @@ from .harness.classify import MethodTable, Pairing, Target, is_message, message_
 from .harness.package import import_package
 from .harness.roundtrip import round_trip
 from .harness.upstream import Upstream, upstream
+from .reporting import reported
 from .revisions import KNOWN_REVISIONS
 
 _SENDER = {"c2s": "client", "s2c": "server"}
@@ -149,13 +150,10 @@ def validate_files(revision: str, files: tuple[Path, ...], schema_dir: Path | No
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--schema-dir", type=click.Path(path_type=Path, file_okay=False), envvar="MCPGEN_SCHEMA_DIR", help="Directory with <revision>/schema.json files; env MCPGEN_SCHEMA_DIR.")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False))
+@reported
 def validate_command(revision: str, fmt: str, schema_dir: Path | None, files: tuple[Path, ...]) -> None:
     """Check JSON or JSONL files of MCP messages against a revision; exit 1 when any message fails."""
-    try:
-        count, problems = validate_files(revision, files, schema_dir)
-    except McpgenError as exc:
-        click.echo(f"mcpgen: error: {exc}", err=True)
-        sys.exit(2)
+    count, problems = validate_files(revision, files, schema_dir)
     if fmt == "json":
         click.echo(json.dumps({"revision": revision, "messages": count, "failures": [asdict(p) for p in problems]}, indent=1, ensure_ascii=False))
     else:

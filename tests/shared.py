@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import signal
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -28,3 +29,9 @@ def load_package(directory: Path, alias: str) -> ModuleType:
     sys.modules[alias] = module
     spec.loader.exec_module(module)
     return module
+
+
+def default_sigint() -> None:
+    """`preexec_fn` for a child that must react to SIGINT even when pytest runs as a background job
+    (a shell starts background jobs with SIGINT ignored, and children inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

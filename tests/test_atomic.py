@@ -14,6 +14,7 @@ import pytest
 
 from mcpgen.generate import GenerateConfig, generate
 from mcpgen.output import HEADER_MARK
+from shared import default_sigint
 
 REVISION = "2024-11-05"
 
@@ -113,7 +114,12 @@ def test_killed_run_leaves_previous_output_untouched(
     env = {**os.environ, "HOOK_POINT": point, "HOOK_READY": str(ready), "HOOK_TARGET": str(target), "MCPGEN_NO_CACHE": "1"}
     args = ["-r", REVISION, "-o", str(target), "--force", "--schema-dir", str(schema_dir)]
     proc = subprocess.Popen(
-        [sys.executable, "-c", HOOK, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-c", HOOK, *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
     )
     try:
         wait_for(ready, proc)

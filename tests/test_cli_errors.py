@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from click.testing import CliRunner
 from mcpgen.cli import main
 from mcpgen.output import HEADER_MARK
 from mcpgen.revisions import KNOWN_REVISIONS
+from shared import default_sigint
 
 REVISION = "2025-11-25"
 MCPGEN = shutil.which("mcpgen", path=str(Path(sys.executable).parent)) or shutil.which("mcpgen") or "mcpgen"
@@ -195,3 +198,54 @@ def test_real_process_reports_one_line(tmp_path: Path) -> None:
         assert proc.returncode == 2 and proc.stdout == ""
         assert len(proc.stderr.splitlines()) == 1 and needle in proc.stderr and "Traceback" not in proc.stderr
     assert leftovers(tmp_path) == ["cache"] and leftovers(cache) == []
+
+
+def test_check_of_a_missing_directory_says_it_does_not_exist(tmp_path: Path) -> None:
+    line = fail("check", str(tmp_path / "nowhere"))
+    assert line == f"mcpgen: error: {tmp_path / 'nowhere'} does not exist"
+
+
+@pytest.mark.parametrize("package", ["class", "app.class.mcp", "app.None"])
+def test_keyword_package_segments_are_refused(tmp_path: Path, schema_dir: Path, package: str) -> None:
+    line = fail("-r", REVISION, "--package", package, "-o", str(tmp_path / "out"), "--schema-dir", str(schema_dir))
+    assert "Python keyword" in line and package in line
+    assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["diff", "1999-01-01", REVISION], "unknown revision '1999-01-01'"),
+        (["validate", "--revision", "1999-01-01", "x.jsonl"], "Invalid value for '--revision'"),
+        (["--revision"], "requires an argument"),
+        (["frobnicate"], "No such command 'frobnicate'"),
+        (["generate", "--no-such-option"], "No such option"),
+    ],
+    ids=["diff", "validate", "missing-value", "unknown-command", "unknown-option"],
+)
+def test_every_command_and_usage_error_has_the_one_style(args: list[str], needle: str) -> None:
+    assert needle in fail(*args)
+
+
+def test_ctrl_c_at_any_moment_prints_one_line(tmp_path: Path, schema_dir: Path) -> None:
+    """SIGINT to the whole process group (what a terminal's Ctrl-C does) while black workers start and run."""
+    env = {**os.environ, "MCPGEN_NO_CACHE": "1"}
+    for delay in (0.2, 0.5, 0.8, 1.1):
+        out = tmp_path / f"out-{delay}"
+        proc = subprocess.Popen(
+            [MCPGEN, "-r", REVISION, "-o", str(out), "--schema-dir", str(schema_dir)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            start_new_session=True,
+            preexec_fn=default_sigint,
+        )
+        time.sleep(delay)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+        if proc.returncode == 0:
+            continue  # finished before the signal: nothing to report
+        assert err.splitlines() == ["mcpgen: interrupted; the previous output is untouched"], (delay, err)
+        assert proc.returncode == 130 and not out.exists()
+    assert all(p.name.startswith("out-") for p in tmp_path.iterdir())

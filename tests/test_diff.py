@@ -486,7 +486,7 @@ def test_cli_bad_input_is_one_line_and_exit_2(args: tuple[str, str], schema_dir:
     assert code == 2
     assert out == ""
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
-    assert err.startswith("mcpgen diff: error: ")
+    assert err.startswith("mcpgen: error: ")
 
 
 def test_cli_invalid_json_file_is_bad_input(tmp_path: Path, schema_dir: Path) -> None:

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from ..errors import McpgenError
+from ..reporting import reported
 from .compare import diff_protocols
 from .load import load_protocol
 from .model import Report
 from .render import RENDERERS
 
-EXIT_CLEAN, EXIT_MATCHED, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_CLEAN, EXIT_MATCHED = 0, 1
 
 
 def matches_fail_on(report: Report, fail_on: str | None) -> bool:
@@ -33,12 +33,9 @@ def matches_fail_on(report: Report, fail_on: str | None) -> bool:
 @click.option("--verbose", "-v", is_flag=True, help="Also show cosmetic changes (descriptions, extracted definitions).")
 @click.option("--schema-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Directory with <revision>/schema.json (default: $MCPGEN_SCHEMA_DIR, the cache, or download).")
+@reported
 def diff_command(old: str, new: str, fmt: str, fail_on: str | None, verbose: bool, schema_dir: Path | None) -> None:
     """Compare OLD and NEW (revisions like 2025-06-18, or schema.json paths) and report every change."""
-    try:
-        report = diff_protocols(load_protocol(old, schema_dir), load_protocol(new, schema_dir))
-    except McpgenError as exc:
-        click.echo(f"mcpgen diff: error: {exc}", err=True)
-        raise SystemExit(EXIT_BAD_INPUT) from None
+    report = diff_protocols(load_protocol(old, schema_dir), load_protocol(new, schema_dir))
     click.echo(RENDERERS[fmt](report, verbose), nl=fmt == "text")
     raise SystemExit(EXIT_MATCHED if matches_fail_on(report, fail_on) else EXIT_CLEAN)
