@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shared import REPO_ROOT, REVISIONS, package_name
+from shared import REPO_ROOT, REVISIONS, missing, package_name
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -25,7 +25,7 @@ def schema_dir() -> Path:
     configured = os.environ.get("MCPGEN_SCHEMA_DIR")
     path = (Path(configured) if configured else REPO_ROOT.parent / "shared" / "mcp-spec").resolve()
     if not path.is_dir():
-        pytest.skip(f"MCP specification corpus not found at {path} (set MCPGEN_SCHEMA_DIR)")
+        missing(f"MCP specification corpus not found at {path} (set MCPGEN_SCHEMA_DIR)")
     return path
 
 

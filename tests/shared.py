@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import signal
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import NoReturn
+
+import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
@@ -35,3 +39,10 @@ def default_sigint() -> None:
     """`preexec_fn` for a child that must react to SIGINT even when pytest runs as a background job
     (a shell starts background jobs with SIGINT ignored, and children inherit that)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def missing(reason: str) -> NoReturn:
+    """Skip a test whose prerequisite (corpus, Node, an npm package) is absent; under `CI=true`, fail instead."""
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"{reason} (CI=true: a missing prerequisite fails the run)", pytrace=False)
+    pytest.skip(reason)

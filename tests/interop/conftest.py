@@ -10,7 +10,7 @@ from typing import Callable
 import pytest
 
 from mcpgen.generate import GenerateConfig, generate
-from shared import load_package
+from shared import load_package, missing
 
 HERE = Path(__file__).resolve().parent
 EVERYTHING = (
@@ -43,7 +43,7 @@ def everything_command() -> list[str]:
     """The command line of the pinned @modelcontextprotocol/server-everything over stdio; skips when absent."""
     node = shutil.which("node")
     if node is None:
-        pytest.skip("node is not installed: server-everything interop needs Node.js")
+        missing("node is not installed: server-everything interop needs Node.js")
     if not EVERYTHING.is_file():
-        pytest.skip(f"{EVERYTHING} is missing: run `npm ci --prefix tests/interop`")
+        missing(f"{EVERYTHING} is missing: run `npm ci --prefix tests/interop`")
     return [node, str(EVERYTHING), "stdio"]
