@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,7 @@ def read_provenance(package: Path) -> tuple[str, str, tuple[tuple[str, str], ...
     if revision is None or sha is None:
         raise McpgenError(f"{package}/__init__.py has no revision or schema sha256 in its header")
     found = _PAIRINGS.search(head)
-    pairs = [p.split("=", 1) for p in found.group(1).split(", ")] if found else []
+    pairs = json.loads(found.group(1)) if found else []
     return revision.group(1), sha.group(1), tuple((a, b) for a, b in pairs)
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
+import json
+import math
 import unicodedata
 from dataclasses import dataclass
 
@@ -31,8 +34,8 @@ def py_literal(value: ir.JsonScalar) -> str:
     """A Python literal for a JSON scalar (strings escaped so any text stays data)."""
     if isinstance(value, str):
         return string_literal(value)
-    if value is None or isinstance(value, bool):
-        return repr(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return f'float("{value}")'  # Python's json module reads Infinity and NaN
     return repr(value)
 
 
@@ -56,25 +59,59 @@ def string_literal(text: str) -> str:
     return "".join(out)
 
 
+def doc_text(text: str) -> str:
+    """What a docstring keeps of `text`: tabs expanded, line ends and the common indent trimmed.
+
+    Black and Python (3.13 dedents docstrings) may change exactly this much of a docstring's
+    whitespace, so the emitted docstring's `inspect.cleandoc` value is `doc_text(text)`. A lone
+    surrogate shows as its `\\udXXX` escape: CPython encodes class docstrings to UTF-8.
+    """
+    visible = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    lines = [line.rstrip() for line in visible.expandtabs().split("\n")]
+    return inspect.cleandoc("\n".join(lines))
+
+
 def docstring(text: str | None) -> str | None:
-    """A triple-quoted docstring literal for `text`, or None when there is nothing to say."""
-    if text is None or not text.strip():
+    """A triple-quoted docstring literal for `text` (None when it has no visible text).
+
+    Backslashes are doubled and non-printables escaped; a quote is escaped when it follows a
+    quote or ends the text, so no run of quotes can close the literal early.
+    """
+    if text is None:
         return None
-    body = []
-    for ch in text.strip():
+    body = doc_text(text)
+    if not body:
+        return None
+    out: list[str] = []
+    quote_before = False
+    for i, ch in enumerate(body):
         if ch == "\\":
-            body.append("\\\\")
-        elif ch in "\n\t":
-            body.append(ch)
-        elif _unsafe(ch):
-            body.append(_escape(ch))
+            out.append("\\\\")
+        elif ch == '"' and i == len(body) - 1:
+            out.append("\\x22")  # not `\"`: black pads a docstring whose source ends in a quote
+        elif ch == '"' and quote_before:
+            out.append('\\"')
+        elif ch != "\n" and _unsafe(ch):
+            out.append(_escape(ch))
         else:
-            body.append(ch)
-    escaped = "".join(body).replace('"""', '\\"\\"\\"')
-    if escaped.endswith('"'):
-        escaped = escaped[:-1] + '\\"'
-    lines = [line.rstrip() for line in escaped.split("\n")]
-    return '"""' + "\n".join(lines) + '"""'
+            out.append(ch)
+        quote_before = ch == '"' and out[-1] == '"'
+    return '"""' + "".join(out) + '"""'
+
+
+def comment(text: str) -> str:
+    """`text` as the rest of a one-line comment: JSON-escaped, so it can neither end the line nor hide code.
+
+    Outer spaces are escaped too (black trims a comment's trailing whitespace); `json.loads` of the
+    quoted comment gives `text` back.
+    """
+    body = json.dumps(text, ensure_ascii=True)[1:-1]
+    stripped = body.strip(" ")
+    if not stripped:
+        return "\\u0020" * len(body)
+    lead = len(body) - len(body.lstrip(" "))
+    trail = len(body) - len(body.rstrip(" "))
+    return "\\u0020" * lead + stripped + "\\u0020" * trail
 
 
 def _unsafe(ch: str) -> bool:

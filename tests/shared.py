@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import os
 import signal
 import sys
@@ -46,3 +47,10 @@ def missing(reason: str) -> NoReturn:
     if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
         pytest.fail(f"{reason} (CI=true: a missing prerequisite fails the run)", pytrace=False)
     pytest.skip(reason)
+
+
+def kept_by_a_docstring(text: str) -> str:
+    """The docstring contract, stated independently of the emitter: lone surrogates shown as
+    escapes, tabs expanded, line ends trimmed, then `inspect.cleandoc`."""
+    text = "".join(f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
+    return inspect.cleandoc("\n".join(line.rstrip() for line in text.expandtabs().split("\n")))

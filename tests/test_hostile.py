@@ -16,6 +16,7 @@ import pytest
 
 from mcpgen.errors import SchemaError
 from mcpgen.generate import GenerateConfig, generate
+from shared import kept_by_a_docstring
 
 BASE = "2025-11-25"
 PACKAGE = "hostile_pkg"
@@ -60,6 +61,10 @@ def payloads(mark: Path) -> list[str]:
         "ls\u2028ps\u2029nel\u0085 bom\ufeff rtl\u202e zwj\u200d",
         "x" * 20000,
         "\\N{BULLET} \\u0041 \\x41 \\0 \\",
+        'ends with triple quotes"""',
+        'escaped \\"\\"\\" and "" and """"',
+        "\ttabs\tand  trailing  \n\t\tindented",
+        "lone \ud800 surrogate",
     ]
 
 
@@ -160,10 +165,9 @@ def test_payloads_are_inert_in_a_fresh_interpreter(hostile: tuple[Path, Path, di
 def test_descriptions_survive_as_docstrings(hostile_types: Any, hostile: tuple[Path, Path, dict[str, Any]]) -> None:
     _, mark, _ = hostile
     for i, text in enumerate(payloads(mark)):
-        expected = inspect.cleandoc("\n".join(line.rstrip() for line in text.strip().split("\n")))
+        expected = kept_by_a_docstring(text)
         model = getattr(hostile_types, f"Payload{i}")
-        # black pads a class docstring that ends in a quote; docstrings never keep outer whitespace anyway
-        assert (inspect.getdoc(model) or "").rstrip() == expected
+        assert inspect.getdoc(model) == expected
 
 
 def test_every_hostile_key_round_trips_under_its_wire_name(hostile_types: Any) -> None:

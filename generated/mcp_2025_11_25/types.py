@@ -2421,7 +2421,7 @@ class ToolExecution(_McpModel):
     - "optional": Tool may support task-augmented execution
     - "required": Tool requires task-augmented execution
 
-    Default: "forbidden\""""
+    Default: "forbidden\x22"""
 
 
 class URLElicitationRequiredError(_McpModel):
