@@ -97,7 +97,7 @@ def test_pair_option_completes_an_unpairable_draft_and_check_honours_it(tmp_path
     assert failed.exit_code == 2 and "--pair SpinWidgetsRequest=<result definition>" in failed.stderr
     done = CliRunner().invoke(main, [*args, "--pair", "SpinWidgetsRequest=EmptyResult"])
     assert done.exit_code == 0, done.stderr
-    assert "# Pairings: SpinWidgetsRequest=EmptyResult" in (out / "methods.py").read_text()
+    assert "# Pairings: [[\"SpinWidgetsRequest\", \"EmptyResult\"]]" in (out / "methods.py").read_text()
     checked = CliRunner().invoke(main, ["check", str(out), "--schema", str(draft)])
     assert checked.exit_code == 0, checked.output + checked.stderr
     unknown = CliRunner().invoke(main, [*args, "--force", "--pair", "SpinWidgetsRequest=NoSuchResult"])
