@@ -64,10 +64,13 @@ def fingerprint() -> str:
 
 
 def package_key(
-    revision: str, schema_sha256: str, package: str, pairings: tuple[tuple[str, str], ...] = ()
+    revisions: tuple[tuple[str, str], ...],
+    surface: str,
+    package: str,
+    pairings: tuple[tuple[str, str], ...] = (),
 ) -> str:
-    """The cache key of one generated package."""
-    text = json.dumps([fingerprint(), revision, schema_sha256, package, pairings])
+    """The cache key of one generated package: its (revision, schema sha256) pairs, surface, name and pairings."""
+    text = json.dumps([fingerprint(), revisions, surface, package, pairings])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

@@ -198,3 +198,158 @@ class Protocol:
             if m.name == name:
                 return m
         raise KeyError(name)
+
+
+# --- lifecycle: how a revision starts a conversation, as its schema spells it ----------------
+
+
+@dataclass(frozen=True)
+class LegacyHandshake:
+    """The `initialize` handshake of a legacy revision: its methods, models and wire keys."""
+
+    method: str
+    initialized: str | None
+    params: str
+    result: str
+    version_key: str
+    capabilities_key: str
+    client_info_key: str
+    server_info_key: str
+    instructions_key: str | None
+
+
+@dataclass(frozen=True)
+class ModernHandshake:
+    """A modern revision's per-request `_meta` keys, `server/discover`, and its version error."""
+
+    discover: str
+    result: str
+    versions_key: str
+    capabilities_key: str
+    instructions_key: str | None
+    server_info_key: str
+    meta_key: str
+    version_key: str
+    client_capabilities_key: str
+    client_info_key: str
+    unsupported_code: int
+    requested_key: str
+    supported_key: str
+
+
+@dataclass(frozen=True)
+class InputRequired:
+    """A modern result that asks the client for input and a retry (multi round-trip requests)."""
+
+    result: str
+    requests_key: str
+    responses_key: str
+    state_key: str
+
+
+@dataclass(frozen=True)
+class Lifecycle:
+    """How sessions and requests of a revision declare the protocol version and capabilities."""
+
+    era: Literal["legacy", "modern", "none"]
+    legacy: LegacyHandshake | None
+    modern: ModernHandshake | None
+    input_required: InputRequired | None
+    implementation: str | None = None
+    """The definition naming a client or server (`name`, `version`, optional `title`)."""
+    ping: str | None = None
+    """The request either side may send to check the other is alive, answered with an empty result."""
+    cancelled: str | None = None
+    cancelled_id_key: str | None = None
+    """The notification that cancels a request, and its params key holding the request id."""
+    tasks_result: str | None = None
+    """The result a task-augmented request may answer instead of its own (2025-11-25 `CreateTaskResult`)."""
+
+
+# --- generated names of the Server and Client classes ----------------------------------------
+
+
+@dataclass(frozen=True)
+class StubMethod:
+    """A method as one side's class sees it: the handler it overrides or the call it makes."""
+
+    method: str
+    python_name: str
+
+
+@dataclass(frozen=True)
+class StubNames:
+    """Every public name of one side's generated class, collisions already resolved.
+
+    `members` are the runtime's own public members (role → Python name); handler and call names
+    never start with `_`, so the runtime's private members can never clash with them.
+    """
+
+    side: Side
+    class_name: str
+    members: tuple[tuple[str, str], ...]
+    handlers: tuple[StubMethod, ...]
+    calls: tuple[StubMethod, ...]
+
+    def member(self, role: str) -> str:
+        """The Python name of a runtime member."""
+        return dict(self.members)[role]
+
+    def handler(self, method: str) -> str:
+        """The handler overridden to answer `method`."""
+        return next(h.python_name for h in self.handlers if h.method == method)
+
+    def call(self, method: str) -> str:
+        """The method called to send `method`."""
+        return next(c.python_name for c in self.calls if c.method == method)
+
+
+# --- a generated package: one or several revisions, one surface ------------------------------
+
+
+@dataclass(frozen=True)
+class Fill:
+    """A required field of a revision's message that the surface revision lacks, and its value."""
+
+    method: str
+    part: Literal["params", "result"]
+    wire_name: str
+    value: JsonScalar
+    reason: str
+    path: tuple[str, ...] = ()
+    """Field names from the params or result down to the object that gets the field; `*` is every item."""
+
+
+@dataclass(frozen=True)
+class Revision:
+    """One revision of a package: its IR, lifecycle, and what converting to it from the surface fills."""
+
+    protocol: Protocol
+    lifecycle: Lifecycle
+    module: str
+    """The subpackage holding this revision's types and methods ("" in a single-revision package)."""
+    fills: tuple[Fill, ...] = ()
+
+
+@dataclass(frozen=True)
+class Package:
+    """What one generated package speaks: its revisions (oldest first), the surface, the class names."""
+
+    revisions: tuple[Revision, ...]
+    surface: str
+    server: StubNames
+    client: StubNames
+
+    @property
+    def multi(self) -> bool:
+        """True when the package speaks several revisions (one subpackage each)."""
+        return len(self.revisions) > 1
+
+    def revision(self, name: str) -> Revision:
+        """The revision named `name`."""
+        return next(r for r in self.revisions if r.protocol.revision == name)
+
+    @property
+    def surface_revision(self) -> Revision:
+        """The revision whose types handlers and calls use."""
+        return self.revision(self.surface)

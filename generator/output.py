@@ -70,6 +70,7 @@ def write_package(files: dict[str, str], target: Path, force: bool = False) -> N
         try:
             staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.mcpgen-", dir=parent))
             for name, text in sorted(files.items()):
+                (staging / name).parent.mkdir(parents=True, exist_ok=True)
                 (staging / name).write_text(text, encoding="utf-8", newline="\n")
             os.chmod(staging, 0o755)
             if target.exists():

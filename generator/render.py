@@ -1,4 +1,4 @@
-"""Stage three: render the package view through the Jinja templates and format with black."""
+"""Stage three: render the package's views through the Jinja templates (black formats them later)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,26 @@ from importlib import resources
 import jinja2
 
 from . import ir
-from .formatting import format_files
-from .views import package_view
+from .packageviews import package_view
+from .views import revision_view
 
-# Output file → template; one template per generated file.
-FILES: tuple[tuple[str, str], ...] = (
+# Output file → template: the files shared by every revision of a package.
+SHARED_FILES: tuple[tuple[str, str], ...] = (
     ("__init__.py", "init.py.jinja"),
-    ("types.py", "types.py.jinja"),
-    ("methods.py", "methods.py.jinja"),
+    ("jsonrpc.py", "jsonrpc.py.jinja"),
+    ("revisions.py", "revisions.py.jinja"),
+    ("runtime.py", "runtime.py.jinja"),
     ("server.py", "server.py.jinja"),
     ("client.py", "client.py.jinja"),
-    ("runtime.py", "runtime.py.jinja"),
     ("stdio.py", "stdio.py.jinja"),
 )
+# The files of one revision: at the top of a single-revision package, in `v<revision>/` otherwise.
+REVISION_FILES: tuple[tuple[str, str], ...] = (
+    ("types.py", "types.py.jinja"),
+    ("methods.py", "methods.py.jinja"),
+)
+REVISION_INIT = ("__init__.py", "revision_init.py.jinja")
+SURFACE_TYPES = ("types.py", "surface_types.py.jinja")
 MARKER_FILE = "py.typed"
 
 
@@ -38,21 +45,18 @@ def environment() -> jinja2.Environment:
     )
 
 
-def format_source(source: str, filename: str) -> str:
-    """`source` formatted by black; a syntax error here is a generator bug, reported as such."""
-    name = filename if filename.endswith(".py") else f"{filename}.py"
-    return format_files([{name: source}])[0][name]
-
-
-def render_sources(protocol: ir.Protocol) -> dict[str, str]:
+def render_sources(package: ir.Package) -> dict[str, str]:
     """Every file of the generated package, by relative path, before formatting."""
-    view = package_view(protocol)
     env = environment()
-    files = {name: env.get_template(template).render(v=view) for name, template in FILES}
+    view = package_view(package)
+    files = {name: env.get_template(template).render(v=view) for name, template in SHARED_FILES}
+    for revision in package.revisions:
+        prefix = f"{revision.module}/" if package.multi else ""
+        rview = revision_view(revision.protocol, view.header, ".." if package.multi else ".")
+        targets = (*REVISION_FILES, REVISION_INIT) if package.multi else REVISION_FILES
+        for name, template in targets:
+            files[prefix + name] = env.get_template(template).render(v=rview)
+    if package.multi:
+        files[SURFACE_TYPES[0]] = env.get_template(SURFACE_TYPES[1]).render(v=view)
     files[MARKER_FILE] = ""
     return files
-
-
-def render_package(protocol: ir.Protocol) -> dict[str, str]:
-    """Every file of the generated package, by relative path, formatted."""
-    return format_files([render_sources(protocol)])[0]

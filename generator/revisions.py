@@ -70,3 +70,25 @@ def get_pin(revision: str) -> Pin:
 
 
 KNOWN_REVISIONS: tuple[str, ...] = known_revisions()
+
+
+def revision_set(spec: str) -> tuple[str, ...]:
+    """The revisions a `--revision` value names: one, a comma list, or a range `A..B` of known revisions.
+
+    Lists and ranges come back oldest first and without repeats; a single name is returned as it is
+    (it may be a draft read with `--schema`).
+    """
+    spec = spec.strip()
+    if ".." in spec:
+        first, _, last = spec.partition("..")
+        known = known_revisions()
+        start, end = revision_index(first.strip()), revision_index(last.strip())
+        if start > end:
+            raise SourceError(f"revision range {spec!r} runs backwards; write the older revision first")
+        return known[start : end + 1]
+    if "," in spec:
+        names = [name.strip() for name in spec.split(",") if name.strip()]
+        for name in names:
+            revision_index(name)
+        return tuple(sorted(set(names), key=revision_index))
+    return (spec,)

@@ -2,13 +2,15 @@
 # MCP revision: 2024-11-05
 # Schema sha256: 61cea2392d4f284092d09bc84b9ac488c0d5618ac2b38a56942fc5b99fd960ce
 # Errata applied: request-params-meta
-"""Typed bindings for the Model Context Protocol, revision 2024-11-05."""
+"""Typed bindings for the Model Context Protocol, MCP 2024-11-05."""
 
 from __future__ import annotations
 
-from . import types
+from . import stdio, types
 from .client import Client
-from .methods import METHODS, Method, ProtocolError, parse_message, parse_result
+from .jsonrpc import ProtocolError
+from .methods import METHODS, Method, parse_message, parse_result
+from .revisions import REVISIONS, SUPPORTED_VERSIONS, SURFACE_VERSION, negotiate
 from .server import Server
 
 PROTOCOL_VERSION = "2024-11-05"
@@ -22,9 +24,14 @@ __all__ = [
     "Method",
     "PROTOCOL_VERSION",
     "ProtocolError",
+    "REVISIONS",
     "SCHEMA_SHA256",
+    "SUPPORTED_VERSIONS",
+    "SURFACE_VERSION",
     "Server",
+    "negotiate",
     "parse_message",
     "parse_result",
+    "stdio",
     "types",
 ]

@@ -6,42 +6,25 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Annotated, Any, Literal, Mapping
+from typing import Annotated, Any, Literal, Mapping, Union, cast, overload
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
-from pydantic_core import from_json
 
 from . import types
-
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
+from .jsonrpc import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    ProtocolError,
+    load,
+    valid_id,
+)
 
 BATCHING = False
 """Whether this revision allows JSON-RPC batches (arrays of messages)."""
-
-
-class ProtocolError(Exception):
-    """A JSON-RPC error with its `code`, `message` and optional `data`, ready to send back."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-    def to_error(self) -> dict[str, Any]:
-        """The JSON-RPC `error` object for this error."""
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            error["data"] = self.data
-        return error
 
 
 @dataclass(frozen=True)
@@ -366,20 +349,6 @@ def _errors(exc: ValidationError) -> list[dict[str, Any]]:
     ]
 
 
-def load(data: str | bytes | bytearray | Mapping[str, Any] | list[Any]) -> Any:
-    """Decode a JSON-RPC message from text or bytes (objects pass through)."""
-    if isinstance(data, (str, bytes, bytearray)):
-        try:
-            return from_json(data)
-        except ValueError:
-            pass  # json.loads has the last word: it also reads BOMs, UTF-16/32 and lone surrogates
-        try:
-            return json.loads(data)
-        except (ValueError, RecursionError):
-            raise ProtocolError(PARSE_ERROR, "Parse error: not valid JSON") from None
-    return data
-
-
 def _validate(model: type[BaseModel], obj: Mapping[str, Any], code: int, what: str) -> BaseModel:
     try:
         return model.model_validate(obj)
@@ -387,10 +356,6 @@ def _validate(model: type[BaseModel], obj: Mapping[str, Any], code: int, what: s
         raise ProtocolError(code, what, _errors(exc)) from None
     except RecursionError:
         raise ProtocolError(code, what + ": nested too deeply") from None
-
-
-def _valid_id(value: Any) -> bool:
-    return isinstance(value, (str, int)) and not isinstance(value, bool)
 
 
 # Wire name → (message model, is a request) for the methods parse_object accepts.
@@ -433,12 +398,12 @@ def _parse_any(obj: Any) -> BaseModel:
         if "error" in obj:
             error_model = types.JSONRPCError
             return _validate(error_model, obj, INVALID_REQUEST, "Invalid error response")
-        if "result" in obj and _valid_id(obj.get("id")):
+        if "result" in obj and valid_id(obj.get("id")):
             return _validate(types.JSONRPCResponse, obj, INVALID_REQUEST, "Invalid response")
         raise ProtocolError(INVALID_REQUEST, 'Invalid Request: no "method", "result" or "error"')
     if not isinstance(method, str):
         raise ProtocolError(INVALID_REQUEST, 'Invalid Request: "method" must be a string')
-    if "id" in obj and not _valid_id(obj["id"]):
+    if "id" in obj and not valid_id(obj["id"]):
         raise ProtocolError(INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer')
     spec = METHODS.get(method)
     if spec is None or spec.embedded:
@@ -450,7 +415,40 @@ def _parse_any(obj: Any) -> BaseModel:
     return _validate(spec.message, obj, INVALID_PARAMS, f"Invalid params for {method}")
 
 
-def parse_message(data: str | bytes | bytearray | Mapping[str, Any]) -> BaseModel | list[BaseModel]:
+Message = Union[
+    types.InitializeRequest,
+    types.PingRequest,
+    types.ListResourcesRequest,
+    types.ListResourceTemplatesRequest,
+    types.ReadResourceRequest,
+    types.SubscribeRequest,
+    types.UnsubscribeRequest,
+    types.ListPromptsRequest,
+    types.GetPromptRequest,
+    types.ListToolsRequest,
+    types.CallToolRequest,
+    types.SetLevelRequest,
+    types.CompleteRequest,
+    types.CreateMessageRequest,
+    types.ListRootsRequest,
+    types.CancelledNotification,
+    types.InitializedNotification,
+    types.ProgressNotification,
+    types.RootsListChangedNotification,
+    types.ResourceListChangedNotification,
+    types.ResourceUpdatedNotification,
+    types.PromptListChangedNotification,
+    types.ToolListChangedNotification,
+    types.LoggingMessageNotification,
+    types.JSONRPCResponse,
+    types.JSONRPCError,
+]
+"""Every message `parse_message` returns: the requests and notifications of this revision, responses and errors."""
+
+
+def parse_message(
+    data: str | bytes | bytearray | Mapping[str, Any],
+) -> Message:
     """The typed request, notification, response or error model of a JSON-RPC message.
 
     Raises ProtocolError with -32700 (not JSON), -32600 (not a valid message),
@@ -458,22 +456,82 @@ def parse_message(data: str | bytes | bytearray | Mapping[str, Any]) -> BaseMode
     """
     obj = load(data)
     if isinstance(obj, list):
-        if not BATCHING or not obj:
-            raise ProtocolError(
-                INVALID_REQUEST,
-                (
-                    "Invalid Request: batches are not allowed"
-                    if not BATCHING
-                    else "Invalid Request: empty batch"
-                ),
-            )
-        return [parse_object(item) for item in obj]
-    return parse_object(obj)
+        raise ProtocolError(INVALID_REQUEST, "Invalid Request: batches are not allowed")
+    return cast("Message", parse_object(obj))
 
 
 @lru_cache(maxsize=None)
-def _result_adapter(method: str) -> TypeAdapter[Any]:
+def result_adapter(method: str) -> TypeAdapter[Any]:
+    """A TypeAdapter validating results of the request `method` (its result union where it has one)."""
     return TypeAdapter(METHODS[method].result_type)
+
+
+@overload
+def parse_result(method: Literal["initialize"], result: Any) -> types.InitializeResult: ...
+
+
+@overload
+def parse_result(method: Literal["ping"], result: Any) -> types.EmptyResult: ...
+
+
+@overload
+def parse_result(method: Literal["resources/list"], result: Any) -> types.ListResourcesResult: ...
+
+
+@overload
+def parse_result(
+    method: Literal["resources/templates/list"], result: Any
+) -> types.ListResourceTemplatesResult: ...
+
+
+@overload
+def parse_result(method: Literal["resources/read"], result: Any) -> types.ReadResourceResult: ...
+
+
+@overload
+def parse_result(method: Literal["resources/subscribe"], result: Any) -> types.EmptyResult: ...
+
+
+@overload
+def parse_result(method: Literal["resources/unsubscribe"], result: Any) -> types.EmptyResult: ...
+
+
+@overload
+def parse_result(method: Literal["prompts/list"], result: Any) -> types.ListPromptsResult: ...
+
+
+@overload
+def parse_result(method: Literal["prompts/get"], result: Any) -> types.GetPromptResult: ...
+
+
+@overload
+def parse_result(method: Literal["tools/list"], result: Any) -> types.ListToolsResult: ...
+
+
+@overload
+def parse_result(method: Literal["tools/call"], result: Any) -> types.CallToolResult: ...
+
+
+@overload
+def parse_result(method: Literal["logging/setLevel"], result: Any) -> types.EmptyResult: ...
+
+
+@overload
+def parse_result(method: Literal["completion/complete"], result: Any) -> types.CompleteResult: ...
+
+
+@overload
+def parse_result(
+    method: Literal["sampling/createMessage"], result: Any
+) -> types.CreateMessageResult: ...
+
+
+@overload
+def parse_result(method: Literal["roots/list"], result: Any) -> types.ListRootsResult: ...
+
+
+@overload
+def parse_result(method: str, result: Any) -> BaseModel: ...
 
 
 def parse_result(method: str, result: Any) -> Any:
@@ -482,6 +540,6 @@ def parse_result(method: str, result: Any) -> Any:
     if spec is None or spec.result is None:
         raise ProtocolError(METHOD_NOT_FOUND, f"Method not found or not a request: {method[:200]}")
     try:
-        return _result_adapter(method).validate_python(result)
+        return result_adapter(method).validate_python(result)
     except ValidationError as exc:
         raise ProtocolError(INVALID_PARAMS, f"Invalid result for {method}", _errors(exc)) from None

@@ -2,13 +2,15 @@
 # MCP revision: 2025-03-26
 # Schema sha256: e720669548c8100a4282c49e580efd6ddf7f28899ea786fc8db251dbdb356131
 # Errata applied: request-params-meta
-"""Typed bindings for the Model Context Protocol, revision 2025-03-26."""
+"""Typed bindings for the Model Context Protocol, MCP 2025-03-26."""
 
 from __future__ import annotations
 
-from . import types
+from . import stdio, types
 from .client import Client
-from .methods import METHODS, Method, ProtocolError, parse_message, parse_result
+from .jsonrpc import ProtocolError
+from .methods import METHODS, Method, parse_message, parse_result
+from .revisions import REVISIONS, SUPPORTED_VERSIONS, SURFACE_VERSION, negotiate
 from .server import Server
 
 PROTOCOL_VERSION = "2025-03-26"
@@ -22,9 +24,14 @@ __all__ = [
     "Method",
     "PROTOCOL_VERSION",
     "ProtocolError",
+    "REVISIONS",
     "SCHEMA_SHA256",
+    "SUPPORTED_VERSIONS",
+    "SURFACE_VERSION",
     "Server",
+    "negotiate",
     "parse_message",
     "parse_result",
+    "stdio",
     "types",
 ]

@@ -2,13 +2,15 @@
 # MCP revision: 2025-06-18
 # Schema sha256: af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01
 # Errata applied: elicit-result-number, request-params-meta
-"""Typed bindings for the Model Context Protocol, revision 2025-06-18."""
+"""Typed bindings for the Model Context Protocol, MCP 2025-06-18."""
 
 from __future__ import annotations
 
-from . import types
+from . import stdio, types
 from .client import Client
-from .methods import METHODS, Method, ProtocolError, parse_message, parse_result
+from .jsonrpc import ProtocolError
+from .methods import METHODS, Method, parse_message, parse_result
+from .revisions import REVISIONS, SUPPORTED_VERSIONS, SURFACE_VERSION, negotiate
 from .server import Server
 
 PROTOCOL_VERSION = "2025-06-18"
@@ -25,9 +27,14 @@ __all__ = [
     "Method",
     "PROTOCOL_VERSION",
     "ProtocolError",
+    "REVISIONS",
     "SCHEMA_SHA256",
+    "SUPPORTED_VERSIONS",
+    "SURFACE_VERSION",
     "Server",
+    "negotiate",
     "parse_message",
     "parse_result",
+    "stdio",
     "types",
 ]

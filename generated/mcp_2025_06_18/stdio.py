@@ -14,8 +14,8 @@ import logging
 import sys
 from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 
-from .methods import INTERNAL_ERROR, PARSE_ERROR, ProtocolError, load
-from .runtime import Peer, error_response
+from .jsonrpc import INTERNAL_ERROR, PARSE_ERROR, ProtocolError, error_response, load
+from .runtime import Peer
 
 LIMIT = 64 * 1024 * 1024
 """The longest message line read, in bytes."""

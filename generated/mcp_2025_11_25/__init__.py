@@ -2,13 +2,15 @@
 # MCP revision: 2025-11-25
 # Schema sha256: 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7
 # Errata applied: elicit-result-number, request-params-meta
-"""Typed bindings for the Model Context Protocol, revision 2025-11-25."""
+"""Typed bindings for the Model Context Protocol, MCP 2025-11-25."""
 
 from __future__ import annotations
 
-from . import types
+from . import stdio, types
 from .client import Client
-from .methods import METHODS, Method, ProtocolError, parse_message, parse_result
+from .jsonrpc import ProtocolError
+from .methods import METHODS, Method, parse_message, parse_result
+from .revisions import REVISIONS, SUPPORTED_VERSIONS, SURFACE_VERSION, negotiate
 from .server import Server
 
 PROTOCOL_VERSION = "2025-11-25"
@@ -25,9 +27,14 @@ __all__ = [
     "Method",
     "PROTOCOL_VERSION",
     "ProtocolError",
+    "REVISIONS",
     "SCHEMA_SHA256",
+    "SUPPORTED_VERSIONS",
+    "SURFACE_VERSION",
     "Server",
+    "negotiate",
     "parse_message",
     "parse_result",
+    "stdio",
     "types",
 ]

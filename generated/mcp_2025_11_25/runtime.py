@@ -2,34 +2,56 @@
 # MCP revision: 2025-11-25
 # Schema sha256: 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7
 # Errata applied: elicit-result-number, request-params-meta
-"""Dispatch shared by the MCP 2025-11-25 Server and Client: incoming messages in, typed calls out."""
+"""The runtime Server and Client share: version negotiation and gates, conversion between the
+negotiated revision and the surface revision, and dispatch of incoming messages to handlers."""
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import copy
 import logging
-from typing import Any, ClassVar, Mapping, Protocol
+from typing import Any, Awaitable, ClassVar, Literal, Mapping, Protocol, Sequence
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from .methods import (
+from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     ProtocolError,
+    error_response,
     load,
-    parse_object,
-    parse_result,
+    valid_id,
 )
-
-PROTOCOL_VERSION = "2025-11-25"
-BATCHING = False
+from .revisions import (
+    LEGACY_VERSIONS,
+    MODERN_VERSIONS,
+    REVISIONS,
+    SUPPORTED_VERSIONS,
+    SURFACE,
+    Revision,
+    negotiate,
+    newest_first,
+)
 
 logger = logging.getLogger(__name__.rpartition(".")[0] or __name__)
 
-Reply = dict[str, Any] | None
+Reply = dict[str, Any] | list[dict[str, Any]] | None
 """What `handle` returns: the JSON-RPC response to send back, or None when nothing is owed."""
+
+Policy = Literal["drop", "strict"]
+"""What happens to a message part the target revision cannot represent: dropped with a warning, or an error."""
+
+MAX_REPAIRS = 16
+MAX_INPUT_ROUNDS = 8
+
+_CURRENT: contextvars.ContextVar[Revision | None] = contextvars.ContextVar(
+    "mcp_revision", default=None
+)
+_MODERN = REVISIONS[MODERN_VERSIONS[-1]].modern if MODERN_VERSIONS else None
+_DEFAULT = REVISIONS[(LEGACY_VERSIONS or MODERN_VERSIONS)[-1]]
 
 
 class Channel(Protocol):
@@ -69,20 +91,172 @@ def overridden_capabilities(
     return found
 
 
-def _valid_id(value: Any) -> bool:
-    return isinstance(value, (str, int)) and not isinstance(value, bool)
+# --- conversion between revisions -------------------------------------------------------------
 
 
-def error_response(request_id: Any, error: ProtocolError) -> dict[str, Any]:
-    """A JSON-RPC error response to `request_id` (None when it could not be read)."""
-    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_error()}
+def fill(value: Any, path: tuple[str, ...], key: str, constant: Any) -> None:
+    """Give every object `path` leads to in `value` (`*`: each item) the member `key`, unless it has one."""
+    if not path:
+        if isinstance(value, dict):
+            value.setdefault(key, constant)
+        return
+    head, rest = path[0], path[1:]
+    if head == "*":
+        items = (
+            value
+            if isinstance(value, list)
+            else list(value.values()) if isinstance(value, dict) else []
+        )
+        for item in items:
+            fill(item, rest, key, constant)
+    elif isinstance(value, dict) and head in value:
+        fill(value[head], rest, key, constant)
+
+
+def _walk(value: Any, loc: tuple[Any, ...]) -> tuple[list[tuple[Any, Any]], Any]:
+    """The (container, key) steps of a validation error location inside `value`, and where they end.
+
+    Pydantic locations also name union members (a tag, a model); those are not part of the JSON
+    and are skipped.
+    """
+    steps: list[tuple[Any, Any]] = []
+    node = value
+    for part in loc:
+        if isinstance(node, dict) and isinstance(part, str) and part in node:
+            steps.append((node, part))
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            steps.append((node, part))
+            node = node[part]
+    return steps, node
+
+
+def _pointer(steps: list[tuple[Any, Any]], extra: Any = None) -> str:
+    parts = [str(key) for _, key in steps] + ([str(extra)] if extra is not None else [])
+    return "/" + "/".join(parts)
+
+
+def _repair(value: Any, errors: list[Any]) -> list[str] | None:
+    """Drop, in place, what each error points at: the value a revision cannot represent (for a
+    missing member, the object lacking it). The pointers dropped, or None when an error points at
+    the whole value.
+
+    Run again after each round, this climbs one level at a time: dropping a required value makes
+    its holder miss it, and the holder goes next, up to the nearest list item or map entry the
+    schema can do without.
+    """
+    drops: list[tuple[Any, Any, str]] = []
+    for error in errors:
+        steps, _ = _walk(value, tuple(error["loc"]))
+        if not steps:
+            return None
+        container, key = steps[-1]
+        drops.append((container, key, _pointer(steps)))
+    for container, key, _ in sorted(drops, key=lambda d: (id(d[0]), str(d[1])), reverse=True):
+        if isinstance(container, list):
+            if key < len(container):
+                del container[key]
+        else:
+            container.pop(key, None)
+    return [pointer for _, _, pointer in drops]
+
+
+def convert(
+    value: Any,
+    target: TypeAdapter[Any],
+    *,
+    fills: Sequence[tuple[tuple[str, ...], str, Any]],
+    policy: Policy,
+    what: str,
+    version: str,
+    code: int,
+) -> tuple[Any, Any]:
+    """`value` validated as `target`, a shape of protocol version `version`: (model, wire data).
+
+    Required fields another revision lacks are filled from `fills` ((path, key, value) each). What
+    the version cannot represent (a union member or enum value it does not have, a key a closed
+    object forbids, else the list item or map entry holding it) is dropped with one warning each
+    under the `drop` policy; anything else, and any drop under `strict`, raises ProtocolError with `code`.
+    """
+    if fills and isinstance(value, dict):
+        value = copy.deepcopy(value) if any(path for path, _, _ in fills) else dict(value)
+        for path, key, constant in fills:
+            fill(value, path, key, constant)
+    try:
+        return target.validate_python(value), value
+    except ValidationError as exc:
+        failure = exc
+    work = copy.deepcopy(value)
+    dropped: list[str] = []
+    for _ in range(MAX_REPAIRS):
+        found = _repair(work, failure.errors(include_url=False))
+        if found is None:
+            break
+        dropped.extend(found)
+        try:
+            model = target.validate_python(work)
+        except ValidationError as exc:
+            failure = exc
+            continue
+        if dropped and policy == "strict":
+            logger.error("%s: %s cannot represent %s", what, version, ", ".join(dropped))
+            raise ProtocolError(
+                code, f"{what}: protocol version {version} cannot represent {', '.join(dropped)}"
+            )
+        for pointer in _outermost(dropped):
+            logger.warning(
+                "%s: dropped %s, which protocol version %s cannot represent", what, pointer, version
+            )
+        return model, work
+    details = [
+        {"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
+        for e in failure.errors(include_url=False, include_input=False, include_context=False)
+    ]
+    raise ProtocolError(code, f"{what}: not valid in protocol version {version}", details)
+
+
+def _outermost(pointers: list[str]) -> list[str]:
+    """The pointers not inside another one: a later round may drop what holds an earlier drop."""
+    unique = list(dict.fromkeys(pointers))
+    return [p for p in unique if not any(p != q and p.startswith(q + "/") for q in unique)]
+
+
+def _adapter(model: Any) -> TypeAdapter[Any]:
+    adapter: TypeAdapter[Any] = TypeAdapter(model)
+    return adapter
+
+
+def _requested_version(obj: Any) -> str | None:
+    """The protocol version a modern request declares in its `_meta`, if it declares one."""
+    if _MODERN is None or not isinstance(obj, Mapping):
+        return None
+    params = obj.get("params")
+    meta = params.get(_MODERN.meta_key) if isinstance(params, Mapping) else None
+    version = meta.get(_MODERN.version_key) if isinstance(meta, Mapping) else None
+    return version if isinstance(version, str) else None
+
+
+def _project_capabilities(wire: Any, model: type[BaseModel] | None) -> Any:
+    """Capabilities in another revision's shape: only the capabilities that revision defines."""
+    if model is None or not isinstance(wire, Mapping):
+        return wire
+    known = {field.alias or name for name, field in model.model_fields.items()}
+    return {key: value for key, value in wire.items() if key in known}
 
 
 class Peer:
-    """The side-independent half of Server and Client: `handle` for incoming, transport hooks for outgoing."""
+    """The side-independent half of Server and Client: `handle` for incoming, typed calls outgoing."""
 
     _side: ClassVar[str] = ""
     _incoming: ClassVar[Mapping[str, str]] = {}
+    conversion_policy: ClassVar[Policy] = "drop"
+    """What happens to what a peer's protocol version cannot represent: "drop" it (one warning each) or
+    "strict" (an error: -32603 for our results, ProtocolError raised for our calls)."""
+    result_defaults: ClassVar[Mapping[str, Any]] = {}
+    """Values for required result fields the surface revision lacks and a peer's revision requires,
+    by wire name, overriding the package's documented defaults."""
+
+    # --- connection plumbing
 
     def attach(self, channel: Channel | None) -> None:
         """Route this peer's outgoing messages through `channel` (None detaches it)."""
@@ -112,48 +286,90 @@ class Peer:
         """Transport hook: send a notification."""
         await self._channel().notify(method, params)
 
-    def _outgoing_params(self, params: Any) -> dict[str, Any] | None:
-        wire: dict[str, Any] | None = dump(params)
-        return wire
+    # --- versions
 
-    async def _call(self, method: str, params: Any) -> Any:
-        result = await self.send_request(method, self._outgoing_params(params))
-        return parse_result(method, result)
+    @property
+    def protocol_version(self) -> str | None:
+        """The protocol version of the message being handled, else the session's, once negotiated."""
+        current = _CURRENT.get()
+        if current is not None:
+            return current.version
+        session: str | None = self.__dict__.get("_mcp_version")
+        return session
 
-    async def _notify(self, method: str, params: Any) -> None:
-        await self.send_notification(method, dump(params))
+    def _session(self) -> Revision | None:
+        version = self.__dict__.get("_mcp_version")
+        return REVISIONS[version] if version is not None else None
 
-    def _not_found(self, method: str) -> ProtocolError:
-        return ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
+    def _set_session(self, version: str | None) -> None:
+        self.__dict__["_mcp_version"] = version
 
-    def _cancel_in_flight(self, request_id: Any) -> None:
-        task = self._flights().get(request_id)
-        if task is not None and not task.done():
-            self._cancelled_by_peer().add(task)
-            task.cancel()
+    def _revision(self) -> Revision:
+        """The revision outgoing messages take: the request being handled, else the session, else the surface."""
+        return _CURRENT.get() or self._session() or SURFACE
 
-    async def handle(self, message: str | bytes | Mapping[str, Any]) -> Reply:
+    def _unsupported(self, requested: str) -> ProtocolError:
+        assert _MODERN is not None
+        data = {
+            _MODERN.supported_key: newest_first(SUPPORTED_VERSIONS),
+            _MODERN.requested_key: requested,
+        }
+        return ProtocolError(_MODERN.unsupported_code, "Unsupported protocol version", data)
+
+    def _incoming_revision(self, obj: Any) -> Revision:
+        """The revision an incoming message is read in: its own `_meta` version (modern), the session's, or a default."""
+        requested = _requested_version(obj)
+        if requested is not None:
+            revision = REVISIONS.get(requested)
+            if revision is None or revision.modern is None:
+                raise self._unsupported(requested)
+            return revision
+        session = self._session()
+        if session is not None:
+            return session
+        if isinstance(obj, Mapping):
+            handshake = _handshake_revision(obj)
+            if handshake is not None:
+                return handshake
+        return _DEFAULT
+
+    # --- incoming
+
+    async def handle(self, message: str | bytes | Mapping[str, Any] | list[Any]) -> Reply:
         """Validate one incoming JSON-RPC message, run its handler and return the response to send (None for notifications).
 
-        Never raises: invalid JSON is -32700, an invalid message -32600, an unknown method -32601,
-        invalid params -32602, a failing handler -32603 (logged; no details reach the peer), and a
-        handler's own ProtocolError is passed on as it is.
+        Never raises: invalid JSON is -32700, an invalid message -32600, a method its protocol version
+        does not have -32601, invalid params -32602, a failing handler -32603 (logged; no details reach
+        the peer), and a handler's own ProtocolError is passed on as it is.
         """
         try:
             obj = load(message)
         except ProtocolError as exc:
             return error_response(None, exc)
+        if isinstance(obj, list):
+            session = self._session()
+            allowed = (
+                session.batching
+                if session is not None
+                else any(r.batching for r in REVISIONS.values())
+            )
+            if not allowed or not obj:
+                reason = "batches are not allowed" if not allowed else "empty batch"
+                return error_response(
+                    None, ProtocolError(INVALID_REQUEST, f"Invalid Request: {reason}")
+                )
+            replies = await asyncio.gather(*(self._handle_one(item) for item in obj))
+            return [r for r in replies if r is not None] or None
         return await self._handle_one(obj)
 
     async def _handle_one(self, obj: Any) -> dict[str, Any] | None:
-        request_id = (
-            obj.get("id") if isinstance(obj, Mapping) and _valid_id(obj.get("id")) else None
-        )
+        request_id = obj.get("id") if isinstance(obj, Mapping) and valid_id(obj.get("id")) else None
         notification = (
             isinstance(obj, Mapping) and isinstance(obj.get("method"), str) and "id" not in obj
         )
         try:
-            message = parse_object(obj)
+            revision = self._incoming_revision(obj)
+            message = revision.methods.parse_object(obj)
         except ProtocolError as exc:
             if notification and exc.code in (METHOD_NOT_FOUND, INVALID_PARAMS):
                 logger.warning("dropped notification %.200s: %s", obj.get("method"), exc.message)
@@ -165,47 +381,355 @@ class Peer:
                 "unexpected response to id %r: no request of ours is waiting for it", request_id
             )
             return None
-        handler_name = self._incoming.get(method)
-        if handler_name is None:
+        spec = revision.methods.METHODS[method]
+        if not spec.sent_by("client" if self._side == "server" else "server"):
             wrong_way = ProtocolError(
                 METHOD_NOT_FOUND, f"Method not found: {method} is not sent to a {self._side}"
             )
             return None if notification else error_response(request_id, wrong_way)
+        token = _CURRENT.set(revision)
+        try:
+            if notification:
+                await self._notified(revision, method, message, obj)
+                return None
+            return await self._answer(revision, method, request_id, message, obj)
+        finally:
+            _CURRENT.reset(token)
+
+    def _surface_params(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
+        """The params of an incoming message as the surface revision's model."""
         params = getattr(message, "params", None)
-        if notification:
-            if method == "notifications/cancelled" and params is not None:
-                self._cancel_in_flight(getattr(params, "request_id", None))
-            try:
-                await getattr(self, handler_name)(params)
-            except Exception:
-                logger.exception("notification handler %s failed", handler_name)
+        if revision is SURFACE:
+            return params
+        spec = SURFACE.methods.METHODS.get(method)
+        raw = obj.get("params")
+        if spec is None or spec.params is None or raw is None:
             return None
-        return await self._answer(method, handler_name, request_id, params)
+        model, _ = convert(
+            raw,
+            _adapter(spec.params),
+            fills=self._fills(SURFACE, method, "params"),
+            policy=self.conversion_policy,
+            what=f"{method} params",
+            version=SURFACE.version,
+            code=INVALID_PARAMS,
+        )
+        return model
+
+    async def _notified(self, revision: Revision, method: str, message: Any, obj: Any) -> None:
+        if method == revision.cancelled:
+            params = obj.get("params") or {}
+            self._cancel_in_flight(params.get(revision.cancelled_id_key))
+        if method == _initialized(revision):
+            self._set_session(revision.version)
+        handler = self._incoming.get(method)
+        if handler is None:
+            return
+        try:
+            await getattr(self, handler)(self._surface_params(revision, method, message, obj))
+        except Exception:
+            logger.exception("notification handler %s failed", handler)
+
+    def _cancel_in_flight(self, request_id: Any) -> None:
+        task = self._flights().get(request_id)
+        if task is not None and not task.done():
+            self._cancelled_by_peer().add(task)
+            task.cancel()
 
     async def _answer(
-        self, method: str, handler_name: str, request_id: Any, params: Any
+        self, revision: Revision, method: str, request_id: Any, message: Any, obj: Any
     ) -> dict[str, Any] | None:
-        task: asyncio.Future[Any] = asyncio.ensure_future(getattr(self, handler_name)(params))
+        task: asyncio.Future[Any] = asyncio.ensure_future(
+            self._serve(revision, method, message, obj)
+        )
         self._flights()[request_id] = task
         try:
-            result = await task
-            wire = dump(result)
-            parse_result(method, wire)
+            wire = await task
         except asyncio.CancelledError:
             if task in self._cancelled_by_peer():
                 logger.info("request %r (%s) cancelled by the peer", request_id, method)
                 return None
             raise
         except ProtocolError as exc:
-            if task.done() and not task.cancelled() and task.exception() is exc:
-                return error_response(request_id, exc)
-            logger.error("%s returned an invalid %s result: %s", handler_name, method, exc.data)
-            return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))
-        except (Exception, ValidationError):
-            logger.exception("handler %s failed on request %r", handler_name, request_id)
+            if exc.code == INTERNAL_ERROR:
+                return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))
+            return error_response(request_id, exc)
+        except Exception:
+            logger.exception("request %r (%s) failed", request_id, method)
             return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))
         finally:
             if self._flights().get(request_id) is task:
                 del self._flights()[request_id]
             self._cancelled_by_peer().discard(task)
         return {"jsonrpc": "2.0", "id": request_id, "result": wire}
+
+    async def _serve(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
+        """Run what answers `method` and return its result as wire data of `revision`."""
+        builtin = self._builtin(revision, method, message)
+        if builtin is not None:
+            return dump(await builtin)
+        handler = self._incoming.get(method)
+        if handler is None or (method not in SURFACE.methods.METHODS):
+            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        params = self._surface_params(revision, method, message, obj)
+        try:
+            result = await getattr(self, handler)(params)
+        except ProtocolError as exc:
+            if exc.code == INTERNAL_ERROR:
+                logger.error("handler %s raised an internal error: %s", handler, exc.message)
+            raise
+        result = await self._fulfil_on_session(revision, method, handler, params, result)
+        try:
+            return self._result_to_wire(revision, method, result)
+        except ProtocolError as exc:
+            logger.error(
+                "%s returned an invalid %s result: %s", handler, method, exc.data or exc.message
+            )
+            raise ProtocolError(INTERNAL_ERROR, "Internal error") from None
+
+    def _builtin(self, revision: Revision, method: str, message: Any) -> Awaitable[Any] | None:
+        """What the runtime itself answers: ping where the surface has no handler for it."""
+        if method == revision.ping and method not in self._incoming:
+            return _empty(revision, method)
+        return None
+
+    def _fills(
+        self, revision: Revision, method: str | None, part: str
+    ) -> list[tuple[tuple[str, ...], str, Any]]:
+        """What converting a `method` message part to `revision` fills in, with this peer's overrides."""
+        overrides = self.result_defaults
+        return [
+            (path, key, overrides.get(key, value) if not path else value)
+            for kind, path, key, value in revision.fills.get(method or "", ())
+            if kind == part
+        ]
+
+    def _result_to_wire(self, revision: Revision, method: str, result: Any) -> Any:
+        """A handler's surface result as validated wire data of `revision`."""
+        wire = dump(result)
+        if revision is SURFACE or not isinstance(result, BaseModel):
+            SURFACE.methods.parse_result(method, wire)
+        if revision is SURFACE:
+            return wire
+        _, converted = convert(
+            wire,
+            revision.methods.result_adapter(method),
+            fills=self._fills(revision, method, "result"),
+            policy=self.conversion_policy,
+            what=f"result of {method}",
+            version=revision.version,
+            code=INTERNAL_ERROR,
+        )
+        return converted
+
+    # --- outgoing
+
+    def _outgoing_params(
+        self, revision: Revision, method: str, wire: dict[str, Any] | None
+    ) -> dict[str, Any] | None:
+        """Transport-level additions to outgoing params (the client adds modern request `_meta`)."""
+        return wire
+
+    def _surface_params_wire(self, method: str, params: Any) -> dict[str, Any] | None:
+        """Typed-call params as wire data, validated against the surface model first when given as a mapping."""
+        if params is None:
+            return None
+        spec = SURFACE.methods.METHODS[method]
+        if isinstance(params, Mapping) and spec.params is not None:
+            try:
+                params = spec.params.model_validate(params)
+            except ValidationError as exc:
+                details = [
+                    {"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
+                    for e in exc.errors(
+                        include_url=False, include_input=False, include_context=False
+                    )
+                ]
+                raise ProtocolError(
+                    INVALID_PARAMS, f"Invalid params for {method}", details
+                ) from None
+        wire: dict[str, Any] | None = dump(params)
+        return wire
+
+    def _gate(self, revision: Revision, method: str) -> None:
+        spec = revision.methods.METHODS.get(method)
+        if spec is None or spec.embedded or not spec.sent_by(self._side):
+            raise ProtocolError(
+                METHOD_NOT_FOUND,
+                f"{method} cannot be sent by a {self._side} in protocol version {revision.version}",
+            )
+
+    def _to_revision_params(
+        self, revision: Revision, method: str, wire: dict[str, Any] | None
+    ) -> dict[str, Any] | None:
+        if revision is SURFACE or wire is None:
+            return wire
+        spec = revision.methods.METHODS[method]
+        if spec.params is None:
+            return wire
+        _, converted = convert(
+            wire,
+            _adapter(spec.params),
+            fills=self._fills(revision, method, "params"),
+            policy=self.conversion_policy,
+            what=f"{method} params",
+            version=revision.version,
+            code=INTERNAL_ERROR,
+        )
+        result: dict[str, Any] = converted
+        return result
+
+    async def _call(self, method: str, params: Any) -> Any:
+        """A typed call: surface params in, the surface result out, converted both ways."""
+        revision = self._revision()
+        self._gate(revision, method)
+        wire = self._to_revision_params(revision, method, self._surface_params_wire(method, params))
+        result = await self._request(revision, method, wire)
+        return self._surface_result(revision, method, result)
+
+    async def _request(self, revision: Revision, method: str, wire: dict[str, Any] | None) -> Any:
+        """Send a request of `revision` and return its result validated in that revision."""
+        raw = await self.send_request(method, self._outgoing_params(revision, method, wire))
+        model, raw = self._peer_result(revision, method, raw)
+        return await self._fulfil_from_peer(revision, method, wire, model, raw)
+
+    def _peer_result(self, revision: Revision, method: str, raw: Any) -> tuple[Any, Any]:
+        """A result the peer sent, validated in its revision; under `drop`, what that revision cannot
+        hold (a peer sending newer content) is dropped with a warning instead of losing the result.
+        """
+        try:
+            return revision.methods.parse_result(method, raw), raw
+        except ProtocolError as exc:
+            if self.conversion_policy == "strict" or not isinstance(raw, dict):
+                raise
+            invalid = exc
+        try:
+            model, repaired = convert(
+                raw,
+                revision.methods.result_adapter(method),
+                fills=[],
+                policy="drop",
+                what=f"result of {method} from the peer",
+                version=revision.version,
+                code=INVALID_PARAMS,
+            )
+        except ProtocolError:
+            raise invalid from None
+        return model, repaired
+
+    async def _fulfil_from_peer(
+        self, revision: Revision, method: str, wire: Any, model: Any, raw: Any
+    ) -> Any:
+        """A client answers a modern input-required result with its own handlers and retries (see Client)."""
+        return model
+
+    async def _fulfil_on_session(
+        self, revision: Revision, method: str, handler: str, params: Any, result: Any
+    ) -> Any:
+        """A server bridges a modern input-required result over a legacy session (see Server)."""
+        return result
+
+    def _surface_result(self, revision: Revision, method: str, model: Any) -> Any:
+        if revision is SURFACE:
+            return model
+        surface_method = SURFACE.methods.METHODS.get(method)
+        if surface_method is None or surface_method.result is None:
+            return model
+        converted, _ = convert(
+            dump(model),
+            SURFACE.methods.result_adapter(method),
+            fills=self._fills(SURFACE, method, "result"),
+            policy=self.conversion_policy,
+            what=f"result of {method}",
+            version=SURFACE.version,
+            code=INVALID_PARAMS,
+        )
+        return converted
+
+    async def _notify(self, method: str, params: Any) -> None:
+        revision = self._revision()
+        self._gate(revision, method)
+        wire = self._to_revision_params(revision, method, self._surface_params_wire(method, params))
+        await self.send_notification(method, wire)
+
+    def _not_found(self, method: str) -> ProtocolError:
+        return ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
+
+
+async def _empty(revision: Revision, method: str) -> Any:
+    return revision.methods.parse_result(method, {})
+
+
+def _initialized(revision: Revision) -> str | None:
+    return revision.legacy.initialized if revision.legacy is not None else None
+
+
+def _handshake_revision(obj: Mapping[str, Any]) -> Revision | None:
+    """For an `initialize` request, the legacy revision it will be answered in."""
+    method = obj.get("method")
+    for version in LEGACY_VERSIONS:
+        legacy = REVISIONS[version].legacy
+        if legacy is not None and method == legacy.method:
+            params = obj.get("params")
+            requested = params.get(legacy.version_key) if isinstance(params, Mapping) else None
+            chosen = negotiate(requested if isinstance(requested, str) else "", LEGACY_VERSIONS)
+            return REVISIONS[chosen]
+    return None
+
+
+def handshake_info(revision: Revision, result: Any) -> dict[str, Any]:
+    """The version, capabilities, implementation info and instructions a handshake result carries."""
+    wire = dump(result) or {}
+    if revision.legacy is not None:
+        keys = revision.legacy
+        return {
+            "version": wire.get(keys.version_key),
+            "capabilities": wire.get(keys.capabilities_key),
+            "info": wire.get(keys.server_info_key),
+            "instructions": wire.get(keys.instructions_key) if keys.instructions_key else None,
+        }
+    assert revision.modern is not None
+    modern = revision.modern
+    meta = wire.get(modern.meta_key) or {}
+    return {
+        "versions": wire.get(modern.versions_key),
+        "capabilities": wire.get(modern.capabilities_key),
+        "info": meta.get(modern.server_info_key),
+        "instructions": wire.get(modern.instructions_key) if modern.instructions_key else None,
+    }
+
+
+def handshake_result(
+    revision: Revision,
+    version: str,
+    capabilities: Any,
+    info: Any,
+    instructions: str | None,
+    fills: Sequence[tuple[tuple[str, ...], str, Any]],
+) -> BaseModel:
+    """A server's handshake answer in `revision`'s shape: `initialize` (legacy) or discovery (modern)."""
+    wire: dict[str, Any]
+    if revision.legacy is not None:
+        keys = revision.legacy
+        wire = {
+            keys.version_key: version,
+            keys.capabilities_key: _project_capabilities(
+                capabilities, revision.server_capabilities
+            ),
+            keys.server_info_key: info,
+        }
+        if instructions is not None and keys.instructions_key:
+            wire[keys.instructions_key] = instructions
+        return keys.result.model_validate(wire)
+    assert revision.modern is not None
+    modern = revision.modern
+    wire = {
+        modern.versions_key: newest_first(SUPPORTED_VERSIONS),
+        modern.capabilities_key: _project_capabilities(capabilities, revision.server_capabilities),
+        modern.meta_key: {modern.server_info_key: info},
+    }
+    if instructions is not None and modern.instructions_key:
+        wire[modern.instructions_key] = instructions
+    for path, key, constant in fills:
+        fill(wire, path, key, constant)
+    return modern.result.model_validate(wire)

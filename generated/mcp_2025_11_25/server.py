@@ -2,15 +2,24 @@
 # MCP revision: 2025-11-25
 # Schema sha256: 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7
 # Errata applied: elicit-result-number, request-params-meta
-"""Server base class for MCP 2025-11-25: override the `on_*` handlers, call the client through typed methods."""
+"""Server base class for MCP MCP 2025-11-25: override the `on_*` handlers, call the client through typed methods."""
 
 from __future__ import annotations
 
 import abc
-from typing import Any, ClassVar, Mapping, cast
+from typing import Any, Awaitable, ClassVar, Mapping, cast
 
 from . import types
-from .runtime import PROTOCOL_VERSION, Peer, dump, overridden_capabilities
+from .jsonrpc import INTERNAL_ERROR, ProtocolError
+from .revisions import SURFACE, Revision
+from .runtime import (
+    MAX_INPUT_ROUNDS,
+    Peer,
+    _project_capabilities,
+    dump,
+    handshake_result,
+    overridden_capabilities,
+)
 
 # Incoming handler → (capability field, (flag, value) or None) that overriding it advertises.
 _CAPABILITIES: Mapping[str, tuple[str, tuple[str, Any] | None]] = {
@@ -33,11 +42,12 @@ _CAPABILITIES: Mapping[str, tuple[str, tuple[str, Any] | None]] = {
 
 
 class Server(Peer, abc.ABC):
-    """Base class of an MCP 2025-11-25 server.
+    """Base class of an MCP server speaking MCP 2025-11-25.
 
     Requests the client may send answer -32601 (method not found) until a subclass overrides their
-    `on_*` handler; notifications are ignored until then. `initialize` is answered from `name`,
-    `version`, `instructions` and the capabilities of the overridden handlers (or `capabilities`).
+    `on_*` handler; notifications are ignored until then. The handshake is answered from `name`,
+    `version`, `instructions` and the capabilities of the overridden handlers (or `capabilities`),
+    in the protocol version each client negotiates.
     """
 
     _side = "server"
@@ -71,16 +81,17 @@ class Server(Peer, abc.ABC):
     title: ClassVar[str | None] = None
     instructions: ClassVar[str | None] = None
     peer_info: Any = None
-    """The client's handshake params, once it has sent them."""
+    """The client's handshake params (legacy sessions), once it has sent them."""
     capabilities: ClassVar[types.ServerCapabilities | None] = None
     """Declared capabilities; None derives them from the overridden handlers."""
 
     def derived_capabilities(self) -> types.ServerCapabilities:
-        """The declared `capabilities`, else one capability per overridden handler family."""
+        """The declared capabilities, else one capability per overridden handler family."""
         if self.capabilities is not None:
             return self.capabilities
-        found = overridden_capabilities(self, Server, _CAPABILITIES)
-        return types.ServerCapabilities.model_validate(found)
+        return types.ServerCapabilities.model_validate(
+            overridden_capabilities(self, Server, _CAPABILITIES)
+        )
 
     def server_info(self) -> dict[str, Any]:
         """The `Implementation` object naming this server."""
@@ -89,209 +100,291 @@ class Server(Peer, abc.ABC):
             info["title"] = self.title
         return info
 
+    def _handshake(self, revision: Revision) -> Any:
+        return handshake_result(
+            revision,
+            self.protocol_version or revision.version,
+            dump(self.derived_capabilities()),
+            self.server_info(),
+            self.instructions,
+            self._fills(revision, _handshake_method(revision), "result"),
+        )
+
+    def _builtin(self, revision: Revision, method: str, message: Any) -> Awaitable[Any] | None:
+        if method == _handshake_method(revision):
+            handler = self._incoming.get(method)
+            if (
+                revision is not SURFACE
+                or handler is None
+                or getattr(type(self), handler) is getattr(Server, handler)
+            ):
+                return self._answer_handshake(revision, message)
+        return super()._builtin(revision, method, message)
+
+    async def _answer_handshake(self, revision: Revision, message: Any) -> Any:
+        if revision.legacy is not None:
+            self.peer_info = getattr(message, "params", None)
+            self._set_session(revision.version)
+        return self._handshake(revision)
+
+    def _surface_params(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
+        modern = SURFACE.modern
+        if (
+            modern is not None
+            and revision.legacy is not None
+            and isinstance(obj.get("params"), Mapping)
+        ):
+            # A modern surface reads version, capabilities and client info from every request's _meta:
+            # on a legacy session they come from the session's handshake.
+            keys = revision.legacy
+            session = dump(self.peer_info) or {}
+            params = dict(obj["params"])
+            meta = dict(params.get(modern.meta_key) or {})
+            meta.setdefault(modern.version_key, revision.version)
+            meta.setdefault(
+                modern.client_capabilities_key,
+                _project_capabilities(
+                    session.get(keys.capabilities_key) or {}, SURFACE.client_capabilities
+                ),
+            )
+            if session.get(keys.client_info_key) is not None:
+                meta.setdefault(modern.client_info_key, session[keys.client_info_key])
+            params[modern.meta_key] = meta
+            obj = {**obj, "params": params}
+        return super()._surface_params(revision, method, message, obj)
+
+    async def _fulfil_on_session(
+        self, revision: Revision, method: str, handler: str, params: Any, result: Any
+    ) -> Any:
+        """On a legacy session, a modern surface handler's request for input is sent to the client as
+        requests of the session's revision, and the handler runs again with the answers."""
+        need = SURFACE.input_required
+        if need is None or revision.legacy is None:
+            return result
+        for _ in range(MAX_INPUT_ROUNDS):
+            if not isinstance(result, need.result):
+                return result
+            wire = dump(result)
+            answers = {}
+            for key, request in (wire.get(need.requests_key) or {}).items():
+                answers[key] = dump(await self._call(request["method"], request.get("params")))
+            retry = dump(params) or {}
+            retry[need.responses_key] = answers
+            retry.pop(need.state_key, None)
+            if wire.get(need.state_key) is not None:
+                retry[need.state_key] = wire[need.state_key]
+            params = SURFACE.methods.METHODS[method].params.model_validate(retry)
+            result = await getattr(self, handler)(params)
+        raise ProtocolError(
+            INTERNAL_ERROR, f"{method} still asked for input after {MAX_INPUT_ROUNDS} rounds"
+        )
+
     async def on_initialize(self, params: types.InitializeRequestParams) -> types.InitializeResult:
-        """Answer initialize with this revision, the capabilities and serverInfo."""
-        self.peer_info = params
-        result: dict[str, Any] = {
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": dump(self.derived_capabilities()),
-            "serverInfo": self.server_info(),
-        }
-        if self.instructions is not None:
-            result["instructions"] = self.instructions
-        return types.InitializeResult.model_validate(result)
+        """Answer 'initialize' from the name, version, instructions and capabilities."""
+        return cast(types.InitializeResult, self._handshake(SURFACE))
 
     async def on_ping(self, params: types.RequestParams | None) -> types.EmptyResult:
-        """Answer "ping" with an empty result."""
+        """Answer 'ping' with an empty result."""
         return types.EmptyResult.model_validate({})
 
     async def on_list_resources(
         self, params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
-        """Answer "resources/list"; -32601 (method not found) until overridden."""
+        """Answer 'resources/list'; -32601 (method not found) until overridden."""
         raise self._not_found("resources/list")
 
     async def on_list_resource_templates(
         self, params: types.PaginatedRequestParams | None
     ) -> types.ListResourceTemplatesResult:
-        """Answer "resources/templates/list"; -32601 (method not found) until overridden."""
+        """Answer 'resources/templates/list'; -32601 (method not found) until overridden."""
         raise self._not_found("resources/templates/list")
 
     async def on_read_resource(
         self, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        """Answer "resources/read"; -32601 (method not found) until overridden."""
+        """Answer 'resources/read'; -32601 (method not found) until overridden."""
         raise self._not_found("resources/read")
 
     async def on_subscribe(self, params: types.SubscribeRequestParams) -> types.EmptyResult:
-        """Answer "resources/subscribe"; -32601 (method not found) until overridden."""
+        """Answer 'resources/subscribe'; -32601 (method not found) until overridden."""
         raise self._not_found("resources/subscribe")
 
     async def on_unsubscribe(self, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
-        """Answer "resources/unsubscribe"; -32601 (method not found) until overridden."""
+        """Answer 'resources/unsubscribe'; -32601 (method not found) until overridden."""
         raise self._not_found("resources/unsubscribe")
 
     async def on_list_prompts(
         self, params: types.PaginatedRequestParams | None
     ) -> types.ListPromptsResult:
-        """Answer "prompts/list"; -32601 (method not found) until overridden."""
+        """Answer 'prompts/list'; -32601 (method not found) until overridden."""
         raise self._not_found("prompts/list")
 
     async def on_get_prompt(self, params: types.GetPromptRequestParams) -> types.GetPromptResult:
-        """Answer "prompts/get"; -32601 (method not found) until overridden."""
+        """Answer 'prompts/get'; -32601 (method not found) until overridden."""
         raise self._not_found("prompts/get")
 
     async def on_list_tools(
         self, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        """Answer "tools/list"; -32601 (method not found) until overridden."""
+        """Answer 'tools/list'; -32601 (method not found) until overridden."""
         raise self._not_found("tools/list")
 
     async def on_call_tool(self, params: types.CallToolRequestParams) -> types.CallToolResult:
-        """Answer "tools/call"; -32601 (method not found) until overridden."""
+        """Answer 'tools/call'; -32601 (method not found) until overridden."""
         raise self._not_found("tools/call")
 
     async def on_get_task(self, params: types.GetTaskRequestParams) -> types.GetTaskResult:
-        """Answer "tasks/get"; -32601 (method not found) until overridden."""
+        """Answer 'tasks/get'; -32601 (method not found) until overridden."""
         raise self._not_found("tasks/get")
 
     async def on_get_task_payload(
         self, params: types.GetTaskPayloadRequestParams
     ) -> types.GetTaskPayloadResult:
-        """Answer "tasks/result"; -32601 (method not found) until overridden."""
+        """Answer 'tasks/result'; -32601 (method not found) until overridden."""
         raise self._not_found("tasks/result")
 
     async def on_cancel_task(self, params: types.CancelTaskRequestParams) -> types.CancelTaskResult:
-        """Answer "tasks/cancel"; -32601 (method not found) until overridden."""
+        """Answer 'tasks/cancel'; -32601 (method not found) until overridden."""
         raise self._not_found("tasks/cancel")
 
     async def on_list_tasks(
         self, params: types.PaginatedRequestParams | None
     ) -> types.ListTasksResult:
-        """Answer "tasks/list"; -32601 (method not found) until overridden."""
+        """Answer 'tasks/list'; -32601 (method not found) until overridden."""
         raise self._not_found("tasks/list")
 
     async def on_set_level(self, params: types.SetLevelRequestParams) -> types.EmptyResult:
-        """Answer "logging/setLevel"; -32601 (method not found) until overridden."""
+        """Answer 'logging/setLevel'; -32601 (method not found) until overridden."""
         raise self._not_found("logging/setLevel")
 
     async def on_complete(self, params: types.CompleteRequestParams) -> types.CompleteResult:
-        """Answer "completion/complete"; -32601 (method not found) until overridden."""
+        """Answer 'completion/complete'; -32601 (method not found) until overridden."""
         raise self._not_found("completion/complete")
 
     async def on_cancelled(self, params: types.CancelledNotificationParams) -> None:
-        """Called on "notifications/cancelled"; does nothing until overridden."""
+        """Called on 'notifications/cancelled'; does nothing until overridden."""
+        return None
 
     async def on_initialized(self, params: types.NotificationParams | None) -> None:
-        """Called on "notifications/initialized"; does nothing until overridden."""
+        """Called on 'notifications/initialized'; does nothing until overridden."""
+        return None
 
     async def on_progress(self, params: types.ProgressNotificationParams) -> None:
-        """Called on "notifications/progress"; does nothing until overridden."""
+        """Called on 'notifications/progress'; does nothing until overridden."""
+        return None
 
     async def on_task_status(self, params: types.TaskStatusNotificationParams) -> None:
-        """Called on "notifications/tasks/status"; does nothing until overridden."""
+        """Called on 'notifications/tasks/status'; does nothing until overridden."""
+        return None
 
     async def on_roots_list_changed(self, params: types.NotificationParams | None) -> None:
-        """Called on "notifications/roots/list_changed"; does nothing until overridden."""
+        """Called on 'notifications/roots/list_changed'; does nothing until overridden."""
+        return None
 
     async def ping(
         self, params: types.RequestParams | Mapping[str, Any] | None = None
     ) -> types.EmptyResult:
-        """Send "ping" to the client and return its validated result."""
+        """Send 'ping' to the client and return its validated result."""
         return cast("types.EmptyResult", await self._call("ping", params))
 
     async def get_task(
         self, params: types.GetTaskRequestParams | Mapping[str, Any]
     ) -> types.GetTaskResult:
-        """Send "tasks/get" to the client and return its validated result."""
+        """Send 'tasks/get' to the client and return its validated result."""
         return cast("types.GetTaskResult", await self._call("tasks/get", params))
 
     async def get_task_payload(
         self, params: types.GetTaskPayloadRequestParams | Mapping[str, Any]
     ) -> types.GetTaskPayloadResult:
-        """Send "tasks/result" to the client and return its validated result."""
+        """Send 'tasks/result' to the client and return its validated result."""
         return cast("types.GetTaskPayloadResult", await self._call("tasks/result", params))
 
     async def cancel_task(
         self, params: types.CancelTaskRequestParams | Mapping[str, Any]
     ) -> types.CancelTaskResult:
-        """Send "tasks/cancel" to the client and return its validated result."""
+        """Send 'tasks/cancel' to the client and return its validated result."""
         return cast("types.CancelTaskResult", await self._call("tasks/cancel", params))
 
     async def list_tasks(
         self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
     ) -> types.ListTasksResult:
-        """Send "tasks/list" to the client and return its validated result."""
+        """Send 'tasks/list' to the client and return its validated result."""
         return cast("types.ListTasksResult", await self._call("tasks/list", params))
 
     async def create_message(
         self, params: types.CreateMessageRequestParams | Mapping[str, Any]
     ) -> types.CreateMessageResult:
-        """Send "sampling/createMessage" to the client and return its validated result."""
+        """Send 'sampling/createMessage' to the client and return its validated result."""
         return cast("types.CreateMessageResult", await self._call("sampling/createMessage", params))
 
     async def list_roots(
         self, params: types.RequestParams | Mapping[str, Any] | None = None
     ) -> types.ListRootsResult:
-        """Send "roots/list" to the client and return its validated result."""
+        """Send 'roots/list' to the client and return its validated result."""
         return cast("types.ListRootsResult", await self._call("roots/list", params))
 
     async def elicit(
         self, params: types.ElicitRequestParams | Mapping[str, Any]
     ) -> types.ElicitResult:
-        """Send "elicitation/create" to the client and return its validated result."""
+        """Send 'elicitation/create' to the client and return its validated result."""
         return cast("types.ElicitResult", await self._call("elicitation/create", params))
 
     async def notify_cancelled(
         self, params: types.CancelledNotificationParams | Mapping[str, Any]
     ) -> None:
-        """Send "notifications/cancelled" to the client."""
+        """Send 'notifications/cancelled' to the client."""
         await self._notify("notifications/cancelled", params)
 
     async def notify_progress(
         self, params: types.ProgressNotificationParams | Mapping[str, Any]
     ) -> None:
-        """Send "notifications/progress" to the client."""
+        """Send 'notifications/progress' to the client."""
         await self._notify("notifications/progress", params)
 
     async def notify_task_status(
         self, params: types.TaskStatusNotificationParams | Mapping[str, Any]
     ) -> None:
-        """Send "notifications/tasks/status" to the client."""
+        """Send 'notifications/tasks/status' to the client."""
         await self._notify("notifications/tasks/status", params)
 
     async def notify_resource_list_changed(
         self, params: types.NotificationParams | Mapping[str, Any] | None = None
     ) -> None:
-        """Send "notifications/resources/list_changed" to the client."""
+        """Send 'notifications/resources/list_changed' to the client."""
         await self._notify("notifications/resources/list_changed", params)
 
     async def notify_resource_updated(
         self, params: types.ResourceUpdatedNotificationParams | Mapping[str, Any]
     ) -> None:
-        """Send "notifications/resources/updated" to the client."""
+        """Send 'notifications/resources/updated' to the client."""
         await self._notify("notifications/resources/updated", params)
 
     async def notify_prompt_list_changed(
         self, params: types.NotificationParams | Mapping[str, Any] | None = None
     ) -> None:
-        """Send "notifications/prompts/list_changed" to the client."""
+        """Send 'notifications/prompts/list_changed' to the client."""
         await self._notify("notifications/prompts/list_changed", params)
 
     async def notify_tool_list_changed(
         self, params: types.NotificationParams | Mapping[str, Any] | None = None
     ) -> None:
-        """Send "notifications/tools/list_changed" to the client."""
+        """Send 'notifications/tools/list_changed' to the client."""
         await self._notify("notifications/tools/list_changed", params)
 
     async def notify_logging_message(
         self, params: types.LoggingMessageNotificationParams | Mapping[str, Any]
     ) -> None:
-        """Send "notifications/message" to the client."""
+        """Send 'notifications/message' to the client."""
         await self._notify("notifications/message", params)
 
     async def notify_elicitation_complete(
         self, params: types.ElicitationCompleteNotificationParams | Mapping[str, Any]
     ) -> None:
-        """Send "notifications/elicitation/complete" to the client."""
+        """Send 'notifications/elicitation/complete' to the client."""
         await self._notify("notifications/elicitation/complete", params)
+
+
+def _handshake_method(revision: Revision) -> str | None:
+    if revision.legacy is not None:
+        return revision.legacy.method
+    return revision.modern.discover if revision.modern is not None else None

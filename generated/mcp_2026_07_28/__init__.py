@@ -2,13 +2,15 @@
 # MCP revision: 2026-07-28
 # Schema sha256: ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203
 # Errata applied: elicit-result-number, json-value-number-null, input-required-result-type, complete-result-type
-"""Typed bindings for the Model Context Protocol, revision 2026-07-28."""
+"""Typed bindings for the Model Context Protocol, MCP 2026-07-28."""
 
 from __future__ import annotations
 
-from . import types
+from . import stdio, types
 from .client import Client
-from .methods import METHODS, Method, ProtocolError, parse_message, parse_result
+from .jsonrpc import ProtocolError
+from .methods import METHODS, Method, parse_message, parse_result
+from .revisions import REVISIONS, SUPPORTED_VERSIONS, SURFACE_VERSION, negotiate
 from .server import Server
 
 PROTOCOL_VERSION = "2026-07-28"
@@ -27,9 +29,14 @@ __all__ = [
     "Method",
     "PROTOCOL_VERSION",
     "ProtocolError",
+    "REVISIONS",
     "SCHEMA_SHA256",
+    "SUPPORTED_VERSIONS",
+    "SURFACE_VERSION",
     "Server",
+    "negotiate",
     "parse_message",
     "parse_result",
+    "stdio",
     "types",
 ]

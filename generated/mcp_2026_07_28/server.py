@@ -2,15 +2,24 @@
 # MCP revision: 2026-07-28
 # Schema sha256: ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203
 # Errata applied: elicit-result-number, json-value-number-null, input-required-result-type, complete-result-type
-"""Server base class for MCP 2026-07-28: override the `on_*` handlers, call the client through typed methods."""
+"""Server base class for MCP MCP 2026-07-28: override the `on_*` handlers, call the client through typed methods."""
 
 from __future__ import annotations
 
 import abc
-from typing import Any, ClassVar, Mapping, cast
+from typing import Any, Awaitable, ClassVar, Mapping, cast
 
 from . import types
-from .runtime import PROTOCOL_VERSION, Peer, dump, overridden_capabilities
+from .jsonrpc import INTERNAL_ERROR, ProtocolError
+from .revisions import SURFACE, Revision
+from .runtime import (
+    MAX_INPUT_ROUNDS,
+    Peer,
+    _project_capabilities,
+    dump,
+    handshake_result,
+    overridden_capabilities,
+)
 
 # Incoming handler → (capability field, (flag, value) or None) that overriding it advertises.
 _CAPABILITIES: Mapping[str, tuple[str, tuple[str, Any] | None]] = {
@@ -26,11 +35,12 @@ _CAPABILITIES: Mapping[str, tuple[str, tuple[str, Any] | None]] = {
 
 
 class Server(Peer, abc.ABC):
-    """Base class of an MCP 2026-07-28 server.
+    """Base class of an MCP server speaking MCP 2026-07-28.
 
     Requests the client may send answer -32601 (method not found) until a subclass overrides their
-    `on_*` handler; notifications are ignored until then. `server/discover` is answered from `name`,
-    `version`, `instructions` and the capabilities of the overridden handlers (or `capabilities`).
+    `on_*` handler; notifications are ignored until then. The handshake is answered from `name`,
+    `version`, `instructions` and the capabilities of the overridden handlers (or `capabilities`),
+    in the protocol version each client negotiates.
     """
 
     _side = "server"
@@ -53,16 +63,17 @@ class Server(Peer, abc.ABC):
     title: ClassVar[str | None] = None
     instructions: ClassVar[str | None] = None
     peer_info: Any = None
-    """The client's handshake params, once it has sent them."""
+    """The client's handshake params (legacy sessions), once it has sent them."""
     capabilities: ClassVar[types.ServerCapabilities | None] = None
     """Declared capabilities; None derives them from the overridden handlers."""
 
     def derived_capabilities(self) -> types.ServerCapabilities:
-        """The declared `capabilities`, else one capability per overridden handler family."""
+        """The declared capabilities, else one capability per overridden handler family."""
         if self.capabilities is not None:
             return self.capabilities
-        found = overridden_capabilities(self, Server, _CAPABILITIES)
-        return types.ServerCapabilities.model_validate(found)
+        return types.ServerCapabilities.model_validate(
+            overridden_capabilities(self, Server, _CAPABILITIES)
+        )
 
     def server_info(self) -> dict[str, Any]:
         """The `Implementation` object naming this server."""
@@ -71,117 +82,193 @@ class Server(Peer, abc.ABC):
             info["title"] = self.title
         return info
 
+    def _handshake(self, revision: Revision) -> Any:
+        return handshake_result(
+            revision,
+            self.protocol_version or revision.version,
+            dump(self.derived_capabilities()),
+            self.server_info(),
+            self.instructions,
+            self._fills(revision, _handshake_method(revision), "result"),
+        )
+
+    def _builtin(self, revision: Revision, method: str, message: Any) -> Awaitable[Any] | None:
+        if method == _handshake_method(revision):
+            handler = self._incoming.get(method)
+            if (
+                revision is not SURFACE
+                or handler is None
+                or getattr(type(self), handler) is getattr(Server, handler)
+            ):
+                return self._answer_handshake(revision, message)
+        return super()._builtin(revision, method, message)
+
+    async def _answer_handshake(self, revision: Revision, message: Any) -> Any:
+        if revision.legacy is not None:
+            self.peer_info = getattr(message, "params", None)
+            self._set_session(revision.version)
+        return self._handshake(revision)
+
+    def _surface_params(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
+        modern = SURFACE.modern
+        if (
+            modern is not None
+            and revision.legacy is not None
+            and isinstance(obj.get("params"), Mapping)
+        ):
+            # A modern surface reads version, capabilities and client info from every request's _meta:
+            # on a legacy session they come from the session's handshake.
+            keys = revision.legacy
+            session = dump(self.peer_info) or {}
+            params = dict(obj["params"])
+            meta = dict(params.get(modern.meta_key) or {})
+            meta.setdefault(modern.version_key, revision.version)
+            meta.setdefault(
+                modern.client_capabilities_key,
+                _project_capabilities(
+                    session.get(keys.capabilities_key) or {}, SURFACE.client_capabilities
+                ),
+            )
+            if session.get(keys.client_info_key) is not None:
+                meta.setdefault(modern.client_info_key, session[keys.client_info_key])
+            params[modern.meta_key] = meta
+            obj = {**obj, "params": params}
+        return super()._surface_params(revision, method, message, obj)
+
+    async def _fulfil_on_session(
+        self, revision: Revision, method: str, handler: str, params: Any, result: Any
+    ) -> Any:
+        """On a legacy session, a modern surface handler's request for input is sent to the client as
+        requests of the session's revision, and the handler runs again with the answers."""
+        need = SURFACE.input_required
+        if need is None or revision.legacy is None:
+            return result
+        for _ in range(MAX_INPUT_ROUNDS):
+            if not isinstance(result, need.result):
+                return result
+            wire = dump(result)
+            answers = {}
+            for key, request in (wire.get(need.requests_key) or {}).items():
+                answers[key] = dump(await self._call(request["method"], request.get("params")))
+            retry = dump(params) or {}
+            retry[need.responses_key] = answers
+            retry.pop(need.state_key, None)
+            if wire.get(need.state_key) is not None:
+                retry[need.state_key] = wire[need.state_key]
+            params = SURFACE.methods.METHODS[method].params.model_validate(retry)
+            result = await getattr(self, handler)(params)
+        raise ProtocolError(
+            INTERNAL_ERROR, f"{method} still asked for input after {MAX_INPUT_ROUNDS} rounds"
+        )
+
     async def on_discover(self, params: types.RequestParams) -> types.DiscoverResult:
-        """Answer server/discover with this revision, the capabilities and serverInfo."""
-        result: dict[str, Any] = {
-            "supportedVersions": [PROTOCOL_VERSION],
-            "capabilities": dump(self.derived_capabilities()),
-            "cacheScope": "public",
-            "ttlMs": 0,
-            "resultType": "complete",
-            "_meta": {"io.modelcontextprotocol/serverInfo": self.server_info()},
-        }
-        if self.instructions is not None:
-            result["instructions"] = self.instructions
-        return types.DiscoverResult.model_validate(result)
+        """Answer 'server/discover' from the name, version, instructions and capabilities."""
+        return cast(types.DiscoverResult, self._handshake(SURFACE))
 
     async def on_list_resources(
         self, params: types.PaginatedRequestParams
     ) -> types.ListResourcesResult:
-        """Answer "resources/list"; -32601 (method not found) until overridden."""
+        """Answer 'resources/list'; -32601 (method not found) until overridden."""
         raise self._not_found("resources/list")
 
     async def on_list_resource_templates(
         self, params: types.PaginatedRequestParams
     ) -> types.ListResourceTemplatesResult:
-        """Answer "resources/templates/list"; -32601 (method not found) until overridden."""
+        """Answer 'resources/templates/list'; -32601 (method not found) until overridden."""
         raise self._not_found("resources/templates/list")
 
     async def on_read_resource(
         self, params: types.ReadResourceRequestParams
     ) -> types.InputRequiredResult | types.ReadResourceResult:
-        """Answer "resources/read"; -32601 (method not found) until overridden."""
+        """Answer 'resources/read'; -32601 (method not found) until overridden."""
         raise self._not_found("resources/read")
 
     async def on_subscriptions_listen(
         self, params: types.SubscriptionsListenRequestParams
     ) -> types.SubscriptionsListenResult:
-        """Answer "subscriptions/listen"; -32601 (method not found) until overridden."""
+        """Answer 'subscriptions/listen'; -32601 (method not found) until overridden."""
         raise self._not_found("subscriptions/listen")
 
     async def on_list_prompts(
         self, params: types.PaginatedRequestParams
     ) -> types.ListPromptsResult:
-        """Answer "prompts/list"; -32601 (method not found) until overridden."""
+        """Answer 'prompts/list'; -32601 (method not found) until overridden."""
         raise self._not_found("prompts/list")
 
     async def on_get_prompt(
         self, params: types.GetPromptRequestParams
     ) -> types.InputRequiredResult | types.GetPromptResult:
-        """Answer "prompts/get"; -32601 (method not found) until overridden."""
+        """Answer 'prompts/get'; -32601 (method not found) until overridden."""
         raise self._not_found("prompts/get")
 
     async def on_list_tools(self, params: types.PaginatedRequestParams) -> types.ListToolsResult:
-        """Answer "tools/list"; -32601 (method not found) until overridden."""
+        """Answer 'tools/list'; -32601 (method not found) until overridden."""
         raise self._not_found("tools/list")
 
     async def on_call_tool(
         self, params: types.CallToolRequestParams
     ) -> types.InputRequiredResult | types.CallToolResult:
-        """Answer "tools/call"; -32601 (method not found) until overridden."""
+        """Answer 'tools/call'; -32601 (method not found) until overridden."""
         raise self._not_found("tools/call")
 
     async def on_complete(self, params: types.CompleteRequestParams) -> types.CompleteResult:
-        """Answer "completion/complete"; -32601 (method not found) until overridden."""
+        """Answer 'completion/complete'; -32601 (method not found) until overridden."""
         raise self._not_found("completion/complete")
 
     async def on_cancelled(self, params: types.CancelledNotificationParams) -> None:
-        """Called on "notifications/cancelled"; does nothing until overridden."""
+        """Called on 'notifications/cancelled'; does nothing until overridden."""
+        return None
 
     async def notify_cancelled(
         self, params: types.CancelledNotificationParams | Mapping[str, Any]
     ) -> None:
-        """Send "notifications/cancelled" to the client."""
+        """Send 'notifications/cancelled' to the client."""
         await self._notify("notifications/cancelled", params)
 
     async def notify_progress(
         self, params: types.ProgressNotificationParams | Mapping[str, Any]
     ) -> None:
-        """Send "notifications/progress" to the client."""
+        """Send 'notifications/progress' to the client."""
         await self._notify("notifications/progress", params)
 
     async def notify_resource_list_changed(
         self, params: types.NotificationParams | Mapping[str, Any] | None = None
     ) -> None:
-        """Send "notifications/resources/list_changed" to the client."""
+        """Send 'notifications/resources/list_changed' to the client."""
         await self._notify("notifications/resources/list_changed", params)
 
     async def notify_subscriptions_acknowledged(
         self, params: types.SubscriptionsAcknowledgedNotificationParams | Mapping[str, Any]
     ) -> None:
-        """Send "notifications/subscriptions/acknowledged" to the client."""
+        """Send 'notifications/subscriptions/acknowledged' to the client."""
         await self._notify("notifications/subscriptions/acknowledged", params)
 
     async def notify_resource_updated(
         self, params: types.ResourceUpdatedNotificationParams | Mapping[str, Any]
     ) -> None:
-        """Send "notifications/resources/updated" to the client."""
+        """Send 'notifications/resources/updated' to the client."""
         await self._notify("notifications/resources/updated", params)
 
     async def notify_prompt_list_changed(
         self, params: types.NotificationParams | Mapping[str, Any] | None = None
     ) -> None:
-        """Send "notifications/prompts/list_changed" to the client."""
+        """Send 'notifications/prompts/list_changed' to the client."""
         await self._notify("notifications/prompts/list_changed", params)
 
     async def notify_tool_list_changed(
         self, params: types.NotificationParams | Mapping[str, Any] | None = None
     ) -> None:
-        """Send "notifications/tools/list_changed" to the client."""
+        """Send 'notifications/tools/list_changed' to the client."""
         await self._notify("notifications/tools/list_changed", params)
 
     async def notify_logging_message(
         self, params: types.LoggingMessageNotificationParams | Mapping[str, Any]
     ) -> None:
-        """Send "notifications/message" to the client."""
+        """Send 'notifications/message' to the client."""
         await self._notify("notifications/message", params)
+
+
+def _handshake_method(revision: Revision) -> str | None:
+    if revision.legacy is not None:
+        return revision.legacy.method
+    return revision.modern.discover if revision.modern is not None else None
