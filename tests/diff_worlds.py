@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import jsonschema
@@ -62,13 +61,6 @@ def world(
         messages += [ref("JSONRPCBatchRequest"), ref("JSONRPCBatchResponse")]
     defs["JSONRPCMessage"] = {"anyOf": messages}
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": defs}
-
-
-def edited(schema: Schema, name: str, node: Any) -> Schema:
-    """A copy of `schema` whose definition `name` is `node`."""
-    out = copy.deepcopy(schema)
-    out["$defs"][name] = node
-    return out
 
 
 def accepts(schema: Schema, definition: str, instance: Any) -> bool:

@@ -16,7 +16,9 @@ from mcpgen.diffing.command import diff_command
 from mcpgen.diffing.model import Change, Report
 from mcpgen.diffing.regen import consecutive_pairs, golden_path
 from mcpgen.diffing.render import render_json
+from mcpgen.errata import corrected_schema
 from mcpgen.revisions import known_revisions
+from mcpgen.source import resolve_schema
 
 REPO = Path(__file__).resolve().parent.parent
 PAIRS = consecutive_pairs()
@@ -48,9 +50,10 @@ def subjects(report: Report, kind: str) -> set[str]:
     return {p for c in report.changes if c.kind == kind for p in places(c)}
 
 
+@lru_cache(maxsize=None)
 def corrected(revision: str, schema_dir: Path) -> dict[str, Any]:
-    """The schema the diff reads (errata applied): the oracle for the real-pair verdicts."""
-    return dict(_revision(revision, schema_dir).raw.doc)
+    """The pinned upstream schema with its errata applied: the oracle for the real-pair verdicts."""
+    return corrected_schema(resolve_schema(revision, schema_dir=schema_dir))[0]
 
 
 def accepts(schema: dict[str, Any], definition: str, instance: Any) -> bool:

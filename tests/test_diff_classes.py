@@ -6,10 +6,16 @@ oracle is the schemas themselves, not the module under test.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
-from diff_worlds import Schema, accepts, edited, obj, ref, request, world
+import pytest
+from click.testing import CliRunner
+
+from diff_worlds import Schema, accepts, obj, ref, request, world
 from mcpgen.diffing import diff_revisions, revision_of
+from mcpgen.diffing.command import diff_command
 from mcpgen.diffing.model import Change, Report
 
 
@@ -249,3 +255,83 @@ def test_deprecation_markers_are_their_own_kind() -> None:
     assert '"thisServer"' in first["AskParams.includeContext"].detail and '"none"' not in first["AskParams.includeContext"].detail
     again = only(diff(soft, hard))
     assert (again.kind, again.subject) == ("deprecation.escalated", "AskParams.includeContext")
+
+
+# 10. CI and release notes -----------------------------------------------------------------------
+
+def _files(tmp_path: Path, old: Schema, new: Schema) -> tuple[str, str]:
+    paths = []
+    for name, schema in (("old", old), ("new", new)):
+        path = tmp_path / name / "2099-01-01" / "schema.json"
+        path.parent.mkdir(parents=True)
+        path.write_text(json.dumps(schema), "utf-8")
+        paths.append(str(path))
+    return paths[0], paths[1]
+
+
+def _run(tmp_path: Path, *args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(diff_command, [*args, "--config", str(tmp_path / "none.toml")] if "--config" not in args else list(args))
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture()
+def server_break(tmp_path: Path) -> tuple[str, str]:
+    """A pair whose only change breaks servers: a new required field in a result they write."""
+    old = world()
+    new = world(call_result=obj({"value": {"type": "string"}, "ttlMs": {"type": "integer"}}, ("value", "ttlMs")))
+    assert accepts(old, "CallResult", {"value": "v"}) and not accepts(new, "CallResult", {"value": "v"})
+    (tmp_path / "none.toml").write_text("", "utf-8")
+    return _files(tmp_path, old, new)
+
+
+@pytest.mark.parametrize(("fail_on", "code"), [("client", 0), ("server", 1), ("breaking", 1), ("any", 1)])
+def test_fail_on_picks_the_side_that_breaks(tmp_path: Path, server_break: tuple[str, str], fail_on: str, code: int) -> None:
+    assert _run(tmp_path, *server_break, "--fail-on", fail_on)[0] == code
+
+
+def test_ignore_by_rule_and_subject_from_pyproject_and_from_a_file(tmp_path: Path, server_break: tuple[str, str]) -> None:
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.mcpgen.diff]\nignore = ["field.added.required CallResult.ttlMs"]\nfail-on = "breaking"\n', "utf-8")
+    code, out, _ = _run(tmp_path, *server_break, "--config", str(pyproject))
+    assert code == 0 and "1 ignored" in out
+    other = tmp_path / "other.toml"
+    other.write_text('[tool.mcpgen.diff]\nignore = ["field.added.optional CallResult.ttlMs"]\n', "utf-8")
+    assert _run(tmp_path, *server_break, "--config", str(other), "--fail-on", "server")[0] == 1  # wrong rule id: kept
+    accepted = tmp_path / "accepted.txt"
+    accepted.write_text("# accepted for 2099\nfield.added.* CallResult.*\n", "utf-8")
+    code, _, _ = _run(tmp_path, *server_break, "--ignore", str(accepted), "--fail-on", "any")
+    assert code == 0
+
+
+def test_a_bad_ignore_entry_is_one_error_line(tmp_path: Path, server_break: tuple[str, str]) -> None:
+    accepted = tmp_path / "accepted.txt"
+    accepted.write_text("field.added.required\n", "utf-8")
+    code, out, err = _run(tmp_path, *server_break, "--ignore", str(accepted))
+    assert code == 2 and out == "" and err.startswith("mcpgen: error: ") and "accepted.txt:1" in err
+
+
+def test_markdown_to_a_file_is_ready_to_paste(tmp_path: Path) -> None:
+    versioned = obj({"io.modelcontextprotocol/protocolVersion": {"type": "string"}},
+                    ("io.modelcontextprotocol/protocolVersion",), additionalProperties={})
+    old = world(call_params=obj({"name": {"type": "string"}, "_meta": {"type": "object", "additionalProperties": {}}}, ("name",)))
+    new = world(call_params=obj({"name": {"type": "string"}, "_meta": versioned}, ("name",)),
+                call_result=obj({"value": {"type": "string"}, "note": {"type": "string"}}, ("value",)))
+    assert accepts(old, "CallParams", {"name": "n", "_meta": {}}) and not accepts(new, "CallParams", {"name": "n", "_meta": {}})
+    (tmp_path / "none.toml").write_text("", "utf-8")
+    out_file = tmp_path / "notes.md"
+    code, out, _ = _run(tmp_path, *_files(tmp_path, old, new), "--format", "markdown", "-o", str(out_file))
+    assert code == 0 and out == ""
+    text = out_file.read_text("utf-8")
+    assert not [line for line in text.splitlines() if line.startswith("# ")]
+    breaking = '`CallParams._meta["io.modelcontextprotocol/protocolVersion"]`'
+    assert text.count(breaking) == 1  # in the breaking-changes table only
+    assert "| clients |" in text.split(breaking, 1)[1].splitlines()[0]
+    assert "`field.added.optional`" in text and "`CallResult.note`" in text
+
+
+def test_json_old_and_new_are_json_values(tmp_path: Path, server_break: tuple[str, str]) -> None:
+    code, out, _ = _run(tmp_path, *server_break, "--format", "json")
+    change = json.loads(out)["changes"][0]
+    assert (change["kind"], change["subject"]) == ("field.added.required", "CallResult.ttlMs")
+    assert change["new"] == {"type": "integer"} and change["old"] is None
