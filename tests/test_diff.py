@@ -143,6 +143,9 @@ def test_changelog_2025_11_25(schema_dir: Path) -> None:
     find(r, "field.added.optional", "CreateMessageRequest.params.toolChoice")
     assert "+ToolUseContent" in find(r, "type.widened", "SamplingMessage.content").detail
     find(r, "field.added.optional", "Implementation.description")
+    find(r, "field.added.optional", "StringSchema.default")
+    find(r, "field.added.optional", "NumberSchema.default")
+    find(r, "field.added.optional", "Tool.inputSchema.$schema")
     find(r, "definition.added", "TitledMultiSelectEnumSchema")
     find(r, "envelope.renamed", "JSONRPCErrorResponse")
 
@@ -191,6 +194,12 @@ def test_changelog_2026_07_28(schema_dir: Path) -> None:
     find(r, "type.widened", "CallToolResult.structuredContent")
     find(r, "field.removed.required", "Tool.outputSchema.type")
     find(r, "capability.removed", "ClientCapabilities.tasks")
+    find(r, "field.added.optional", 'NotificationParams._meta["io.modelcontextprotocol/subscriptionId"]')
+    find(r, "field.added.optional", "CallToolRequestParams.inputResponses")
+    find(r, "field.added.optional", "CallToolRequestParams.requestState")
+    find(r, "type.widened", "Tool.inputSchema.properties")
+    find(r, "method.removed", "notifications/elicitation/complete")
+    find(r, "definition.added", "InputRequiredResult")
 
 
 # --- the classes of issue 15 on the real pairs, each verdict confirmed by the schemas -------------
