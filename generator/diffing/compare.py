@@ -279,15 +279,17 @@ class _Differ:
     def _removed(self, om: ir.Model, nm: ir.Model, of: ir.Field, path: str) -> None:
         node = self.oraw.prop(om.name, of.wire_name)
         if self.capability:
-            self.value("capability", "capability.removed", "capability.removed", path, "capability removed", om.name, nm.name, old=spec(node))
+            self.value("capability", "capability.removed", "capability.removed", path, "capability removed",
+                       om.name, nm.name, old=spec(node))
             return
         extra = self.nraw.extra(nm.name)
         if not of.required and node is not None and extra is not None and extra is not False:
-            sem = semantic_verdict(self.oraw, self.nraw, node, extra)
-            if sem in ("widened", "changed", None):
-                verdict = sem or "changed"
+            # The key is still allowed: its values are now typed by `additionalProperties`.
+            verdict = semantic_verdict(self.oraw, self.nraw, node, extra) or "changed"
+            if verdict != "same":
                 detail = f"type {verdict}: no longer declared, values now typed by additionalProperties ({_describe(extra)})"
-                self.value("field", f"type.{verdict}", f"type.{verdict}", path, detail, om.name, nm.name, old=spec(node), new=spec(extra))
+                self.value("field", f"type.{verdict}", f"type.{verdict}", path, detail, om.name, nm.name,
+                           old=spec(node), new=spec(extra))
                 return
         rule = "field.removed.required" if of.required else "field.removed.optional"
         word = "required" if of.required else "optional"

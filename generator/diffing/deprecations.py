@@ -26,8 +26,9 @@ def deprecations(old: RawSchema, new: RawSchema) -> list[Change]:
             continue
         what = f"values {', '.join(map(json.dumps, values))}" if values else "it"
         word = "soft-deprecated" if level == "soft" else "deprecated"
-        detail = f"{what} {'now ' if was else ''}{word}" + (f" (was {'soft-' if was[0] == 'soft' else ''}deprecated)" if was else "")
-        kind = "deprecation.added" if was is None else "deprecation.escalated"
+        escalated = was is not None and _LEVELS[level] > _LEVELS[was[0]]
+        detail = f"{what} now {word} (was soft-deprecated)" if escalated else f"{what} {word}"
+        kind = "deprecation.escalated" if escalated else "deprecation.added"
         out.append(Change("deprecation", kind, subject, detail, *COMPATIBLE, old=_state(was), new=_state((level, values))))
     return out
 

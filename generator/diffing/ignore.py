@@ -28,12 +28,15 @@ def parse_rules(lines: Iterable[str], origin: str) -> tuple[Rule, ...]:
     """`RULE SUBJECT` per line; blank lines and `#` comments skipped; ConfigError naming the bad line."""
     out = []
     for number, line in enumerate(lines, 1):
-        text = line.split("#", 1)[0].strip() if not line.lstrip().startswith("#") else ""
+        text = line.split("#", 1)[0].strip()
         if not text:
             continue
         parts = text.split(None, 1)
         if len(parts) != 2:
-            raise ConfigError(f"{origin}:{number}: an ignore entry is `RULE SUBJECT` (e.g. `field.added.required ListToolsResult.ttlMs`), got {line.strip()!r}")
+            raise ConfigError(
+                f"{origin}:{number}: an ignore entry is `RULE SUBJECT` "
+                f"(e.g. `field.added.required ListToolsResult.ttlMs`), got {line.strip()!r}"
+            )
         out.append(Rule(parts[0], parts[1].strip()))
     return tuple(out)
 

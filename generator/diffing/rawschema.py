@@ -146,7 +146,8 @@ def _scalar(node: Node) -> bool:
         return False
     kinds = node.get("type")
     kinds = kinds if isinstance(kinds, list) else [kinds]
-    return ("const" in node or "enum" in node or all(k in ("string", "integer", "number", "boolean", "null") for k in kinds)) and "$ref" not in node
+    scalars = ("string", "integer", "number", "boolean", "null")
+    return "$ref" not in node and ("const" in node or "enum" in node or all(k in scalars for k in kinds))
 
 
 def spec(node: Node) -> Any:
