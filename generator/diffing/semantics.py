@@ -9,6 +9,7 @@ Finite sets (`const`, `enum`) are decided exactly by validating each value with 
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal
@@ -100,7 +101,7 @@ class Inclusion:
     wide: RawSchema
     narrow: RawSchema
     assumed: set[tuple[int, int]] = field(default_factory=set)
-    validators: dict[int, Any] = field(default_factory=dict)
+    validators: dict[str, Any] = field(default_factory=dict)
 
     def covers(self, a: Node, b: Node) -> bool:
         """True when every instance `b` accepts, `a` accepts too (recursive definitions assumed to hold)."""
@@ -173,13 +174,14 @@ class Inclusion:
 
     def accepts(self, a: Node, value: Any) -> bool:
         """True when `value` is valid against node `a` of the wide document (jsonschema decides)."""
-        validator = self.validators.get(id(a))
+        key = json.dumps(a, sort_keys=True)
+        validator = self.validators.get(key)
         if validator is None:
             doc = self.wide.doc
             root = {k: doc[k] for k in ("$defs", "definitions", "$schema") if k in doc}
             schema = {**root, **a} if isinstance(a, dict) else a
             validator = jsonschema.validators.validator_for(doc)(schema)
-            self.validators[id(a)] = validator
+            self.validators[key] = validator
         return bool(validator.is_valid(value))
 
 
