@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from .errors import SchemaError, SourceError
-from .revisions import Pin, get_pin, latest_revision
+from .revisions import Pin, get_pin, latest_revision, load_pins
 
 Fetch = Callable[[str], bytes]
 
@@ -137,8 +137,8 @@ def _verified(pin: Pin, data: bytes, origin: str) -> SchemaSource:
 
 def _from_file(path: Path, revision: str | None) -> SchemaSource:
     data = _read(path, "schema file")
-    revision = revision or _infer_revision(path, data)
     digest = sha256_of(data)
+    revision = revision or _pinned_revision(digest) or _infer_revision(path, data)
     pinned = _pin_sha(revision) == digest
     return SchemaSource(revision=revision, data=data, sha256=digest, origin=str(path), pinned=pinned)
 
@@ -148,6 +148,11 @@ def _pin_sha(revision: str) -> str | None:
         return get_pin(revision).sha256
     except SourceError:
         return None
+
+
+def _pinned_revision(digest: str) -> str | None:
+    """The revision whose pinned bytes hash to `digest`, whatever the file is called."""
+    return next((pin.revision for pin in load_pins().values() if pin.sha256 == digest), None)
 
 
 def _infer_revision(path: Path, data: bytes) -> str:

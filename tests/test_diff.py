@@ -1,38 +1,45 @@
-"""`mcpgen diff`: golden reports per revision pair, changelog items, rules on synthetic IR, the CLI."""
+"""`mcpgen diff`: golden reports per revision pair, changelog items, the real pairs checked against their schemas."""
 
 from __future__ import annotations
 
 import json
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
+import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from mcpgen import ir
-from mcpgen.diffing import diff_protocols
+from mcpgen.diffing import diff_revisions, load_revision
 from mcpgen.diffing.command import diff_command
-from mcpgen.diffing.load import load_protocol
 from mcpgen.diffing.model import Change, Report
 from mcpgen.diffing.regen import consecutive_pairs, golden_path
-from mcpgen.diffing.render import render_json, render_markdown, render_text
+from mcpgen.diffing.render import render_json
+from mcpgen.errata import corrected_schema
 from mcpgen.revisions import known_revisions
+from mcpgen.source import resolve_schema
 
 REPO = Path(__file__).resolve().parent.parent
 PAIRS = consecutive_pairs()
 
 
 @lru_cache(maxsize=None)
-def _protocol(revision: str, schema_dir: Path) -> ir.Protocol:
-    return load_protocol(revision, schema_dir)
+def _revision(revision: str, schema_dir: Path) -> Any:
+    return load_revision(revision, schema_dir)
 
 
 def real_diff(old: str, new: str, schema_dir: Path) -> Report:
-    return diff_protocols(_protocol(old, schema_dir), _protocol(new, schema_dir))
+    return diff_revisions(_revision(old, schema_dir), _revision(new, schema_dir))
+
+
+def places(c: Change) -> set[str]:
+    return {c.subject, *getattr(c, "where", ())}
 
 
 def find(report: Report, kind: str, subject: str) -> Change:
-    hits = [c for c in report.changes if c.kind == kind and c.subject == subject]
+    """The change of `kind` at `subject`, whether it is the item's subject or one of the places it lists."""
+    hits = [c for c in report.changes if c.kind == kind and subject in places(c)]
     assert hits, f"no {kind} on {subject}; report has: " + ", ".join(
         f"{c.kind} {c.subject}" for c in report.changes if c.subject.split(".")[0] == subject.split(".")[0]
     )
@@ -40,7 +47,21 @@ def find(report: Report, kind: str, subject: str) -> Change:
 
 
 def subjects(report: Report, kind: str) -> set[str]:
-    return {c.subject for c in report.changes if c.kind == kind}
+    return {p for c in report.changes if c.kind == kind for p in places(c)}
+
+
+@lru_cache(maxsize=None)
+def corrected(revision: str, schema_dir: Path) -> dict[str, Any]:
+    """The pinned upstream schema with its errata applied: the oracle for the real-pair verdicts."""
+    return corrected_schema(resolve_schema(revision, schema_dir=schema_dir))[0]
+
+
+def accepts(schema: dict[str, Any], definition: str, instance: Any) -> bool:
+    """The oracle: jsonschema validates `instance` against one definition of a revision's schema."""
+    key = "$defs" if "$defs" in schema else "definitions"
+    probe = {k: schema[k] for k in ("$schema", "$defs", "definitions") if k in schema}
+    probe["allOf"] = [{"$ref": f"#/{key}/{definition}"}]
+    return bool(jsonschema.validators.validator_for(schema)(probe).is_valid(instance))
 
 
 # --- golden reports -----------------------------------------------------------------------------
@@ -122,6 +143,9 @@ def test_changelog_2025_11_25(schema_dir: Path) -> None:
     find(r, "field.added.optional", "CreateMessageRequest.params.toolChoice")
     assert "+ToolUseContent" in find(r, "type.widened", "SamplingMessage.content").detail
     find(r, "field.added.optional", "Implementation.description")
+    find(r, "field.added.optional", "StringSchema.default")
+    find(r, "field.added.optional", "NumberSchema.default")
+    find(r, "field.added.optional", "Tool.inputSchema.$schema")
     find(r, "definition.added", "TitledMultiSelectEnumSchema")
     find(r, "envelope.renamed", "JSONRPCErrorResponse")
 
@@ -158,299 +182,130 @@ def test_changelog_2026_07_28(schema_dir: Path) -> None:
     find(r, "definition.added", "CacheableResult")
     find(r, "capability.added", "ClientCapabilities.extensions")
     find(r, "capability.added", "ServerCapabilities.extensions")
-    version = find(r, "field.added.required", "RequestParams._meta.io.modelcontextprotocol/protocolVersion")
+    version = find(r, "field.added.required", 'RequestParams._meta["io.modelcontextprotocol/protocolVersion"]')
     assert version.client == "breaking"
-    find(r, "field.added.required", "RequestParams._meta.io.modelcontextprotocol/clientCapabilities")
-    find(r, "field.added.optional", "RequestParams._meta.io.modelcontextprotocol/clientInfo")
-    find(r, "field.added.optional", "RequestParams._meta.io.modelcontextprotocol/logLevel")
-    find(r, "field.added.optional", "Result._meta.io.modelcontextprotocol/serverInfo")
+    find(r, "field.added.required", 'RequestParams._meta["io.modelcontextprotocol/clientCapabilities"]')
+    find(r, "field.added.optional", 'RequestParams._meta["io.modelcontextprotocol/clientInfo"]')
+    find(r, "field.added.optional", 'RequestParams._meta["io.modelcontextprotocol/logLevel"]')
+    find(r, "field.added.optional", 'Result._meta["io.modelcontextprotocol/serverInfo"]')
     find(r, "definition.added", "UnsupportedProtocolVersionError")
     find(r, "definition.added", "HeaderMismatchError")
     find(r, "field.removed.required", "ElicitRequestURLParams.elicitationId")
     find(r, "type.widened", "CallToolResult.structuredContent")
     find(r, "field.removed.required", "Tool.outputSchema.type")
     find(r, "capability.removed", "ClientCapabilities.tasks")
-
-
-# --- rules on hand-built IR -----------------------------------------------------------------------
-
-ENVELOPE = ir.Envelope(False, "JSONRPCError", "JSONRPCResponse", "JSONRPCRequest", "JSONRPCNotification")
-STR, INT, NUM = ir.Primitive("string"), ir.Primitive("integer"), ir.Primitive("number")
-
-
-def fld(name: str, t: ir.TypeExpr, required: bool = True, description: str | None = None) -> ir.Field:
-    return ir.Field(name, name, t, required, description)
-
-
-def model(name: str, *fields: ir.Field, definition: bool = True, description: str | None = None) -> ir.Model:
-    return ir.Model(name, f"#/$defs/{name}", description, fields, ir.AnyType(), definition)
-
-
-def method(name: str, message: str, params: str | None, result: str | None, senders: tuple[ir.Side, ...] = ("client",),
-           kind: ir.MethodKind = "request", embedded: bool = False) -> ir.MethodSpec:
-    return ir.MethodSpec(name, kind, frozenset(senders), message, params, True, result, name.replace("/", "_"),
-                         embedded, ir.Ref(result) if result else None)
-
-
-def protocol(*defs: ir.Definition, methods: tuple[ir.MethodSpec, ...] = (), batching: bool = False,
-             revision: str = "old") -> ir.Protocol:
-    envelope = ir.Envelope(batching, ENVELOPE.error_model, ENVELOPE.result_response_model,
-                           ENVELOPE.request_model, ENVELOPE.notification_model)
-    return ir.Protocol(revision, revision * 8, (), defs, methods, envelope)
-
-
-def call_world(params: tuple[ir.Field, ...], result: tuple[ir.Field, ...], *extra: ir.Definition,
-               inline_params: bool = False, revision: str = "old", params_name: str = "CallParams") -> ir.Protocol:
-    """A client → server request `x/call` with params and a result, plus extra definitions."""
-    defs = (
-        model("CallRequest", fld("method", ir.LiteralOf(("x/call",))), fld("params", ir.Ref(params_name))),
-        model(params_name, *params, definition=not inline_params),
-        model("CallResult", *result),
-        *extra,
-    )
-    return protocol(*defs, methods=(method("x/call", "CallRequest", params_name, "CallResult"),), revision=revision)
-
-
-def one(report: Report, kind: str) -> Change:
-    hits = [c for c in report.changes if c.kind == kind]
-    assert len(hits) == 1, [(c.kind, c.subject) for c in report.changes]
-    return hits[0]
-
-
-def impact(c: Change) -> tuple[str, str]:
-    return c.client, c.server
-
-
-def test_new_required_field_in_what_you_send_breaks_the_sender() -> None:
-    old = call_world((fld("a", STR),), ())
-    new = call_world((fld("a", STR), fld("b", STR)), ())
-    c = one(diff_protocols(old, new), "field.added.required")
-    assert c.subject == "CallParams.b"
-    assert impact(c) == ("breaking", "compatible")
-
-
-def test_new_optional_field_is_compatible() -> None:
-    c = one(diff_protocols(call_world((), ()), call_world((), (fld("x", STR, False),))), "field.added.optional")
-    assert c.subject == "CallResult.x"
-    assert impact(c) == ("compatible", "compatible")
-
-
-def test_removed_required_field_breaks_the_reader() -> None:
-    c = one(diff_protocols(call_world((), (fld("x", STR),)), call_world((), ())), "field.removed.required")
-    assert impact(c) == ("breaking", "compatible")  # the client reads CallResult
-
-
-def test_removed_optional_field_is_compatible() -> None:
-    c = one(diff_protocols(call_world((), (fld("x", STR, False),)), call_world((), ())), "field.removed.optional")
-    assert impact(c) == ("compatible", "compatible")
-
-
-def test_optional_to_required_breaks_the_writer() -> None:
-    c = one(diff_protocols(call_world((fld("a", STR, False),), ()), call_world((fld("a", STR),), ())), "field.now_required")
-    assert impact(c) == ("breaking", "compatible")
-
-
-def test_required_to_optional_breaks_the_reader() -> None:
-    c = one(diff_protocols(call_world((), (fld("x", STR),)), call_world((), (fld("x", STR, False),))), "field.now_optional")
-    assert impact(c) == ("breaking", "compatible")
-
-
-def test_integer_to_number_is_widened_and_breaks_a_strict_receiver() -> None:
-    c = one(diff_protocols(call_world((), (fld("n", INT),)), call_world((), (fld("n", NUM),))), "type.widened")
-    assert c.detail == "type widened: integer → number"
-    assert (c.old, c.new) == ("integer", "number")
-    assert impact(c) == ("breaking", "compatible")
-
-
-def test_number_to_integer_in_what_you_send_is_narrowed_and_breaks_the_sender() -> None:
-    c = one(diff_protocols(call_world((fld("n", NUM),), ()), call_world((fld("n", INT),), ())), "type.narrowed")
-    assert impact(c) == ("breaking", "compatible")
-
-
-def test_new_enum_value_is_widened() -> None:
-    old = call_world((), (fld("s", ir.LiteralOf(("a", "b"))),))
-    new = call_world((), (fld("s", ir.LiteralOf(("a", "b", "c"))),))
-    c = one(diff_protocols(old, new), "type.widened")
-    assert '+"c"' in c.detail
-
-
-def test_removed_and_added_enum_values_are_a_change_that_breaks_both_roles() -> None:
-    old = call_world((), (fld("s", ir.LiteralOf(("a", "b"))),))
-    new = call_world((), (fld("s", ir.LiteralOf(("a", "c"))),))
-    c = one(diff_protocols(old, new), "type.changed")
-    assert impact(c) == ("breaking", "breaking")  # the client reads it, the server writes it
-
-
-def test_new_union_member_of_an_alias_is_widened() -> None:
-    def world(*members: str) -> ir.Protocol:
-        content = ir.Alias("Content", "#/$defs/Content", None, ir.UnionOf(tuple(ir.Ref(m) for m in members)), True)
-        parts = [model(m, fld("type", ir.LiteralOf((m.lower(),)))) for m in members]
-        return call_world((), (fld("content", ir.ListOf(ir.Ref("Content"))),), content, *parts)
-
-    r = diff_protocols(world("Text", "Image"), world("Text", "Image", "Audio"))
-    c = one(r, "type.widened")
-    assert (c.subject, c.detail) == ("Content", "type widened: +Audio")
-    assert impact(c) == ("breaking", "compatible")
-    assert one(r, "definition.added").subject == "Audio"
-
-
-def test_description_only_changes_are_cosmetic_and_hidden() -> None:
-    old = call_world((), (fld("x", STR, description="old words"),))
-    new = call_world((), (fld("x", STR, description="new words"),))
-    r = diff_protocols(old, new)
-    c = one(r, "description.changed")
-    assert c.cosmetic and c.subject == "CallResult.x"
-    assert r.visible(verbose=False) == ()
-    assert r.counts() == {"changes": 0, "cosmetic": 1, "breaking_client": 0, "breaking_server": 0, "breaking": 0}
-    assert "CallResult.x" not in render_text(r) and "CallResult.x" in render_text(r, verbose=True)
-
-
-def test_same_shape_under_a_new_name_is_a_rename() -> None:
-    ref_old = model("ResourceReference", fld("type", ir.LiteralOf(("ref/resource",))), fld("uri", STR))
-    ref_new = model("ResourceTemplateReference", fld("type", ir.LiteralOf(("ref/resource",))), fld("uri", STR))
-    old = call_world((fld("ref", ir.Ref("ResourceReference")),), (), ref_old)
-    new = call_world((fld("ref", ir.Ref("ResourceTemplateReference")),), (), ref_new)
-    r = diff_protocols(old, new)
-    assert [(c.kind, c.subject, c.old) for c in r.changes] == [
-        ("definition.renamed", "ResourceTemplateReference", "ResourceReference")
-    ]
-
-
-def test_inline_params_becoming_a_named_definition_compares_through_the_ref() -> None:
-    fields = (fld("name", STR), fld("arguments", ir.DictOf(ir.AnyType()), False))
-    old = call_world(fields, (), inline_params=True, params_name="CallRequestParams")
-    new = call_world(fields + (fld("task", STR, False),), (), params_name="CallRequestParams")
-    r = diff_protocols(old, new)
-    kinds = sorted((c.kind, c.subject) for c in r.changes)
-    assert kinds == [("definition.extracted", "CallRequestParams"), ("field.added.optional", "CallRequest.params.task")]
-    assert one(r, "definition.extracted").cosmetic
-
-
-def test_renamed_inline_object_at_the_same_position_is_compared_structurally() -> None:
-    old = call_world((fld("cursor", STR, False),), (), inline_params=True, params_name="ListParams")
-    new = call_world((fld("cursor", STR, False),), (), params_name="PaginatedParams")
-    r = diff_protocols(old, new)
-    assert [c.kind for c in r.changes] == ["definition.extracted"]
-
-
-def test_capabilities_added_and_removed_including_nested_ones() -> None:
-    def world(*caps: ir.Field) -> ir.Protocol:
-        tools = model("ServerCapabilitiesTools", *caps, definition=False)
-        server = model("ServerCapabilities", fld("tools", ir.Ref("ServerCapabilitiesTools"), False))
-        return call_world((), (fld("capabilities", ir.Ref("ServerCapabilities")),), server, tools)
-
-    r = diff_protocols(world(fld("listChanged", ir.Primitive("boolean"), False)),
-                       world(fld("paginated", ir.Primitive("boolean"), False)))
-    added = one(r, "capability.added")
-    removed = one(r, "capability.removed")
-    assert added.subject == "ServerCapabilities.tools.paginated"
-    assert removed.subject == "ServerCapabilities.tools.listChanged"
-    assert impact(added) == ("compatible", "compatible")
-    assert impact(removed) == ("breaking", "compatible")  # the client relied on the server declaring it
-    assert not [c for c in r.changes if c.category == "field"]
-
-
-def _methods_world(*methods: ir.MethodSpec, revision: str = "old") -> ir.Protocol:
-    defs = []
-    for m in methods:
-        defs.append(model(m.message, fld("method", ir.LiteralOf((m.name,)))))
-        if m.result:
-            defs.append(model(m.result))
-    unique = {d.name: d for d in defs}
-    return protocol(*unique.values(), methods=methods, revision=revision)
-
-
-def test_removed_method_breaks_its_caller_only() -> None:
-    old = _methods_world(method("ping", "PingRequest", None, "EmptyResult", ("client",)))
-    c = one(diff_protocols(old, _methods_world()), "method.removed")
-    assert (c.subject, c.direction) == ("ping", "client → server")
-    assert impact(c) == ("breaking", "compatible")
-
-
-def test_added_method_is_compatible() -> None:
-    new = _methods_world(method("tasks/get", "GetTaskRequest", None, "GetTaskResult", ("client", "server")))
-    c = one(diff_protocols(_methods_world(), new), "method.added")
-    assert c.direction == "both ways"
-    assert impact(c) == ("compatible", "compatible")
-
-
-def test_request_moved_into_a_result_breaks_both_sides() -> None:
-    old = _methods_world(method("sampling/createMessage", "CreateMessageRequest", None, "CreateMessageResult", ("server",)))
-    new = _methods_world(method("sampling/createMessage", "CreateMessageRequest", None, "CreateMessageResult", ("server",), embedded=True))
-    c = one(diff_protocols(old, new), "method.moved")
-    assert impact(c) == ("breaking", "breaking")
-    assert "InputRequiredResult" in c.detail
-
-
-def test_sender_changes() -> None:
-    note = "notifications/progress"
-    old = _methods_world(method(note, "ProgressNotification", None, None, ("client", "server"), kind="notification"))
-    new = _methods_world(method(note, "ProgressNotification", None, None, ("server",), kind="notification"))
-    r = diff_protocols(old, new)
-    c = one(r, "method.sender_removed")
-    assert impact(c) == ("breaking", "compatible")
-    back = one(diff_protocols(new, old), "method.sender_added")
-    assert impact(back) == ("compatible", "compatible")
-
-
-def test_request_becoming_a_notification_breaks_both() -> None:
-    old = _methods_world(method("x", "XRequest", None, "XResult"))
-    new = _methods_world(method("x", "XRequest", None, None, kind="notification"))
-    assert impact(one(diff_protocols(old, new), "method.kind_changed")) == ("breaking", "breaking")
-
-
-def test_batching_added_and_removed() -> None:
-    with_batch = protocol(batching=True)
-    without = protocol(batching=False)
-    assert impact(one(diff_protocols(without, with_batch), "envelope.batching_added")) == ("breaking", "breaking")
-    assert one(diff_protocols(with_batch, without), "envelope.batching_removed").subject == "batching"
-
-
-def test_envelope_fields_declared_in_messages_are_one_compatible_change() -> None:
-    old = call_world((), ())
-    envelope = (fld("jsonrpc", ir.LiteralOf(("2.0",))), fld("id", STR))
-    request = model("CallRequest", *envelope, fld("method", ir.LiteralOf(("x/call",))), fld("params", ir.Ref("CallParams")))
-    new = ir.Protocol("new", "n" * 64, (), (request,) + old.definitions[1:], old.methods, old.envelope)
-    c = one(diff_protocols(old, new), "envelope.fields_declared")
-    assert impact(c) == ("compatible", "compatible")
-    assert [x.kind for x in diff_protocols(old, new).changes] == ["envelope.fields_declared"]
-
-
-def test_synthetic_self_diff_is_empty() -> None:
-    world = call_world((fld("a", STR),), (fld("b", INT, False),))
-    assert diff_protocols(world, world).changes == ()
-
-
-# --- rendering and the command ----------------------------------------------------------------------
-
-
-def _sample() -> Report:
-    return diff_protocols(call_world((), (fld("n", INT),)), call_world((fld("a", STR),), (fld("n", NUM),)))
-
-
-def test_json_shape_is_the_documented_one() -> None:
-    data = json.loads(render_json(_sample()))
-    assert list(data) == ["format", "old", "new", "summary", "changes"]
-    assert data["format"] == "mcpgen-diff/1"
-    assert list(data["old"]) == ["revision", "sha256", "errata"]
-    assert set(data["summary"]) == {"changes", "cosmetic", "breaking_client", "breaking_server", "breaking"}
-    assert list(data["changes"][0]) == ["category", "kind", "subject", "detail", "old", "new", "direction",
-                                        "client", "server", "cosmetic"]
-    assert data["summary"]["breaking_client"] == 2
-
-
-def test_text_puts_the_summary_first_and_markdown_lists_breaking_changes() -> None:
-    report = _sample()
-    text = render_text(report).splitlines()
-    assert text[1].startswith("2 changes, 2 breaking (2 for clients, 0 for servers)")
-    markdown = render_markdown(report)
-    assert "## Breaking changes" in markdown and "`CallResult.n`" in markdown
+    find(r, "field.added.optional", 'NotificationParams._meta["io.modelcontextprotocol/subscriptionId"]')
+    find(r, "field.added.optional", "CallToolRequestParams.inputResponses")
+    find(r, "field.added.optional", "CallToolRequestParams.requestState")
+    find(r, "type.widened", "Tool.inputSchema.properties")
+    find(r, "method.removed", "notifications/elicitation/complete")
+    find(r, "definition.added", "InputRequiredResult")
+
+
+# --- the classes of issue 15 on the real pairs, each verdict confirmed by the schemas -------------
+
+
+def test_real_max_items_on_completion_values_breaks_servers(schema_dir: Path) -> None:
+    old, new = corrected("2025-11-25", schema_dir), corrected("2026-07-28", schema_dir)
+    too_many = {"completion": {"values": ["v"] * 101}, "resultType": "complete"}
+    assert accepts(old, "CompleteResult", too_many) and not accepts(new, "CompleteResult", too_many)
+    c = find(real_diff("2025-11-25", "2026-07-28", schema_dir), "constraint.narrowed", "CompleteResult.completion.values")
+    assert (c.client, c.server) == ("compatible", "breaking")
+
+
+def test_real_json_object_capabilities_are_not_reported(schema_dir: Path) -> None:
+    old, new = corrected("2025-11-25", schema_dir), corrected("2026-07-28", schema_dir)
+    caps = {"elicitation": {"form": {"a": None, "b": 2.5, "c": [{"d": True}]}}, "experimental": {"x": {"y": None}}}
+    assert accepts(old, "ClientCapabilities", caps) and accepts(new, "ClientCapabilities", caps)
+    r = real_diff("2025-11-25", "2026-07-28", schema_dir)
+    for quiet in ("ClientCapabilities.elicitation.form", "ClientCapabilities.experimental", "ServerCapabilities.logging",
+                  "CreateMessageRequestParams.metadata"):
+        assert not [c for c in r.changes if quiet in places(c) and c.kind.startswith("type.")], quiet
+
+
+def test_real_enum_schema_rewrite_is_a_widening_for_readers(schema_dir: Path) -> None:
+    old, new = corrected("2025-06-18", schema_dir), corrected("2025-11-25", schema_dir)
+    legacy = {"type": "string", "enum": ["a", "b"], "enumNames": ["A", "B"]}
+    titled = {"type": "string", "oneOf": [{"const": "a", "title": "A"}]}
+    assert accepts(old, "EnumSchema", legacy) and accepts(new, "EnumSchema", legacy)
+    assert accepts(new, "EnumSchema", titled) and not accepts(old, "EnumSchema", titled)
+    r = real_diff("2025-06-18", "2025-11-25", schema_dir)
+    assert "EnumSchema" not in subjects(r, "definition.kind_changed")
+    for subject in ("EnumSchema", "PrimitiveSchemaDefinition"):
+        c = find(r, "type.widened", subject)
+        assert (c.client, c.server) == ("breaking", "compatible")  # servers write requestedSchema, clients read it
+
+
+@pytest.mark.parametrize(("old", "new"), PAIRS, ids=[f"{o}_{n}" for o, n in PAIRS])
+def test_real_role_unions_are_method_changes_only(old: str, new: str, schema_dir: Path) -> None:
+    r = real_diff(old, new, schema_dir)
+    unions = {"ClientRequest", "ServerRequest", "ClientNotification", "ServerNotification", "ClientResult", "ServerResult"}
+    assert not [c for c in r.changes if c.subject in unions]
+    assert not [c for c in r.changes if c.kind == "method.added" and c.breaking]
+
+
+def test_real_base_definitions_take_the_side_of_the_messages_that_extend_them(schema_dir: Path) -> None:
+    r = real_diff("2025-11-25", "2026-07-28", schema_dir)
+    new = corrected("2026-07-28", schema_dir)
+    assert not accepts(new, "Result", {}) and accepts(new, "Result", {"resultType": "complete"})
+    result = find(r, "field.added.required", "Result.resultType")
+    assert (result.client, result.server) == ("compatible", "breaking")  # only servers answer requests in 2026-07-28
+    paginated = find(r, "field.now_required", "PaginatedRequest.params")
+    assert (paginated.client, paginated.server) == ("breaking", "compatible")  # only clients list things
+    meta = find(r, "field.now_required", "ResourceRequestParams._meta")
+    assert (meta.client, meta.server) == ("breaking", "compatible")
+
+
+def test_real_tool_schema_properties_widened_to_any_break_clients(schema_dir: Path) -> None:
+    old, new = corrected("2025-11-25", schema_dir), corrected("2026-07-28", schema_dir)
+    tool = {"name": "t", "inputSchema": {"type": "object", "properties": {"flag": True}}}
+    assert accepts(new, "Tool", tool) and not accepts(old, "Tool", tool)
+    r = real_diff("2025-11-25", "2026-07-28", schema_dir)
+    for subject in ("Tool.inputSchema.properties", "Tool.outputSchema.properties"):
+        c = find(r, "type.widened", subject)
+        assert (c.client, c.server) == ("breaking", "compatible")
+
+
+@pytest.mark.parametrize(("old", "new"), [("2024-11-05", "2025-03-26"), ("2025-03-26", "2025-06-18")])
+def test_real_batching_is_one_item(old: str, new: str, schema_dir: Path) -> None:
+    r = real_diff(old, new, schema_dir)
+    batch = [c for c in r.changes if not c.cosmetic and ("batch" in c.kind or "JSONRPCBatch" in c.subject or c.subject == "JSONRPCMessage")]
+    assert [c.kind for c in batch] == [f"envelope.batching_{'added' if new == '2025-03-26' else 'removed'}"]
+
+
+def test_real_protocol_version_meta_is_one_item_listing_every_params(schema_dir: Path) -> None:
+    r = real_diff("2025-11-25", "2026-07-28", schema_dir)
+    key = '._meta["io.modelcontextprotocol/protocolVersion"]'
+    items = [c for c in r.changes if c.kind == "field.added.required" and c.subject.endswith(key)]
+    assert len(items) == 1
+    owners = {p[: -len(key)] for p in places(items[0])}
+    assert {"RequestParams", "CallToolRequestParams", "PaginatedRequestParams", "ReadResourceRequestParams"} <= owners
+    assert (items[0].client, items[0].server) == ("breaking", "compatible")
+
+
+@pytest.mark.parametrize(("old", "new", "kind"), [("2025-06-18", "2025-11-25", "deprecation.added"),
+                                                  ("2025-11-25", "2026-07-28", "deprecation.escalated")])
+def test_real_include_context_deprecations(old: str, new: str, kind: str, schema_dir: Path) -> None:
+    c = find(real_diff(old, new, schema_dir), kind, "CreateMessageRequestParams.includeContext")
+    assert '"thisServer"' in c.detail and '"allServers"' in c.detail and not c.breaking
+
+
+# --- the command ----------------------------------------------------------------------------------
 
 
 def _run(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(diff_command, list(args))
     assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
     return result.exit_code, result.stdout, result.stderr
+
+
+def test_byte_identical_copy_of_a_pinned_schema_reports_nothing(tmp_path: Path, schema_dir: Path) -> None:
+    copy = tmp_path / "copy.json"
+    copy.write_bytes((schema_dir / "2025-06-18" / "schema.json").read_bytes())
+    code, out, _ = _run("2025-06-18", str(copy), "--schema-dir", str(schema_dir), "--fail-on", "breaking", "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and data["changes"] == []
+    assert data["old"]["errata"] == data["new"]["errata"] != []
 
 
 def test_cli_exit_codes(schema_dir: Path) -> None:
@@ -461,11 +316,11 @@ def test_cli_exit_codes(schema_dir: Path) -> None:
     assert _run("2025-03-26", "2025-03-26", "--schema-dir", str(schema_dir), "--fail-on", "any")[0] == 0
 
 
-def test_cli_text_is_plain_when_not_a_tty(schema_dir: Path) -> None:
+def test_cli_text_is_plain_when_not_a_tty_and_shows_rule_ids(schema_dir: Path) -> None:
     code, out, _ = _run("2024-11-05", "2025-03-26", "--schema-dir", str(schema_dir))
     assert code == 0 and "\x1b[" not in out
     assert out.splitlines()[0] == "mcpgen diff 2024-11-05 → 2025-03-26"
-    assert "batching" in out
+    assert "(envelope.batching_added)" in out
 
 
 def test_cli_accepts_schema_files_and_emits_json(schema_dir: Path) -> None:
@@ -474,7 +329,8 @@ def test_cli_accepts_schema_files_and_emits_json(schema_dir: Path) -> None:
     assert code == 0
     data = json.loads(out)
     assert (data["old"]["revision"], data["new"]["revision"]) == ("2025-03-26", "2025-06-18")
-    assert any(c["kind"] == "envelope.batching_removed" for c in data["changes"])
+    batching = next(c for c in data["changes"] if c["kind"] == "envelope.batching_removed")
+    assert (batching["old"], batching["new"]) == (True, False)
 
 
 @pytest.mark.parametrize("args", [

@@ -3,21 +3,31 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from .. import ir
 from ..roles import EMBEDDED_UNIONS, ROLE_UNIONS
 from . import classify
 from .classify import BOTH_BREAK, COMPATIBLE, VALUE_RULES
+from .constraints import constraint_notes
+from .deprecations import deprecations
 from .flow import Flow, flow_of, peer
+from .grouping import group_shared
+from .load import Revision
 from .model import Category, Change, Report, Side
+from .rawschema import Node, RawSchema, spec
 from .renames import find_renames
+from .semantics import Verdict, verdict as semantic_verdict
 from .show import show
-from .types import TypeComparer, Verdict
+from .subjects import member
+from .types import TypeComparer
 
 CAPABILITY_ROOTS = ("ClientCapabilities", "ServerCapabilities")
 ENVELOPE_FIELDS = ("jsonrpc", "id")
-# Unions that only list the methods; their changes are reported as method changes.
-METHOD_UNIONS = frozenset(ROLE_UNIONS) | frozenset(EMBEDDED_UNIONS)
+# Unions that only list the methods or their results; their changes are reported as method changes.
+METHOD_UNIONS = frozenset(ROLE_UNIONS) | frozenset(EMBEDDED_UNIONS) | {"ClientResult", "ServerResult", "InputResponse"}
+# The union of every message: its batch members are the batching change, reported once.
+MESSAGE_UNION = "JSONRPCMessage"
 
 
 def direction(senders: frozenset[ir.Side]) -> str:
@@ -29,12 +39,12 @@ def direction(senders: frozenset[ir.Side]) -> str:
     return "both ways"
 
 
-def diff_protocols(old: ir.Protocol, new: ir.Protocol) -> Report:
+def diff_revisions(old: Revision, new: Revision) -> Report:
     """Every change a program written against `old` meets when its peer speaks `new`."""
-    d = _Differ(old, new)
+    d = _Differ(old.protocol, new.protocol, old.raw, new.raw)
     d.run()
-    changes = tuple(sorted(d.changes, key=Change.sort_key))
-    return Report(_side(old), _side(new), changes)
+    changes = group_shared(d.changes, d.size) + deprecations(old.raw, new.raw)
+    return Report(_side(old.protocol), _side(new.protocol), tuple(sorted(changes, key=Change.sort_key)))
 
 
 def _side(p: ir.Protocol) -> Side:
@@ -45,6 +55,8 @@ def _side(p: ir.Protocol) -> Side:
 class _Differ:
     old: ir.Protocol
     new: ir.Protocol
+    oraw: RawSchema
+    nraw: RawSchema
     changes: list[Change] = field(default_factory=list)
     odefs: dict[str, ir.Definition] = field(init=False)
     ndefs: dict[str, ir.Definition] = field(init=False)
@@ -67,6 +79,11 @@ class _Differ:
         seeds = {**self.envelope_renames, **self._method_seeds()}
         self.renames = find_renames(self.old, self.new, seeds, skip=METHOD_UNIONS)
         self.types = TypeComparer(self.odefs, self.ndefs, self.renames, self.pair_models)
+
+    def size(self, name: str) -> int:
+        """How many properties a definition has (in NEW, else OLD); 0 for a non-object."""
+        d = self.ndefs.get(name) or self.odefs.get(name)
+        return len(d.fields) if isinstance(d, ir.Model) else 0
 
     # -- seeds for renames --
 
@@ -97,19 +114,19 @@ class _Differ:
 
     # -- emitting --
 
-    def emit(self, category: Category, kind: str, subject: str, detail: str, impact: tuple[str, str], **kw: object) -> None:
+    def emit(self, category: Category, kind: str, subject: str, detail: str, impact: tuple[str, str], **kw: Any) -> None:
         """Record one change."""
         client, server = impact
         self.changes.append(Change(category, kind, subject, detail, client, server, **kw))  # type: ignore[arg-type]
 
     def value(
         self, category: Category, kind: str, rule: str, subject: str, detail: str,
-        old_owner: str | None, new_owner: str | None, **kw: object,
+        old_owner: str | None, new_owner: str | None, **kw: Any,
     ) -> None:
-        """Record a change to values of `old_owner`/`new_owner`, classified by who writes and reads them."""
-        ow, orr = self.oflow.roles(old_owner if old_owner in self.odefs else None)
-        nw, nr = self.nflow.roles(new_owner if new_owner in self.ndefs else None)
-        impact = classify.value_impact(VALUE_RULES[rule], ow | nw, orr | nr)
+        """Record a change to values of `old_owner`/`new_owner`, classified by who writes and reads them (`rule`)."""
+        writers, readers = self._roles(old_owner if old_owner in self.odefs else None,
+                                       new_owner if new_owner in self.ndefs else None)
+        impact = classify.value_impact(VALUE_RULES[rule], writers, readers)
         self.emit(category, kind, subject, detail, impact, **kw)
 
     # -- the walk --
@@ -136,28 +153,67 @@ class _Differ:
             if isinstance(od, ir.Model) and isinstance(nd, ir.Model):
                 self.pair_models(od, nd, nd.name)
             elif isinstance(od, ir.Alias) and isinstance(nd, ir.Alias):
-                out = self.types.compare(od.type, nd.type, nd.name)
-                if out.verdict != "same":
-                    self._type_change("definition", nd.name, out.verdict, out.notes, od, nd, od.type, nd.type)
+                out = self.types.compare(_messages_only(od, self.odefs), _messages_only(nd, self.ndefs), nd.name)
+                self._position("definition", nd.name, out.verdict, out.notes, od, nd, self._node(od.name, nd.name))
             else:
-                self.emit(
-                    "definition", "definition.kind_changed", nd.name,
-                    f"was {'an object' if isinstance(od, ir.Model) else 'a type alias'}, now "
-                    f"{'an object' if isinstance(nd, ir.Model) else 'a type alias'}",
-                    classify.value_impact(VALUE_RULES["definition.kind_changed"], *self._roles(od.name, nd.name)),
-                )
+                self._kind_changed(od, nd)
+
+    def _kind_changed(self, od: ir.Definition, nd: ir.Definition) -> None:
+        was = f"was {_what_kind(od)}, now {_what_kind(nd)}"
+        o, n = self.oraw.nodes.get(od.name), self.nraw.nodes.get(nd.name)
+        sem = semantic_verdict(self.oraw, self.nraw, o, n) if o is not None and n is not None else None
+        if sem in ("same", "widened", "narrowed"):
+            why = {"same": "accepts the same values", "widened": "every old value still validates",
+                   "narrowed": "every new value was valid before"}[sem]
+            if sem != "same":
+                self.value("definition", f"type.{sem}", f"type.{sem}", nd.name, f"type {sem}: {was}; {why}",
+                           od.name, nd.name, old=spec(o), new=spec(n))
+            return
+        self.emit(
+            "definition", "definition.kind_changed", nd.name, was,
+            classify.value_impact(VALUE_RULES["definition.kind_changed"], *self._roles(od.name, nd.name)),
+            old=spec(o), new=spec(n),
+        )
+
+    def _node(self, old: str, new: str, wire: str | None = None) -> tuple[Node | None, Node | None]:
+        """The raw nodes of a definition, or of one of its properties, in OLD and NEW."""
+        if wire is None:
+            return self.oraw.nodes.get(old), self.nraw.nodes.get(new)
+        return self.oraw.prop(old, wire), self.nraw.prop(new, wire)
+
+    def _position(
+        self, category: Category, subject: str, verdict: Verdict, notes: list[str],
+        om: ir.Definition, nm: ir.Definition, nodes: tuple[Node | None, Node | None],
+    ) -> None:
+        """Report a value position: its type verdict checked against the instances, and its constraints."""
+        o, n = nodes
+        limits = constraint_notes(o, n) if o is not None and n is not None else []
+        if (verdict != "same" or limits) and o is not None and n is not None:
+            sem = semantic_verdict(self.oraw, self.nraw, o, n)
+            if sem is not None:
+                verdict = sem
+            elif verdict == "same":
+                verdict = "changed"
+        if verdict == "same":
+            return
+        if limits and not [x for x in notes if not x.startswith("additional properties")]:
+            detail = f"constraint {verdict}: " + ", ".join(limits)
+            self.value(category, f"constraint.{verdict}", f"type.{verdict}", subject, detail, om.name, nm.name,
+                       old=spec(o), new=spec(n))
+            return
+        notes = notes + limits
+        detail = f"type {verdict}: " + ", ".join(notes) if notes else f"type {verdict}"
+        self.value(category, f"type.{verdict}", f"type.{verdict}", subject, detail, om.name, nm.name,
+                   old=spec(o), new=spec(n))
 
     def _roles(self, old: str | None, new: str | None) -> tuple[frozenset[ir.Side], frozenset[ir.Side]]:
+        """Writers and readers a change concerns: the sides that write (read) the value in both revisions.
+
+        A side that stops writing a definition altogether meets that as a method change, not here.
+        """
         ow, orr = self.oflow.roles(old)
         nw, nr = self.nflow.roles(new)
-        return ow | nw, orr | nr
-
-    def _type_change(
-        self, category: Category, subject: str, verdict: Verdict, notes: list[str],
-        om: ir.Definition, nm: ir.Definition, ot: ir.TypeExpr, nt: ir.TypeExpr,
-    ) -> None:
-        detail = f"type {verdict}: " + ", ".join(notes) if notes else f"type {verdict}"
-        self.value(category, f"type.{verdict}", f"type.{verdict}", subject, detail, om.name, nm.name, old=show(ot), new=show(nt))
+        return (ow & nw) or (ow | nw), (orr & nr) or (orr | nr)
 
     def pair_models(self, om: ir.Model, nm: ir.Model, subject: str) -> None:
         """Compare two object models at one position, once per pair."""
@@ -180,7 +236,7 @@ class _Differ:
         nfields = {f.wire_name: f for f in nm.fields}
         envelope_only = nm.name in self.messages or "method" in nfields
         for wire, nf in nfields.items():
-            path = f"{subject}.{wire}"
+            path = member(subject, wire)
             of = ofields.get(wire)
             if of is None:
                 if envelope_only and wire in ENVELOPE_FIELDS:
@@ -193,8 +249,7 @@ class _Differ:
                 word = "required" if nf.required else "optional"
                 self.value("field", rule, rule, path, f"now {word}", om.name, nm.name)
             out = self.types.compare(of.type, nf.type, path)
-            if out.verdict != "same":
-                self._type_change("field", path, out.verdict, out.notes, om, nm, of.type, nf.type)
+            self._position("field", path, out.verdict, out.notes, om, nm, self._node(om.name, nm.name, wire))
             if (of.description or None) != (nf.description or None):
                 self.emit("field", "description.changed", path, "description changed", COMPATIBLE, cosmetic=True)
         for wire, of in ofields.items():
@@ -203,29 +258,42 @@ class _Differ:
             if envelope_only and wire in ENVELOPE_FIELDS:
                 self.declared.setdefault("removed", []).append(nm.name)
                 continue
-            self._removed(om, nm, of, f"{subject}.{wire}")
+            self._removed(om, nm, of, member(subject, wire))
         if om.extra != nm.extra:
             out = self.types.compare(om.extra, nm.extra, subject + ".*")
-            if out.verdict != "same":
-                self._type_change("field", subject + ".*", out.verdict, ["additional properties " + ", ".join(out.notes)], om, nm, om.extra, nm.extra)
+            notes = ["additional properties " + ", ".join(out.notes)]
+            nodes = (self.oraw.extra(om.name), self.nraw.extra(nm.name))
+            self._position("field", subject + ".*", out.verdict, notes, om, nm, nodes)
 
     def _added(self, om: ir.Model, nm: ir.Model, nf: ir.Field, path: str) -> None:
+        new = spec(self.nraw.prop(nm.name, nf.wire_name))
         if self.capability:
             nested = _capability_paths(nf.type, self.ndefs)
             detail = "new capability" + (f" with {', '.join(nested)}" if nested else "")
-            self.value("capability", "capability.added", "capability.added", path, detail, om.name, nm.name, new=show(nf.type))
+            self.value("capability", "capability.added", "capability.added", path, detail, om.name, nm.name, new=new)
             return
         rule = "field.added.required" if nf.required else "field.added.optional"
         word = "required" if nf.required else "optional"
-        self.value("field", rule, rule, path, f"new {word} field: {show(nf.type)}", om.name, nm.name, new=show(nf.type))
+        self.value("field", rule, rule, path, f"new {word} field: {show(nf.type)}", om.name, nm.name, new=new)
 
     def _removed(self, om: ir.Model, nm: ir.Model, of: ir.Field, path: str) -> None:
+        node = self.oraw.prop(om.name, of.wire_name)
         if self.capability:
-            self.value("capability", "capability.removed", "capability.removed", path, "capability removed", om.name, nm.name, old=show(of.type))
+            self.value("capability", "capability.removed", "capability.removed", path, "capability removed",
+                       om.name, nm.name, old=spec(node))
             return
+        extra = self.nraw.extra(nm.name)
+        if not of.required and node is not None and extra is not None and extra is not False:
+            # The key is still allowed: its values are now typed by `additionalProperties`.
+            verdict = semantic_verdict(self.oraw, self.nraw, node, extra) or "changed"
+            if verdict != "same":
+                detail = f"type {verdict}: no longer declared, values now typed by additionalProperties ({_describe(extra)})"
+                self.value("field", f"type.{verdict}", f"type.{verdict}", path, detail, om.name, nm.name,
+                           old=spec(node), new=spec(extra))
+                return
         rule = "field.removed.required" if of.required else "field.removed.optional"
         word = "required" if of.required else "optional"
-        self.value("field", rule, rule, path, f"{word} field removed", om.name, nm.name, old=show(of.type))
+        self.value("field", rule, rule, path, f"{word} field removed", om.name, nm.name, old=spec(node))
 
     # -- methods --
 
@@ -259,10 +327,10 @@ class _Differ:
                       old="embedded" if o.embedded else "message", new="embedded" if n.embedded else "message")
         for side in sorted(o.senders - n.senders):
             self.emit("method", "method.sender_removed", n.name, f"{side} may no longer send it",
-                      classify.sides_impact([side]), direction=dirn, old=direction(o.senders), new=dirn)
+                      classify.sides_impact([side]), direction=dirn, old=sorted(o.senders), new=sorted(n.senders))
         for side in sorted(n.senders - o.senders):
             self.emit("method", "method.sender_added", n.name, f"{side} may now send it", COMPATIBLE,
-                      direction=dirn, old=direction(o.senders), new=dirn)
+                      direction=dirn, old=sorted(o.senders), new=sorted(n.senders))
         if o.kind == n.kind == "request" and o.result_type is not None and n.result_type is not None:
             out = self.types.compare(o.result_type, n.result_type, f"{n.name} result")
             if out.verdict != "same":
@@ -271,7 +339,7 @@ class _Differ:
                 impact = classify.value_impact(VALUE_RULES[f"type.{out.verdict}"], writers, readers)
                 detail = f"result {out.verdict}: " + ", ".join(out.notes)
                 self.emit("method", f"method.result_{out.verdict}", n.name, detail, impact, direction=dirn,
-                          old=show(o.result_type), new=show(n.result_type))
+                          old=_type_names(o.result_type), new=_type_names(n.result_type))
 
     # -- definitions added, removed, renamed --
 
@@ -285,8 +353,9 @@ class _Differ:
                 extracted.setdefault(n, []).append(o)
             if not self.ndefs[n].is_definition:
                 inlined.setdefault(o, []).append(n)
+        skip = self._reported_elsewhere()
         for nd in self.new.definitions:
-            if not nd.is_definition or nd.name in renamed_to:
+            if not nd.is_definition or nd.name in renamed_to or nd.name in skip:
                 continue
             od = self.odefs.get(nd.name)
             if od is not None and od.is_definition and od.name not in self.renames:
@@ -297,7 +366,7 @@ class _Differ:
             else:
                 self.emit("definition", "definition.added", nd.name, f"new {_what(nd)}", COMPATIBLE)
         for od in self.old.definitions:
-            if not od.is_definition or od.name in self.renames:
+            if not od.is_definition or od.name in self.renames or od.name in skip:
                 continue
             same = self.ndefs.get(od.name)
             if same is not None and same.is_definition:
@@ -312,6 +381,12 @@ class _Differ:
                 continue
             self.emit("definition", "definition.renamed", n, f"renamed from {o}", COMPATIBLE, old=o, new=n)
 
+    def _reported_elsewhere(self) -> frozenset[str]:
+        """Definitions whose appearance is a method or batching change, reported as that."""
+        batch = self.old.envelope.batching != self.new.envelope.batching
+        names = {d.name for d in self.old.definitions + self.new.definitions}
+        return frozenset(METHOD_UNIONS) | {n for n in names if batch and n.startswith("JSONRPCBatch")}
+
     # -- envelope --
 
     def compare_envelope(self) -> None:
@@ -324,7 +399,7 @@ class _Differ:
                 if n.batching else "JSON-RPC batching removed: arrays of messages are rejected"
             )
             self.emit("envelope", f"envelope.batching_{word}", "batching", detail, BOTH_BREAK,
-                      old=str(o.batching).lower(), new=str(n.batching).lower())
+                      old=o.batching, new=n.batching)
         for a, b in self.envelope_renames.items():
             self.emit("envelope", "envelope.renamed", b, f"envelope model renamed from {a}", COMPATIBLE, old=a, new=b)
         for word, names in sorted(self.declared.items()):
@@ -333,9 +408,35 @@ class _Differ:
             self.emit(
                 "envelope", f"envelope.fields_{'declared' if word == 'added' else 'undeclared'}",
                 "jsonrpc, id", f"`jsonrpc`/`id` {verb} {len(unique)} message definitions",
-                COMPATIBLE, new=", ".join(unique) if word == "added" else None,
-                old=", ".join(unique) if word == "removed" else None,
+                COMPATIBLE, new=unique if word == "added" else None,
+                old=unique if word == "removed" else None,
             )
+
+
+def _what_kind(d: ir.Definition) -> str:
+    return "an object" if isinstance(d, ir.Model) else "a type alias"
+
+
+def _messages_only(d: ir.Alias, defs: dict[str, ir.Definition]) -> ir.TypeExpr:
+    """The type of an alias; for the message union, without the batch arrays (the batching change)."""
+    if d.name != MESSAGE_UNION:
+        return d.type
+
+    def batch(t: ir.TypeExpr) -> bool:
+        target = defs.get(t.name) if isinstance(t, ir.Ref) else None
+        return isinstance(t, ir.ListOf) or (isinstance(target, ir.Alias) and isinstance(target.type, ir.ListOf))
+
+    kept = tuple(m for m in ir.alternatives(d.type) if not batch(m))
+    return kept[0] if len(kept) == 1 else ir.UnionOf(kept)
+
+
+def _type_names(t: ir.TypeExpr | None) -> list[str]:
+    """The alternatives of a result type, as the names the report prints."""
+    return [] if t is None else [show(m) for m in ir.alternatives(t)]
+
+
+def _describe(node: Node) -> str:
+    return "any" if node is True or node == {} else "a schema"
 
 
 def _names(names: list[str]) -> str:

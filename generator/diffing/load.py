@@ -1,13 +1,25 @@
-"""Turn a command-line OLD or NEW (a revision name or a schema file) into the IR the generator uses."""
+"""Turn a command-line OLD or NEW (a revision name or a schema file) into the IR and corrected schema."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Mapping
 
 from .. import ir
+from ..errata import apply_errata
 from ..errors import SourceError
-from ..generate import protocol_for
-from ..source import SchemaSource, resolve_schema
+from ..protocol import build_protocol
+from ..source import SchemaSource, load_json, resolve_schema
+from .rawschema import RawSchema, index_schema
+
+
+@dataclass(frozen=True)
+class Revision:
+    """One side of a diff: the IR the generator uses and the corrected schema JSON behind it."""
+
+    protocol: ir.Protocol
+    raw: RawSchema
 
 
 def looks_like_file(arg: str) -> bool:
@@ -16,7 +28,7 @@ def looks_like_file(arg: str) -> bool:
 
 
 def resolve(arg: str, schema_dir: Path | None = None) -> SchemaSource:
-    """The schema bytes for a revision name or a file path (its revision inferred, else its name)."""
+    """The schema bytes for a revision name or a file path (its revision from the pins, the file, else its name)."""
     if not looks_like_file(arg):
         return resolve_schema(arg, schema_dir=schema_dir)
     path = Path(arg)
@@ -28,6 +40,17 @@ def resolve(arg: str, schema_dir: Path | None = None) -> SchemaSource:
         return resolve_schema(str(path), schema_file=path)
 
 
-def load_protocol(arg: str, schema_dir: Path | None = None) -> ir.Protocol:
-    """The IR of one side of a diff, errata applied exactly as `mcpgen generate` applies them."""
-    return protocol_for(resolve(arg, schema_dir))
+def revision_of(
+    schema: Mapping[str, Any], revision: str, sha256: str = "", errata: tuple[ir.Erratum, ...] = ()
+) -> Revision:
+    """A diff side from an already corrected schema document."""
+    document = dict(schema)
+    protocol = build_protocol(document, revision, sha256, errata)
+    return Revision(protocol, index_schema(protocol, document))
+
+
+def load_revision(arg: str, schema_dir: Path | None = None) -> Revision:
+    """One side of a diff, errata applied exactly as `mcpgen generate` applies them (by the bytes' pin)."""
+    source = resolve(arg, schema_dir)
+    schema, errata = apply_errata(load_json(source), source.revision, sha256=source.sha256)
+    return revision_of(schema, source.revision, source.sha256, errata)

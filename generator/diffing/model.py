@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 Impact = Literal["breaking", "compatible"]
-Category = Literal["envelope", "method", "capability", "definition", "field"]
+Category = Literal["envelope", "method", "capability", "definition", "field", "deprecation"]
 
 # Render and sort order of the categories.
-CATEGORIES: tuple[Category, ...] = ("envelope", "method", "capability", "definition", "field")
-JSON_FORMAT = "mcpgen-diff/1"
+CATEGORIES: tuple[Category, ...] = ("envelope", "method", "capability", "definition", "field", "deprecation")
+JSON_FORMAT = "mcpgen-diff/2"
 
 
 @dataclass(frozen=True)
 class Change:
-    """One difference between two revisions, with its impact on an OLD client and an OLD server."""
+    """One difference between two revisions, with its impact on an OLD client and an OLD server.
+
+    `kind` is the rule id; `old`/`new` are JSON values (a schema node, a name, a list of sides);
+    `where` lists the other definitions one change of a shared shape applies to.
+    """
 
     category: Category
     kind: str
@@ -23,10 +27,11 @@ class Change:
     detail: str
     client: Impact
     server: Impact
-    old: str | None = None
-    new: str | None = None
+    old: Any = None
+    new: Any = None
     direction: str | None = None
     cosmetic: bool = False
+    where: tuple[str, ...] = ()
 
     @property
     def breaking(self) -> bool:
@@ -54,6 +59,7 @@ class Report:
     old: Side
     new: Side
     changes: tuple[Change, ...]
+    ignored: int = 0
 
     def visible(self, verbose: bool) -> tuple[Change, ...]:
         """The changes shown to a reader: cosmetic ones only when verbose."""
@@ -68,4 +74,5 @@ class Report:
             "breaking_client": sum(c.client == "breaking" for c in real),
             "breaking_server": sum(c.server == "breaking" for c in real),
             "breaking": sum(c.breaking for c in real),
+            "ignored": self.ignored,
         }

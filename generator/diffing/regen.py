@@ -10,8 +10,8 @@ import os
 from pathlib import Path
 
 from ..revisions import known_revisions
-from .compare import diff_protocols
-from .load import load_protocol
+from .compare import diff_revisions
+from .load import load_revision
 from .render import render_json
 
 GOLDEN_DIR = Path("tests") / "golden" / "diff"
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     schema_dir = args.schema_dir or (Path(os.environ["MCPGEN_SCHEMA_DIR"]) if os.environ.get("MCPGEN_SCHEMA_DIR") else None)
     for old, new in consecutive_pairs():
-        report = diff_protocols(load_protocol(old, schema_dir), load_protocol(new, schema_dir))
+        report = diff_revisions(load_revision(old, schema_dir), load_revision(new, schema_dir))
         path = golden_path(args.root, old, new)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(render_json(report), encoding="utf-8")

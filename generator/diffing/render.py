@@ -7,6 +7,7 @@ from typing import Any, Callable, Iterable
 
 import click
 
+from .grouping import owner_and_rest
 from .model import CATEGORIES, JSON_FORMAT, Change, Report
 
 TITLES = {
@@ -15,12 +16,14 @@ TITLES = {
     "capability": "Capabilities",
     "definition": "Definitions",
     "field": "Fields",
+    "deprecation": "Deprecations",
 }
 DIRECTIONS = ("client → server", "server → client", "both ways")
+Renderer = Callable[[Report, bool], str]
 
 
 def summary_line(report: Report, verbose: bool) -> str:
-    """`12 changes, 3 breaking (2 for clients, 1 for servers); 5 cosmetic hidden`."""
+    """`12 changes, 3 breaking (2 for clients, 1 for servers); 5 cosmetic hidden; 1 ignored`."""
     c = report.counts()
     text = (
         f"{c['changes']} changes, {c['breaking']} breaking "
@@ -28,6 +31,8 @@ def summary_line(report: Report, verbose: bool) -> str:
     )
     if c["cosmetic"]:
         text += f"; {c['cosmetic']} cosmetic" + (" shown" if verbose else " hidden (--verbose shows them)")
+    if c["ignored"]:
+        text += f"; {c['ignored']} ignored"
     return text
 
 
@@ -67,7 +72,7 @@ _COLOURS = {"!": "red", "+": "green", "-": "yellow", "~": None}
 
 
 def render_text(report: Report, verbose: bool = False) -> str:
-    """Grouped plain text with ANSI styles; click.echo drops the styles when not writing to a TTY."""
+    """Grouped plain text with ANSI styles and each change's rule id; click drops the styles off a TTY."""
     lines = [
         click.style(f"mcpgen diff {report.old.revision} → {report.new.revision}", bold=True),
         summary_line(report, verbose),
@@ -84,33 +89,47 @@ def render_text(report: Report, verbose: bool = False) -> str:
                 text = f"{indent}{mark} {c.subject}: {c.detail}"
                 if c.breaking:
                     text += f"  [breaks {breaks(c)}]"
-                lines.append(click.style(text, fg=_COLOURS[mark]))
+                lines.append(click.style(text + f"  ({c.kind})", fg=_COLOURS[mark]))
+                if c.where:
+                    lines.append(f"{indent}    also in {', '.join(_owners(c))}")
     return "\n".join(lines)
 
 
-def render_markdown(report: Report, verbose: bool = False) -> str:
-    """Release notes: a breaking-changes table, then every change by category."""
+def render_markdown(report: Report, verbose: bool = False, title: bool = False) -> str:
+    """Release notes to paste: breaking changes in one table, every other change once by category."""
     visible = report.visible(verbose)
-    lines = [
-        f"# MCP {report.old.revision} → {report.new.revision}",
-        "",
-        summary_line(report, verbose) + ".",
-    ]
+    lines = [f"# MCP {report.old.revision} → {report.new.revision}", ""] if title else []
+    lines.append(f"**{summary_line(report, verbose)}.**")
     breaking = [c for c in visible if c.breaking]
     if breaking:
-        lines += ["", "## Breaking changes", "", "| Change | Client | Server |", "| --- | --- | --- |"]
+        lines += ["", "## Breaking changes", "", "| Change | Breaks | Rule |", "| --- | --- | --- |"]
         for c in breaking:
-            lines.append(f"| `{_md(c.subject)}`: {_md(c.detail)} | {c.client} | {c.server} |")
-    for cat, subgroups in _groups(visible):
+            lines.append(f"| {_md_place(c)}: {_md(c.detail)} | {breaks(c)} | `{c.kind}` |")
+    for cat, subgroups in _groups(c for c in visible if not c.breaking):
         lines += ["", f"## {TITLES[cat]}"]
         for direction, changes in subgroups:
             if direction:
                 lines += ["", f"### {direction}"]
             lines.append("")
             for c in changes:
-                tail = f" **(breaks {breaks(c)})**" if c.breaking else ""
-                lines.append(f"- `{_md(c.subject)}`: {_md(c.detail)}{tail}")
+                lines.append(f"- {_md_place(c)}: {_md(c.detail)} (`{c.kind}`)")
     return "\n".join(lines) + "\n"
+
+
+def _md_place(c: Change) -> str:
+    text = f"`{_code(c.subject)}`"
+    if c.where:
+        text += " (also in " + ", ".join(f"`{_code(w)}`" for w in _owners(c)) + ")"
+    return text
+
+
+def _owners(c: Change) -> list[str]:
+    """The definitions a grouped change also applies to (the path below them is the subject's)."""
+    return [owner_and_rest(w)[0] for w in c.where]
+
+
+def _code(text: str) -> str:
+    return text.replace("`", "'").replace("|", "\\|")
 
 
 def _md(text: str) -> str:
@@ -118,7 +137,7 @@ def _md(text: str) -> str:
 
 
 def report_json(report: Report) -> dict[str, Any]:
-    """The documented `mcpgen-diff/1` object (every change, cosmetic ones flagged)."""
+    """The documented `mcpgen-diff/2` object (every change, cosmetic ones flagged)."""
     return {
         "format": JSON_FORMAT,
         "old": {"revision": report.old.revision, "sha256": report.old.sha256, "errata": list(report.old.errata)},
@@ -129,6 +148,7 @@ def report_json(report: Report) -> dict[str, Any]:
                 "category": c.category,
                 "kind": c.kind,
                 "subject": c.subject,
+                "where": list(c.where),
                 "detail": c.detail,
                 "old": c.old,
                 "new": c.new,
@@ -148,7 +168,7 @@ def render_json(report: Report, verbose: bool = False) -> str:
     return json.dumps(report_json(report), indent=2, ensure_ascii=False) + "\n"
 
 
-RENDERERS: dict[str, Callable[[Report, bool], str]] = {
+RENDERERS: dict[str, Renderer] = {
     "text": render_text,
     "markdown": render_markdown,
     "json": render_json,

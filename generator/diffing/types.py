@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Callable, Literal
+from typing import Callable
 
 from .. import ir
+from .semantics import Verdict
 from .show import show
-
-Verdict = Literal["same", "widened", "narrowed", "changed"]
 # Called when two object models meet at one position; it reports their differences itself.
 PairModels = Callable[[ir.Model, ir.Model, str], None]
 
