@@ -12,10 +12,10 @@ from typing import Any, Iterator
 import click
 
 from .errors import McpgenError
-from .harness.check import instances
-from .harness.classify import MethodTable, Pairing, Target, is_message, message_target, method_table
-from .harness.package import import_package
-from .harness.roundtrip import round_trip
+from .harness.check import mcpgen_findings, schema_findings
+from .harness.classify import Pairing, Target, is_message, message_target
+from .harness.package import generated_package
+from .harness.table import MethodTable, method_table
 from .harness.upstream import Upstream, upstream
 from .reporting import reported
 from .revisions import KNOWN_REVISIONS
@@ -111,36 +111,24 @@ class Validator:
         method = self.pairing.method_of(self._group(msg, responder=True), value) if is_response else None
         target = message_target(value, self.table, self.schema, method)
         if target is None:
-            target = Target(self.table.envelope.result_response_model, "response", "response to an unknown request")
+            target = Target(self.table.envelope.result, "response", "response to an unknown request")
         spec = self.table.methods.get(value.get("method", ""))
         if spec is not None and msg.direction is not None and _SENDER[msg.direction] not in spec.senders:
             who = _SENDER[msg.direction]
             return Problem(msg.file, msg.line, target.definition, "/method", f"{spec.name} is not sent by the {who}")
-        return check_target(msg, target, self.schema, self.package)
+        return first_problem(msg, target, self.schema, self.package)
 
 
-def check_target(msg: Message, target: Target, schema: Upstream, package: ModuleType) -> Problem | None:
-    """The upstream schema's objection to a message, else a failed exact round trip, else None."""
-    found = instances(target, msg.value)
-    for name, where, value in found:
-        issue = schema.issue(name, value)
-        if issue is not None:
-            return Problem(msg.file, msg.line, name, f"{where}{issue.path}" or "/", issue.message)
-    for name, where, value in found:
-        rt = round_trip(package, name, value)
-        if rt.rejected is not None:
-            path, _, error = rt.rejected.partition(": ")
-            return Problem(msg.file, msg.line, name, f"{where}{path}" if path != "/" else where or "/", f"mcpgen rejects it: {error}")
-        if rt.diffs:
-            path, _, error = rt.diffs[0].partition(": ")
-            return Problem(msg.file, msg.line, name, f"{where}{path}" if path != "/" else where or "/", f"mcpgen does not round-trip it: {error}")
-    return None
+def first_problem(msg: Message, target: Target, schema: Upstream, package: ModuleType) -> Problem | None:
+    """The upstream schema's objection to a message, else the generated package's, else None."""
+    found = schema_findings(target, msg.value, schema) or mcpgen_findings(target, msg.value, package)
+    return Problem(msg.file, msg.line, found[0].definition, found[0].path or "/", found[0].message) if found else None
 
 
 def validate_files(revision: str, files: tuple[Path, ...], schema_dir: Path | None) -> tuple[int, list[Problem]]:
     """Validate every message of `files`; returns the number of messages and the problems found."""
     messages = [m for f in files for m in read_messages(f)]
-    validator = Validator(method_table(schema_dir, revision), upstream(schema_dir, revision), import_package(revision, schema_dir=schema_dir))
+    validator = Validator(method_table(schema_dir, revision), upstream(schema_dir, revision), generated_package(revision, schema_dir))
     problems = [p for p in (validator.problem(m) for m in messages) if p is not None]
     return len(messages), problems
 
