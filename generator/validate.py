@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterator
@@ -12,81 +12,104 @@ from typing import Any, Iterator
 import click
 
 from .errors import McpgenError
-from .harness.check import instances
-from .harness.classify import MethodTable, Pairing, Target, is_message, message_target, method_table
-from .harness.package import import_package
-from .harness.roundtrip import round_trip
+from .harness.check import Finding, mcpgen_findings, schema_findings
+from .harness.classify import Pairing, Target, is_message, message_target
+from .harness.package import generated_package
+from .harness.table import MethodTable, method_table
 from .harness.upstream import Upstream, upstream
 from .reporting import reported
 from .revisions import KNOWN_REVISIONS
 
 _SENDER = {"c2s": "client", "s2c": "server"}
+_LINE_SUFFIXES = (".jsonl", ".ndjson")
+MAX_ERRORS = 10
+"""Errors shown per failed message; the rest are counted."""
 
 
 class InputError(McpgenError):
-    """A message file cannot be read or is not JSON."""
+    """A message file cannot be read."""
 
 
 @dataclass(frozen=True)
 class Message:
-    """One message of an input file, with its line and, when given, its direction."""
+    """One message of an input file: its line, value, direction when given, and place in a batch."""
 
     file: str
     line: int
     value: Any
     direction: str | None
+    at: str = ""  # JSON pointer of the message in its line (an element of a batch)
+    unreadable: str | None = None  # why the line holds no message at all
 
 
 @dataclass(frozen=True)
-class Problem:
-    """Why one message fails: the definition checked, the field path and the message."""
+class Failure:
+    """A message that fails: where it is and every reason, of which the first MAX_ERRORS are kept."""
 
     file: str
     line: int
-    definition: str
-    path: str
-    error: str
+    errors: tuple[Finding, ...]
+    count: int
 
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.definition} at {self.path}: {self.error}"
+    def lines(self) -> list[str]:
+        """The failure as text lines `file:line: definition at path: error`."""
+        where = f"{self.file}:{self.line}"
+        out = [f"{where}: {e}" if e.definition else f"{where}: {e.message}" for e in self.errors]
+        if self.count > len(self.errors):
+            out.append(f"{where}: … and {self.count - len(self.errors)} more errors")
+        return out
+
+    def as_json(self) -> dict[str, Any]:
+        """The failure as a JSON object."""
+        errors = [{"definition": e.definition, "path": e.path or "/", "error": e.message} for e in self.errors]
+        return {"file": self.file, "line": self.line, "errors": errors, "error_count": self.count}
 
 
 def _unwrap(value: Any, file: str, line: int) -> Message:
     if isinstance(value, dict) and set(value) == {"dir", "msg"}:
         if value["dir"] not in _SENDER:
-            raise InputError(f"{file}:{line}: 'dir' must be \"c2s\" or \"s2c\", not {value['dir']!r}")
+            return Message(file, line, value, None, unreadable=f"'dir' must be \"c2s\" or \"s2c\", not {value['dir']!r}")
         return Message(file, line, value["msg"], value["dir"])
     return Message(file, line, value, None)
 
 
+def _parses_as_object(line: str) -> bool:
+    try:
+        return isinstance(json.loads(line), dict)
+    except ValueError:
+        return False
+
+
 def read_messages(path: Path) -> Iterator[Message]:
-    """The messages of a JSON file (one message, or a batch array) or of a JSONL file (one per line)."""
+    """The messages of a JSON file (one message) or of a JSONL file (one per line); a line that is not JSON is one too."""
     try:
         text = path.read_text("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read {path}: {exc}") from exc
-    try:
-        whole = json.loads(text)
-    except ValueError:
-        whole = None
-    else:
-        for item in whole if isinstance(whole, list) else [whole]:
-            yield _unwrap(item, str(path), 1)
-        return
+    if not path.name.endswith(_LINE_SUFFIXES):
+        try:
+            yield _unwrap(json.loads(text), str(path), 1)
+            return
+        except json.JSONDecodeError as exc:
+            if not any(_parses_as_object(line) for line in text.splitlines()):
+                yield Message(str(path), exc.lineno, None, None, unreadable=f"not JSON ({exc})")
+                return
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             value = json.loads(line)
         except ValueError as exc:
-            raise InputError(f"{path}:{number}: not JSON ({exc})") from exc
+            yield Message(str(path), number, None, None, unreadable=f"not JSON ({exc})")
+            continue
         yield _unwrap(value, str(path), number)
 
 
 class Validator:
-    """Checks messages of one revision in order, pairing responses with earlier requests by id."""
+    """Checks the messages of one revision in order, pairing responses with earlier requests by id."""
 
-    def __init__(self, table: MethodTable, schema: Upstream, package: ModuleType) -> None:
+    def __init__(self, revision: str, table: MethodTable, schema: Upstream, package: ModuleType) -> None:
+        self.revision = revision
         self.table = table
         self.schema = schema
         self.package = package
@@ -100,49 +123,87 @@ class Validator:
             side = "client" if side == "server" else "server"
         return f"{msg.file}#{side}"
 
-    def problem(self, msg: Message) -> Problem | None:
-        """The first problem of a message, or None when it is a valid message of the revision."""
+    def messages(self, entry: Message) -> Iterator[tuple[Message, list[Finding]]]:
+        """Every message an entry holds (each element of a batch), with its findings."""
+        if entry.unreadable is not None:
+            yield entry, [Finding("", "", entry.unreadable)]
+        elif isinstance(entry.value, list):
+            problem = self._batch_problem(entry.value)
+            if problem is not None:
+                yield entry, [Finding("JSONRPCMessage", "", problem)]
+                return
+            for i, item in enumerate(entry.value):
+                yield from self.messages(replace(entry, value=item, at=f"{entry.at}/{i}"))
+        else:
+            yield entry, [replace(f, path=entry.at + f.path) for f in self.findings(entry)]
+
+    def _batch_problem(self, batch: list[Any]) -> str | None:
+        """Why a batch is not one this revision allows, or None."""
+        forms = self.table.envelope.batches
+        if not forms:
+            return f"JSON-RPC batches are not allowed in {self.revision} (an array of {len(batch)} messages)"
+        if not batch:
+            return "an empty batch is not a valid JSON-RPC message"
+        kinds = {self._envelope_of(item) for item in batch if isinstance(item, dict)}
+        if not any(kinds <= form for form in forms):
+            allowed = " or ".join(" and ".join(sorted(form)) for form in forms)
+            return f"a batch of {' and '.join(sorted(kinds))}: a batch holds only {allowed}"
+        return None
+
+    def _envelope_of(self, value: dict[str, Any]) -> str:
+        env = self.table.envelope
+        if "method" in value:
+            return env.request if "id" in value else env.notification
+        return env.error if "error" in value else env.result
+
+    def findings(self, msg: Message) -> list[Finding]:
+        """Every reason a message is not a valid message of the revision (empty when it is one)."""
         value = msg.value
         if not is_message(value):
-            return Problem(msg.file, msg.line, "JSONRPCMessage", "/", "not a JSON-RPC message (no 'jsonrpc' member)")
-        is_response = "method" not in value
-        if not is_response:
+            what = "no 'jsonrpc' member" if isinstance(value, dict) else f"a JSON {type(value).__name__}, not an object"
+            return [Finding("JSONRPCMessage", "", f"not a JSON-RPC message ({what})")]
+        env = self.table.envelope
+        out: list[Finding] = []
+        if isinstance(value.get("method"), str):
+            method = value["method"]
             self.pairing.note(self._group(msg, responder=False), value)
-        method = self.pairing.method_of(self._group(msg, responder=True), value) if is_response else None
-        target = message_target(value, self.table, self.schema, method)
-        if target is None:
-            target = Target(self.table.envelope.result_response_model, "response", "response to an unknown request")
-        spec = self.table.methods.get(value.get("method", ""))
-        if spec is not None and msg.direction is not None and _SENDER[msg.direction] not in spec.senders:
-            who = _SENDER[msg.direction]
-            return Problem(msg.file, msg.line, target.definition, "/method", f"{spec.name} is not sent by the {who}")
-        return check_target(msg, target, self.schema, self.package)
+            spec = self.table.methods.get(method)
+            if spec is None or spec.embedded:
+                envelope = env.request if "id" in value else env.notification
+                where = "sent only inside a result, never as a message" if spec else "not a method"
+                out.append(Finding(envelope, "/method", f"unknown method {method[:200]!r}: {where} of {self.revision} (-32601 Method not found)"))
+                return out + schema_findings(Target(envelope, "request", "unknown method"), value, self.schema, every=True)
+            if msg.direction is not None and _SENDER[msg.direction] not in spec.senders:
+                out.append(Finding(spec.message, "/method", f"{method} is not sent by the {_SENDER[msg.direction]}"))
+            requested = None
+        elif "result" in value or "error" in value:
+            requested = self.pairing.method_of(self._group(msg, responder=True), value)
+            if requested is None and value.get("id") is not None:
+                envelope = env.error if "error" in value else env.result
+                out.append(Finding(envelope, "/id", f"response to no request: no earlier request{self._from(msg)} has id {json.dumps(value['id'])}"))
+        else:
+            return [Finding("JSONRPCMessage", "", "not a request, notification or response (no 'method', 'result' or 'error')")]
+        target = message_target(value, self.table, self.schema, requested) or Target(env.result, "response", "response to no request")
+        return out + (schema_findings(target, value, self.schema, every=True) or mcpgen_findings(target, value, self.package))
+
+    @staticmethod
+    def _from(msg: Message) -> str:
+        if msg.direction is None:
+            return ""
+        return " from the " + ("server" if _SENDER[msg.direction] == "client" else "client")
 
 
-def check_target(msg: Message, target: Target, schema: Upstream, package: ModuleType) -> Problem | None:
-    """The upstream schema's objection to a message, else a failed exact round trip, else None."""
-    found = instances(target, msg.value)
-    for name, where, value in found:
-        issue = schema.issue(name, value)
-        if issue is not None:
-            return Problem(msg.file, msg.line, name, f"{where}{issue.path}" or "/", issue.message)
-    for name, where, value in found:
-        rt = round_trip(package, name, value)
-        if rt.rejected is not None:
-            path, _, error = rt.rejected.partition(": ")
-            return Problem(msg.file, msg.line, name, f"{where}{path}" if path != "/" else where or "/", f"mcpgen rejects it: {error}")
-        if rt.diffs:
-            path, _, error = rt.diffs[0].partition(": ")
-            return Problem(msg.file, msg.line, name, f"{where}{path}" if path != "/" else where or "/", f"mcpgen does not round-trip it: {error}")
-    return None
-
-
-def validate_files(revision: str, files: tuple[Path, ...], schema_dir: Path | None) -> tuple[int, list[Problem]]:
-    """Validate every message of `files`; returns the number of messages and the problems found."""
-    messages = [m for f in files for m in read_messages(f)]
-    validator = Validator(method_table(schema_dir, revision), upstream(schema_dir, revision), import_package(revision, schema_dir=schema_dir))
-    problems = [p for p in (validator.problem(m) for m in messages) if p is not None]
-    return len(messages), problems
+def validate_files(revision: str, files: tuple[Path, ...], schema_dir: Path | None) -> tuple[int, list[Failure]]:
+    """Validate every message of `files` through the package mcpgen generates now; returns the count and the failures."""
+    entries = [m for f in files for m in read_messages(f)]
+    validator = Validator(revision, method_table(schema_dir, revision), upstream(schema_dir, revision), generated_package(revision, schema_dir))
+    count, failures = 0, []
+    for entry in entries:
+        for msg, errors in validator.messages(entry):
+            count += 1
+            if errors:
+                failures.append(Failure(msg.file, msg.line, tuple(errors[:MAX_ERRORS]), len(errors)))
+    return count, failures
 
 
 @click.command("validate")
@@ -153,11 +214,12 @@ def validate_files(revision: str, files: tuple[Path, ...], schema_dir: Path | No
 @reported
 def validate_command(revision: str, fmt: str, schema_dir: Path | None, files: tuple[Path, ...]) -> None:
     """Check JSON or JSONL files of MCP messages against a revision; exit 1 when any message fails."""
-    count, problems = validate_files(revision, files, schema_dir)
+    count, failures = validate_files(revision, files, schema_dir)
     if fmt == "json":
-        click.echo(json.dumps({"revision": revision, "messages": count, "failures": [asdict(p) for p in problems]}, indent=1, ensure_ascii=False))
+        report = {"revision": revision, "messages": count, "failed": len(failures), "failures": [f.as_json() for f in failures]}
+        click.echo(json.dumps(report, indent=1, ensure_ascii=False))
     else:
-        for p in problems:
-            click.echo(str(p))
-        click.echo(f"{count} messages, {len(problems)} failed ({revision})", err=True)
-    sys.exit(1 if problems else 0)
+        for f in failures:
+            click.echo("\n".join(f.lines()))
+        click.echo(f"{count} messages, {len(failures)} failed ({revision})", err=True)
+    sys.exit(1 if failures else 0)

@@ -1,23 +1,37 @@
-"""`mcpgen validate` on real messages from the corpus, written to temporary JSONL files."""
+"""`mcpgen validate` on real messages from the corpus, written to temporary JSON and JSONL files."""
 
 from __future__ import annotations
 
+import inspect
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
-from click.testing import CliRunner
+import pytest
+from click.testing import CliRunner, Result
 
-from mcpgen.validate import validate_command
+import mcpgen.output
+import mcpgen.validate
+from mcpgen.validate import MAX_ERRORS, validate_command
+from test_examples import REPO_ROOT, run_broken
 
 REVISION = "2025-06-18"
 
 
-def _doc(schema_dir: Path, name: str) -> dict:
-    return json.loads((schema_dir / REVISION / "doc-examples" / name).read_text("utf-8"))
+def _doc(schema_dir: Path, name: str, revision: str = REVISION) -> dict:
+    return json.loads((schema_dir / revision / "doc-examples" / name).read_text("utf-8"))
 
 
-def _run(schema_dir: Path, *args: str):
-    return CliRunner().invoke(validate_command, ["--revision", REVISION, "--schema-dir", str(schema_dir), *args])
+def _run(schema_dir: Path, *args: str, revision: str = REVISION) -> Result:
+    return CliRunner().invoke(validate_command, ["--revision", revision, "--schema-dir", str(schema_dir), *args])
+
+
+def _jsonl(path: Path, values: list) -> Path:
+    path.write_text("".join(json.dumps(v) + "\n" for v in values), "utf-8")
+    return path
 
 
 def _conversation(schema_dir: Path) -> list[dict]:
@@ -25,11 +39,15 @@ def _conversation(schema_dir: Path) -> list[dict]:
     return [_doc(schema_dir, n) for n in names]
 
 
+def _lists_and_progress(schema_dir: Path) -> list[dict]:
+    """resources/list and resources/templates/list with their responses, and a progress notification."""
+    names = ["server/resources/05.json", "server/resources/06.json", "server/resources/09.json", "server/resources/10.json", "basic/utilities/progress/02.json"]
+    return [_doc(schema_dir, n) for n in names]
+
+
 def test_valid_conversation_passes(schema_dir: Path, tmp_path: Path) -> None:
-    messages = _conversation(schema_dir)
     dirs = ["c2s", "s2c", "c2s", "c2s", "s2c"]
-    path = tmp_path / "ok.jsonl"
-    path.write_text("".join(json.dumps({"dir": d, "msg": m}) + "\n" for d, m in zip(dirs, messages)), "utf-8")
+    path = _jsonl(tmp_path / "ok.jsonl", [{"dir": d, "msg": m} for d, m in zip(dirs, _conversation(schema_dir))])
     result = _run(schema_dir, str(path))
     assert result.exit_code == 0, result.output
     assert "5 messages, 0 failed" in result.output
@@ -38,23 +56,19 @@ def test_valid_conversation_passes(schema_dir: Path, tmp_path: Path) -> None:
 def test_broken_message_is_reported_with_line_definition_and_path(schema_dir: Path, tmp_path: Path) -> None:
     messages = _conversation(schema_dir)
     messages[4]["result"]["content"][0]["text"] = 42  # the tools/call response, paired by id
-    path = tmp_path / "broken.jsonl"
-    path.write_text("\n".join(json.dumps(m) for m in messages) + "\n", "utf-8")
-    result = _run(schema_dir, "--format", "json", str(path))
+    result = _run(schema_dir, "--format", "json", str(_jsonl(tmp_path / "broken.jsonl", messages)))
     assert result.exit_code == 1
     report = json.loads(result.stdout)
-    assert report["messages"] == 5
+    assert (report["messages"], report["failed"]) == (5, 1)
     [failure] = report["failures"]
-    assert failure["line"] == 5
-    assert failure["definition"] == "CallToolResult"
-    assert failure["path"] == "/result/content/0/text"
+    assert (failure["line"], failure["error_count"]) == (5, 1)
+    assert failure["errors"] == [{"definition": "CallToolResult", "path": "/result/content/0/text", "error": "42 is not of type 'string'"}]
 
 
 def test_response_is_checked_as_the_result_of_its_request(schema_dir: Path, tmp_path: Path) -> None:
     request, response = _doc(schema_dir, "server/prompts/04.json"), _doc(schema_dir, "server/prompts/05.json")
     del response["result"]["messages"]
-    path = tmp_path / "prompt.jsonl"
-    path.write_text(json.dumps(request) + "\n" + json.dumps(response) + "\n", "utf-8")
+    path = _jsonl(tmp_path / "prompt.jsonl", [request, response])
     result = _run(schema_dir, str(path))
     assert result.exit_code == 1
     assert f"{path}:2: GetPromptResult at /result: 'messages' is a required property" in result.stdout
@@ -62,19 +76,141 @@ def test_response_is_checked_as_the_result_of_its_request(schema_dir: Path, tmp_
 
 def test_one_message_per_file_and_wrong_sender(schema_dir: Path, tmp_path: Path) -> None:
     single = tmp_path / "one.json"
-    single.write_text(json.dumps(_doc(schema_dir, "client/roots/02.json")), "utf-8")
+    single.write_text(json.dumps(_doc(schema_dir, "client/roots/02.json"), indent=2), "utf-8")
     assert _run(schema_dir, str(single)).exit_code == 0
-    wrong = tmp_path / "wrong.jsonl"
-    wrong.write_text(json.dumps({"dir": "c2s", "msg": _doc(schema_dir, "client/roots/02.json")}) + "\n", "utf-8")
+    wrong = _jsonl(tmp_path / "wrong.jsonl", [{"dir": "c2s", "msg": _doc(schema_dir, "client/roots/02.json")}])
     result = _run(schema_dir, str(wrong))
     assert result.exit_code == 1
     assert "roots/list is not sent by the client" in result.stdout
 
 
-def test_bad_input_exits_2_with_one_line(schema_dir: Path, tmp_path: Path) -> None:
-    path = tmp_path / "bad.jsonl"
-    path.write_text(json.dumps(_doc(schema_dir, "basic/lifecycle/01.json")) + "\n{not json\n", "utf-8")
+def test_unknown_method_fails(schema_dir: Path, tmp_path: Path) -> None:
+    path = _jsonl(tmp_path / "unknown.jsonl", [{"jsonrpc": "2.0", "id": 4, "method": "tools/frobnicate", "params": {}}])
     result = _run(schema_dir, str(path))
-    assert result.exit_code == 2
-    assert f"{path}:2: not JSON" in result.output
+    assert result.exit_code == 1
+    assert f"{path}:1: JSONRPCRequest at /method: unknown method 'tools/frobnicate'" in result.stdout
+    assert "1 messages, 1 failed" in result.stderr
+
+
+def test_response_to_no_request_fails(schema_dir: Path, tmp_path: Path) -> None:
+    request, response = _doc(schema_dir, "server/tools/04.json"), _doc(schema_dir, "server/tools/05.json")
+    orphan = _jsonl(tmp_path / "orphan.jsonl", [response])
+    result = _run(schema_dir, str(orphan))
+    assert result.exit_code == 1
+    assert f"{orphan}:1: JSONRPCResponse at /id: response to no request" in result.stdout
+    # With directions, a response must answer a request of the other side.
+    same_side = _jsonl(tmp_path / "same-side.jsonl", [{"dir": "s2c", "msg": request}, {"dir": "s2c", "msg": response}])
+    result = _run(schema_dir, str(same_side))
+    assert result.exit_code == 1
+    assert f"{same_side}:2: JSONRPCResponse at /id: response to no request" in result.stdout
+
+
+def test_a_line_that_is_not_json_fails_alone_and_the_rest_is_checked(schema_dir: Path, tmp_path: Path) -> None:
+    messages = _conversation(schema_dir)
+    messages[4]["result"]["content"][0]["text"] = 42
+    path = tmp_path / "mixed.jsonl"
+    path.write_text(json.dumps(messages[3]) + "\n{not json\n" + json.dumps(messages[4]) + "\n", "utf-8")
+    result = _run(schema_dir, str(path))
+    assert result.exit_code == 1
+    assert f"{path}:2: not JSON" in result.stdout
+    assert f"{path}:3: CallToolResult at /result/content/0/text: 42 is not of type 'string'" in result.stdout
+    assert "3 messages, 2 failed" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_a_file_that_is_not_json_fails_at_its_line(schema_dir: Path, tmp_path: Path) -> None:
+    path = tmp_path / "broken.json"
+    path.write_text('{\n  "jsonrpc": "2.0",\n  "id": 1\n  "method": "ping"\n}\n', "utf-8")
+    result = _run(schema_dir, str(path))
+    assert result.exit_code == 1
+    [line] = result.stdout.splitlines()
+    assert line.startswith(f"{path}:4: not JSON (Expecting ',' delimiter: line 4 column 3")
+
+
+def test_unreadable_file_exits_2_with_one_line(schema_dir: Path, tmp_path: Path) -> None:
+    result = _run(schema_dir, str(tmp_path / "missing.jsonl"))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"mcpgen: error: cannot read {tmp_path / 'missing.jsonl'}")
+    assert len(result.stderr.splitlines()) == 1
+    assert "Traceback" not in result.output
+
+
+def test_every_error_of_a_message_is_reported_up_to_a_cap(schema_dir: Path, tmp_path: Path) -> None:
+    request, response = _doc(schema_dir, "server/tools/04.json"), _doc(schema_dir, "server/tools/05.json")
+    response["result"]["isError"] = "no"
+    response["result"]["content"] = [{"type": "text", "text": n} for n in range(MAX_ERRORS + 2)]
+    path = _jsonl(tmp_path / "many.jsonl", [request, response])
+    result = _run(schema_dir, str(path))
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert len(lines) == MAX_ERRORS + 1
+    assert lines[:2] == [f"{path}:2: CallToolResult at /result/content/{i}/text: {i} is not of type 'string'" for i in range(2)]
+    assert lines[-1] == f"{path}:2: … and 3 more errors"
+    report = json.loads(_run(schema_dir, "--format", "json", str(path)).stdout)
+    assert (report["failed"], report["failures"][0]["error_count"], len(report["failures"][0]["errors"])) == (1, MAX_ERRORS + 3, MAX_ERRORS)
+
+
+def test_batches_are_refused_where_the_revision_has_none(schema_dir: Path, tmp_path: Path) -> None:
+    batch = [_doc(schema_dir, "basic/lifecycle/01.json"), _doc(schema_dir, "basic/lifecycle/03.json")]
+    path = _jsonl(tmp_path / "batch.jsonl", [batch])
+    result = _run(schema_dir, str(path))
+    assert result.exit_code == 1
+    assert f"{path}:1: JSONRPCMessage at /: JSON-RPC batches are not allowed in {REVISION}" in result.stdout
+
+
+def test_batch_elements_are_checked_where_batches_are_allowed(schema_dir: Path, tmp_path: Path) -> None:
+    revision = "2025-03-26"
+    request, response = _doc(schema_dir, "server/tools/04.json", revision), _doc(schema_dir, "server/tools/05.json", revision)
+    ping = {"jsonrpc": "2.0", "id": "p", "method": "ping"}
+    good = _jsonl(tmp_path / "good.jsonl", [[request, ping], [response, {"jsonrpc": "2.0", "id": "p", "result": {}}]])
+    result = _run(schema_dir, str(good), revision=revision)
+    assert result.exit_code == 0, result.output
+    assert "4 messages, 0 failed" in result.stderr
+    response["result"]["content"][0]["text"] = 42
+    bad = _jsonl(tmp_path / "bad.jsonl", [[request, ping], [ping, response], [{"jsonrpc": "2.0", "id": "p", "result": {}}, response]])
+    result = _run(schema_dir, str(bad), revision=revision)
+    assert result.exit_code == 1
+    assert f"{bad}:2: JSONRPCMessage at /: a batch of JSONRPCRequest and JSONRPCResponse" in result.stdout
+    assert f"{bad}:3: CallToolResult at /1/result/content/0/text: 42 is not of type 'string'" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("generator_break", "expected"),
+    [
+        ("swapped-list-results", ":2: ListResourcesResult at /result: mcpgen's parse_result('resources/list') rejects it"),
+        ("number-as-float", ":5: ProgressNotification at /params/progress: mcpgen does not round-trip it: 50 became 50.0"),
+    ],
+)
+def test_a_broken_generator_fails_validate(generator_break: str, expected: str, schema_dir: Path, tmp_path: Path) -> None:
+    path = _jsonl(tmp_path / "traffic.jsonl", _lists_and_progress(schema_dir))
+    assert _run(schema_dir, str(path)).exit_code == 0
+    result = run_broken(generator_break, "mcpgen.cli:main", ["validate", "--revision", REVISION, "--schema-dir", str(schema_dir), str(path)], tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"{path}{expected}" in result.stdout
+
+
+def test_an_installed_mcpgen_leaves_nothing_in_the_temp_dir(schema_dir: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"  # the wheel's layout (pyproject's package-dir), without the checkout's generated/
+    shutil.copytree(REPO_ROOT / "generator", site / "mcpgen", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO_ROOT / "templates", site / "mcpgen" / "templates", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO_ROOT / "schema", site / "mcpgen" / "schema", ignore=shutil.ignore_patterns("__pycache__"))
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    path = _jsonl(tmp_path / "ok.jsonl", _conversation(schema_dir))
+    env = {**os.environ, "PYTHONPATH": str(site), "TMPDIR": str(temp), "PYTHONDONTWRITEBYTECODE": "1"}
+    code = "import mcpgen, sys; assert mcpgen.__file__.startswith(sys.argv[1]), mcpgen.__file__; sys.argv[1:2] = []; from mcpgen.cli import main; main()"
+    for cache in ("off", "on"):
+        env["MCPGEN_NO_CACHE"] = "1" if cache == "off" else ""
+        result = subprocess.run(
+            [sys.executable, "-c", code, str(site), "validate", "--revision", REVISION, "--schema-dir", str(schema_dir), str(path)],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+        )
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert sorted(p.name for p in temp.iterdir()) == []
+
+
+def test_validate_names_no_function_like_output() -> None:
+    def own(module: object) -> set[str]:
+        return {n for n, f in inspect.getmembers(module, inspect.isfunction) if f.__module__ == module.__name__}  # type: ignore[attr-defined]
+
+    assert own(mcpgen.validate) & own(mcpgen.output) == set()

@@ -1,4 +1,4 @@
-"""Check classified blocks: upstream schema verdict first, then the exact round trip."""
+"""Check a target's instances: the upstream schema's verdict first, then the generated package's."""
 
 from __future__ import annotations
 
@@ -7,10 +7,24 @@ from types import ModuleType
 from typing import Any
 
 from .classify import Classified, Target
-from .roundtrip import RoundTrip, round_trip
+from .pointer import embed, pointer, resolve
+from .roundtrip import round_trip
 from .upstream import Upstream
 
 EXACT = "exact"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One objection to a value: the definition checked, where (a JSON pointer into the value) and why."""
+
+    definition: str
+    path: str
+    message: str
+    rejects: bool = False  # mcpgen refuses the value (rather than changing it or typing it wrongly)
+
+    def __str__(self) -> str:
+        return f"{self.definition} at {self.path or '/'}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -27,25 +41,48 @@ class Outcome:
         return {"definition": self.definition or "", "outcome": self.outcome}
 
 
-def _resolve(value: Any, pointer: str) -> Any:
-    for part in [p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]:
-        value = value[int(part)] if isinstance(value, list) else value[part]
-    return value
-
-
-def _embed(value: Any, pointer: str) -> Any:
-    for part in reversed([p.replace("~1", "/").replace("~0", "~") for p in pointer.split("/")[1:]]):
-        value = {part: value}
-    return value
-
-
 def instances(target: Target, value: Any) -> list[tuple[str, str, Any]]:
     """(definition, location, value) of every instance a target selects in a block's value."""
-    selected = _embed(_resolve(value, target.pointer), target.inside)
+    selected = embed(resolve(value, target.pointer), target.inside)
     found = [(target.definition, f"{target.pointer}/{i}", v) for i, v in enumerate(selected)] if target.each else [(target.definition, target.pointer, selected)]
     if target.envelope is not None:
         found.append((target.envelope, "", value))
     return found
+
+
+def schema_findings(target: Target, value: Any, schema: Upstream, every: bool = False) -> list[Finding]:
+    """The upstream schema's objections to a target's instances: the most relevant of each, or all."""
+    out: list[Finding] = []
+    for name, where, instance in instances(target, value):
+        issues = schema.issues(name, instance) if every else [i for i in [schema.issue(name, instance)] if i is not None]
+        out.extend(Finding(name, where + i.path, i.message) for i in issues)
+    return out
+
+
+def _dispatch(target: Target, value: Any, package: ModuleType) -> list[Finding]:
+    """Whether the package's method registry types a message as the definition the schema names."""
+    methods = package.methods
+    call = f"parse_result({target.method!r})" if target.kind == "response" else "parse_message"
+    try:
+        model = methods.parse_result(target.method, value["result"]) if target.kind == "response" else methods.parse_message(value)
+    except methods.ProtocolError as exc:
+        errors = "; ".join(f"{pointer(e['loc']) or '/'}: {e['msg']}" for e in exc.data or ())
+        return [Finding(target.definition, target.pointer, f"mcpgen's {call} rejects it ({exc.code} {exc.message}{': ' + errors if errors else ''})", True)]
+    if type(model) is not getattr(package.types, target.definition):
+        return [Finding(target.definition, target.pointer, f"mcpgen's {call} types it as {type(model).__name__}, the schema as {target.definition}")]
+    return []
+
+
+def mcpgen_findings(target: Target, value: Any, package: ModuleType) -> list[Finding]:
+    """How the generated package gets a value wrong: rejects it, changes it, or types it as another definition."""
+    out: list[Finding] = []
+    for name, where, instance in instances(target, value):
+        rt = round_trip(package, name, instance)
+        out.extend(Finding(name, where + path, f"mcpgen rejects it: {error}", True) for path, error in rt.rejected)
+        out.extend(Finding(name, where + path, f"mcpgen does not round-trip it: {diff}") for path, diff in rt.diffs)
+    if target.method is not None and not out:
+        out.extend(_dispatch(target, value, package))
+    return out
 
 
 def check(classified: Classified, key: str, schema: Upstream, package: ModuleType) -> Outcome:
@@ -54,23 +91,17 @@ def check(classified: Classified, key: str, schema: Upstream, package: ModuleTyp
     if target is None:
         outcome = f"skipped: {classified.skip}" if classified.skip else "unclassified"
         return Outcome(key, None, outcome, failure=classified.skip is None)
+    value = classified.parsed.value
     try:
-        found = instances(target, classified.parsed.value)
+        instances(target, value)
     except (KeyError, IndexError, TypeError) as exc:
         return Outcome(key, target.definition, f"unclassified: map pointer does not select a value ({exc})", True)
-    trips = [(name, where, round_trip(package, name, value)) for name, where, value in found]
-    mcpgen = next((f"{verdict(rt)} ({name} at {where or '/'}): {rt.rejected or '; '.join(rt.diffs)}" for name, where, rt in trips if not rt.exact), None)
-    for name, where, value in found:
-        issue = schema.issue(name, value)
-        if issue is not None:
-            at = f"{where}{issue.path}" or "/"
-            also = "mcpgen also rejects it" if mcpgen and mcpgen.startswith("rejects") else f"mcpgen: {mcpgen or 'exact'}"
-            return Outcome(key, target.definition, f"schema-rejects: {name} at {at}: {issue.message} [{also}]", failure=False)
-    if mcpgen is not None:
-        return Outcome(key, target.definition, f"FAIL: mcpgen {mcpgen}", failure=True)
+    mcpgen = mcpgen_findings(target, value, package)
+    rejected = schema_findings(target, value, schema)
+    if rejected:
+        also = "mcpgen also rejects it" if any(f.rejects for f in mcpgen) else f"mcpgen: {mcpgen[0] if mcpgen else EXACT}"
+        return Outcome(key, target.definition, f"schema-rejects: {rejected[0]} [{also}]", failure=False)
+    if mcpgen:
+        more = f" (and {len(mcpgen) - 1} more)" if len(mcpgen) > 1 else ""
+        return Outcome(key, target.definition, f"FAIL: {mcpgen[0]}{more}", failure=True)
     return Outcome(key, target.definition, EXACT, failure=False)
-
-
-def verdict(rt: RoundTrip) -> str:
-    """`rejects` or `not exact` for a failed round trip."""
-    return "rejects" if rt.rejected is not None else "not exact"

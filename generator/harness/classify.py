@@ -8,10 +8,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from .. import ir
-from ..protocol import build_protocol
 from .corpus import Block, Parsed, parse_block
-from .upstream import Upstream, load_schema, upstream
+from .table import MethodTable, method_table
+from .upstream import Upstream, upstream
 
 
 @dataclass(frozen=True)
@@ -25,6 +24,7 @@ class Target:
     inside: str = ""  # the block is the value at this JSON pointer of an otherwise empty instance
     each: bool = False  # the selected value is an array whose every item is an instance
     envelope: str | None = None  # a definition the whole block is also checked against
+    method: str | None = None  # the method of a request, notification or response, when the schema has it
 
 
 @dataclass(frozen=True)
@@ -40,41 +40,6 @@ class Classified:
     def unknown(self) -> bool:
         """True for a JSON block nothing could classify."""
         return self.target is None and self.skip is None
-
-
-@dataclass(frozen=True)
-class MethodTable:
-    """The methods of a revision with their message and result definitions, and the envelope names."""
-
-    methods: Mapping[str, ir.MethodSpec]
-    envelope: ir.Envelope
-    definitions: frozenset[str]
-
-    def result_choices(self, method: str) -> tuple[str, ...]:
-        """The definitions a result of `method` may be an instance of, its primary result first."""
-        spec = self.methods[method]
-        assert spec.result is not None
-        rt = spec.result_type
-        members = [m.name for m in rt.members if isinstance(m, ir.Ref)] if isinstance(rt, ir.UnionOf) else []
-        return (spec.result, *(m for m in members if m != spec.result))
-
-    def response_envelope(self, method: str) -> str:
-        """`<X>ResultResponse` of a request `<X>Request` when the schema has it, else the generic response."""
-        message = self.methods[method].message
-        specific = message.removesuffix("Request") + "ResultResponse"
-        return specific if specific in self.definitions else self.envelope.result_response_model
-
-
-@lru_cache(maxsize=None)
-def method_table(schema_dir: Path | None, revision: str) -> MethodTable:
-    """The method table of a revision, derived by mcpgen's own role analysis of the corrected schema."""
-    schema = load_schema(schema_dir, revision)
-    protocol = build_protocol(schema, revision, "")
-    return MethodTable(
-        methods={m.name: m for m in protocol.methods},
-        envelope=protocol.envelope,
-        definitions=frozenset(d.name for d in protocol.definitions if d.is_definition),
-    )
 
 
 def block_key(block: Block) -> str:
@@ -118,8 +83,8 @@ class Pairing:
             self._pending[(group, _id_key(message["id"]))] = message["method"]
 
     def method_of(self, group: str, message: Mapping[str, Any]) -> str | None:
-        """The method of the latest request of `group` with the id of `message`."""
-        if "id" not in message:
+        """For a response, the method of the latest request of `group` with its id."""
+        if "id" not in message or "method" in message:
             return None
         return self._pending.get((group, _id_key(message["id"])))
 
@@ -128,28 +93,29 @@ def message_target(value: Mapping[str, Any], table: MethodTable, schema: Upstrea
     """The target of a JSON-RPC message; `method` is the paired request's method for a response."""
     env = table.envelope
     if "error" in value:
-        return Target(env.error_model, "error", "JSON-RPC error response")
+        return Target(env.error, "error", "JSON-RPC error response")
     if isinstance(value.get("method"), str):
         name = value["method"]
         kind = "request" if "id" in value else "notification"
         spec = table.methods.get(name)
         if spec is None:
-            generic = env.request_model if kind == "request" else env.notification_model
+            generic = env.request if kind == "request" else env.notification
             return Target(generic, kind, f"method {name} is not in the schema: generic {kind}")
-        envelope = env.request_model if spec.kind == "request" else env.notification_model
+        envelope = env.request if spec.kind == "request" else env.notification
         note = "" if spec.kind == kind else f", a {spec.kind} shown as a {kind}"
-        return Target(spec.message, spec.kind, f"method {name}{note}", envelope=envelope)
+        return Target(spec.message, spec.kind, f"method {name}{note}", envelope=envelope, method=name)
     if "result" in value:
-        if method is None or method not in table.methods or table.methods[method].result is None:
+        spec = table.methods.get(method) if method is not None else None
+        if spec is None or not spec.results:
             return None
-        choices = table.result_choices(method)
-        chosen = next((c for c in choices if schema.accepts(c, value["result"])), choices[0])
+        chosen = next((c for c in spec.results if schema.accepts(c, value["result"])), spec.results[0])
         return Target(
             chosen,
             "response",
             f"result of {method} (request id {_id_key(value.get('id'))})",
             pointer="/result",
-            envelope=table.response_envelope(method),
+            envelope=spec.response or env.result,
+            method=method,
         )
     return None
 
@@ -182,12 +148,6 @@ def classify(
         else:
             out.append(Classified(block, parsed, None))
     return out
-
-
-def load_map(path: Path) -> dict[str, dict[str, dict[str, Any]]]:
-    """The reviewed fragment map: revision → block key → entry."""
-    data: dict[str, dict[str, dict[str, Any]]] = json.loads(path.read_text("utf-8"))
-    return data
 
 
 def classify_revision(schema_dir: Path | None, revision: str, blocks: Iterable[Block], mapping: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> list[Classified]:

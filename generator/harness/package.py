@@ -1,51 +1,71 @@
-"""Find and import the generated bindings package of a revision."""
+"""Generate a revision's bindings with the code under test and import them from memory."""
 
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import sys
-import tempfile
+from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
+from typing import Mapping, Sequence
 
 from ..errors import McpgenError
+from ..generate import _render_all, default_package
+from ..source import resolve_schema
 
-REPO_GENERATED = Path(__file__).resolve().parents[2] / "generated"
-
-
-def package_name(revision: str) -> str:
-    """`mcp_2025_06_18` for revision `2025-06-18`."""
-    return "mcp_" + revision.replace("-", "_")
+_ORACLE = "_mcpgen_under_test_"
 
 
-def _generate_into(directory: Path, revision: str, schema_dir: Path | None) -> None:
-    """Generate the package of `revision` under `directory` with mcpgen's library entry point."""
-    from ..generate import GenerateConfig, generate
+class _MemoryFinder(importlib.abc.MetaPathFinder, importlib.abc.InspectLoader):
+    """Finds and loads the modules of one package from source texts held in memory."""
 
-    generate(GenerateConfig(revision=revision, output=directory / package_name(revision), schema_dir=schema_dir))
+    def __init__(self, name: str, files: Mapping[str, str]) -> None:
+        self.sources = {
+            name if path == "__init__.py" else f"{name}.{path.removesuffix('.py').replace('/', '.')}": text
+            for path, text in files.items()
+            if path.endswith(".py")
+        }
+        self.package = name
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        """A spec for the package's own modules, None for anything else."""
+        if fullname not in self.sources:
+            return None
+        return importlib.util.spec_from_loader(fullname, self, origin=f"<mcpgen: {fullname}>", is_package=fullname == self.package)
+
+    def get_source(self, fullname: str) -> str:
+        """The generated source text of a module (for tracebacks and `inspect`)."""
+        return self.sources[fullname]
+
+    def is_package(self, fullname: str) -> bool:
+        """True for the package itself."""
+        return fullname == self.package
 
 
-def import_package(revision: str, generated_dir: Path | None = None, schema_dir: Path | None = None) -> ModuleType:
-    """The generated package of `revision`, imported from `generated_dir` (default: the repository's
-    `generated/`), or generated into a temporary folder when that folder does not have it."""
-    root = generated_dir or REPO_GENERATED
-    name = package_name(revision)
-    if not (root / name / "__init__.py").is_file():
-        root = Path(tempfile.mkdtemp(prefix="mcpgen-validate-"))
-        _generate_into(root, revision, schema_dir)
-    loaded = sys.modules.get(name)
-    if loaded is not None and Path(loaded.__file__ or "").parent.resolve() == (root / name).resolve():
-        return loaded
-    for mod in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
-        del sys.modules[mod]
-    sys.path.insert(0, str(root))
+def import_files(files: Mapping[str, str], name: str) -> ModuleType:
+    """Import the package made of `files` (path → source text) as module `name`, every module eagerly."""
+    for loaded in [m for m in sys.modules if m == name or m.startswith(name + ".")]:
+        del sys.modules[loaded]
+    finder = _MemoryFinder(name, files)
+    sys.meta_path.insert(0, finder)
     try:
-        importlib.invalidate_caches()
         package = importlib.import_module(name)
-        importlib.import_module(f"{name}.types")
-        importlib.import_module(f"{name}.methods")
+        for module in sorted(finder.sources):
+            importlib.import_module(module)
     except Exception as exc:  # any failure here means the generated code is broken
-        raise McpgenError(f"generated package {root / name} cannot be imported: {type(exc).__name__}: {exc}") from exc
+        raise McpgenError(f"the generated package {name} cannot be imported: {type(exc).__name__}: {exc}") from exc
     finally:
-        sys.path.remove(str(root))
+        sys.meta_path.remove(finder)
     return package
+
+
+@lru_cache(maxsize=None)
+def generated_package(revision: str, schema_dir: Path | None = None) -> ModuleType:
+    """The package the code under test generates for `revision` (through mcpgen's package cache), imported from memory."""
+    source = resolve_schema(revision, schema_dir=schema_dir)
+    name = default_package(revision)
+    [files] = _render_all([source], [name])
+    return import_files(files, _ORACLE + name)

@@ -9,6 +9,8 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from .pointer import pointer
+
 
 def same_json(a: Any, b: Any) -> bool:
     """Equality of JSON values that also tells `1` from `1.0` and `true` from `1`."""
@@ -21,23 +23,23 @@ def same_json(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
-def json_diff(expected: Any, actual: Any, path: str = "") -> list[str]:
-    """Where `actual` differs from `expected`, as `<JSON pointer>: <what happened>` lines."""
+def json_diff(expected: Any, actual: Any, path: str = "") -> list[tuple[str, str]]:
+    """Where `actual` differs from `expected`: (JSON pointer, what happened) pairs."""
     if isinstance(expected, dict) and isinstance(actual, dict):
         out = []
         for k in expected:
-            p = f"{path}/{k}"
+            p = path + pointer([k])
             if k not in actual:
-                out.append(f"{p}: dropped {_show(expected[k])}")
+                out.append((p, f"dropped {_show(expected[k])}"))
             else:
                 out.extend(json_diff(expected[k], actual[k], p))
-        out.extend(f"{path}/{k}: added {_show(actual[k])}" for k in actual if k not in expected)
+        out.extend((path + pointer([k]), f"added {_show(actual[k])}") for k in actual if k not in expected)
         return out
     if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
         return [d for i, (x, y) in enumerate(zip(expected, actual)) for d in json_diff(x, y, f"{path}/{i}")]
     if same_json(expected, actual):
         return []
-    return [f"{path or '/'}: {_show(expected)} became {_show(actual)}"]
+    return [(path, f"{_show(expected)} became {_show(actual)}")]
 
 
 def _show(value: Any) -> str:
@@ -51,24 +53,22 @@ def adapter(package: ModuleType, name: str) -> TypeAdapter[Any]:
     return TypeAdapter(getattr(package.types, name))
 
 
-def error_path(exc: ValidationError) -> str:
-    """The first error of a pydantic validation failure as `<location>: <message>`."""
-    err = exc.errors(include_url=False)[0]
-    loc = "".join(f"/{p}" for p in err["loc"])
-    return f"{loc or '/'}: {err['msg']}"
+def pydantic_errors(exc: ValidationError) -> tuple[tuple[str, str], ...]:
+    """Every error of a pydantic validation failure as (JSON pointer, message)."""
+    return tuple((pointer(e["loc"]), e["msg"]) for e in exc.errors(include_url=False))
 
 
 @dataclass(frozen=True)
 class RoundTrip:
-    """The outcome of one round trip: the dumped value and its differences, or the rejection."""
+    """The outcome of one round trip: the errors of a rejection, or the differences of the dumped value."""
 
-    rejected: str | None
-    diffs: tuple[str, ...] = ()
+    rejected: tuple[tuple[str, str], ...] = ()
+    diffs: tuple[tuple[str, str], ...] = ()
 
     @property
     def exact(self) -> bool:
         """True when the value came back unchanged."""
-        return self.rejected is None and not self.diffs
+        return not self.rejected and not self.diffs
 
 
 def round_trip(package: ModuleType, name: str, value: Any) -> RoundTrip:
@@ -77,6 +77,6 @@ def round_trip(package: ModuleType, name: str, value: Any) -> RoundTrip:
     try:
         model = ta.validate_python(value)
     except ValidationError as exc:
-        return RoundTrip(rejected=error_path(exc))
+        return RoundTrip(rejected=pydantic_errors(exc))
     dumped = ta.dump_python(model, mode="json", by_alias=True, exclude_unset=True)
-    return RoundTrip(rejected=None, diffs=tuple(json_diff(value, dumped)))
+    return RoundTrip(diffs=tuple(json_diff(value, dumped)))

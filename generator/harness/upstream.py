@@ -15,6 +15,7 @@ from ..errata import apply_errata
 from ..errors import SchemaError
 from ..source import load_json, resolve_schema
 from ..frontend import defs_key_of
+from .pointer import pointer
 
 
 @dataclass(frozen=True)
@@ -68,12 +69,18 @@ class Upstream:
     def issue(self, name: str, value: Any) -> SchemaIssue | None:
         """The most relevant reason definition `name` rejects `value`, or None when it accepts it."""
         errors = list(self._validator(name).iter_errors(value))
-        if not errors:
-            return None
-        error = _likeliest(max(errors, key=by_relevance()))
-        path = "".join(f"/{p}" for p in error.absolute_path)
-        message = error.message if len(error.message) <= 160 else error.message[:157] + "..."
-        return SchemaIssue(path=path, message=message)
+        return _issue(max(errors, key=by_relevance())) if errors else None
+
+    def issues(self, name: str, value: Any) -> list[SchemaIssue]:
+        """Every reason definition `name` rejects `value`, in the schema's order; empty when it accepts it."""
+        return list(dict.fromkeys(_issue(e) for e in self._validator(name).iter_errors(value)))
+
+
+def _issue(error: ValidationError) -> SchemaIssue:
+    error = _likeliest(error)
+    path = pointer(error.absolute_path)
+    message = error.message if len(error.message) <= 160 else error.message[:157] + "..."
+    return SchemaIssue(path=path, message=message)
 
 
 def _likeliest(error: ValidationError) -> ValidationError:
