@@ -176,7 +176,7 @@ def generate(config: GenerateConfig) -> list[GeneratedPackage]:
     jobs = requests_for(config)
     for _, target in jobs:
         check_target(target, config.force)  # before rendering: refuse bad targets fast
-    rendered = _render_all([request for request, _ in jobs], config.cache_dir)
+    rendered = render_packages([request for request, _ in jobs], config.cache_dir)
     written = []
     for (request, target), files in zip(jobs, rendered):
         write_package(files, target, force=config.force)
@@ -184,8 +184,8 @@ def generate(config: GenerateConfig) -> list[GeneratedPackage]:
     return written
 
 
-def _render_all(requests: list[PackageRequest], cache_dir: Path | None = None) -> list[dict[str, str]]:
-    """Every package's files: from the cache when generated before, else rendered and formatted afresh."""
+def render_packages(requests: list[PackageRequest], cache_dir: Path | None = None) -> list[dict[str, str]]:
+    """Every package's files, formatted: from the package cache when generated before, else afresh."""
     from . import cache
 
     root = cache_dir or default_cache_dir()

@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import Mapping, Sequence
 
 from ..errors import McpgenError
-from ..generate import _render_all, default_package
+from ..generate import PackageRequest, default_package, render_packages
 from ..source import resolve_schema
 
 _ORACLE = "_mcpgen_under_test_"
@@ -67,5 +67,5 @@ def generated_package(revision: str, schema_dir: Path | None = None) -> ModuleTy
     """The package the code under test generates for `revision` (through mcpgen's package cache), imported from memory."""
     source = resolve_schema(revision, schema_dir=schema_dir)
     name = default_package(revision)
-    [files] = _render_all([source], [name])
+    [files] = render_packages([PackageRequest((source,), source.revision, name)])
     return import_files(files, _ORACLE + name)
