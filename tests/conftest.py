@@ -10,13 +10,26 @@ import pytest
 from shared import REPO_ROOT, REVISIONS, missing, package_name
 
 
+_OWN_CACHE: list[str] = []
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Keep the package cache out of the user's cache dir; make the corpus path absolute for chdir and subprocesses."""
     import tempfile
 
-    os.environ.setdefault("MCPGEN_CACHE_DIR", tempfile.mkdtemp(prefix="mcpgen-test-cache-"))
+    if not os.environ.get("MCPGEN_CACHE_DIR"):
+        _OWN_CACHE.append(tempfile.mkdtemp(prefix="mcpgen-test-cache-"))
+        os.environ["MCPGEN_CACHE_DIR"] = _OWN_CACHE[0]
     if os.environ.get("MCPGEN_SCHEMA_DIR"):  # tests change directory and start subprocesses
         os.environ["MCPGEN_SCHEMA_DIR"] = str(Path(os.environ["MCPGEN_SCHEMA_DIR"]).resolve())
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the package cache this session made: a test run leaves nothing in the temp dir."""
+    import shutil
+
+    for path in _OWN_CACHE:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
