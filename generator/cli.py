@@ -66,9 +66,17 @@ def generate_options(func: F) -> F:
         help="The package directory (default ./<package>); with --revision all, the parent directory.",
     )(func)
     func = click.option(
+        "--surface",
+        metavar="REVISION",
+        help="With several revisions: the one whose types handlers and calls use (default: the newest).",
+    )(func)
+    func = click.option(
         "--revision",
         "-r",
-        help="Protocol revision (e.g. 2025-11-25), or 'all'. With --schema, defaults to the one in the file.",
+        help=(
+            "Protocol revision (e.g. 2025-11-25); several as one package: a comma list or a range "
+            "2024-11-05..2025-11-25; or 'all' (one package each). With --schema, defaults to the one in the file."
+        ),
     )(func)
     return schema_options(func)
 
@@ -80,6 +88,8 @@ def run_generate(**options: Any) -> None:
     if not options.get("revision") and not options.get("schema_file"):
         raise click.UsageError("pass --revision R (or --revision all), or --schema FILE")
     for package in generate(GenerateConfig(**options)):
+        for warning in package.warnings:
+            click.echo(f"mcpgen: warning: {warning}", err=True)
         click.echo(f"wrote {package.package} ({package.revision}) to {package.path}")
 
 

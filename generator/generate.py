@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import keyword
 import os
 import re
@@ -47,6 +48,7 @@ class GeneratedPackage:
     package: str
     path: Path
     files: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
 
     @property
     def revision(self) -> str:
@@ -82,7 +84,7 @@ def protocol_for(source: SchemaSource, pairings: tuple[tuple[str, str], ...] = (
     from .protocol import build_protocol
 
     schema, errata = apply_errata(load_json(source), source.revision, sha256=source.sha256)
-    return build_protocol(schema, source.revision, source.sha256, errata, pairings)
+    return build_protocol(schema, source.revision, source.sha256, errata, pairings, draft=not source.pinned)
 
 
 def package_sources(request: PackageRequest | SchemaSource) -> dict[str, str]:
@@ -180,8 +182,24 @@ def generate(config: GenerateConfig) -> list[GeneratedPackage]:
     written = []
     for (request, target), files in zip(jobs, rendered):
         write_package(files, target, force=config.force)
-        written.append(GeneratedPackage(request.revisions, request.package, target, tuple(sorted(files))))
+        written.append(
+            GeneratedPackage(request.revisions, request.package, target, tuple(sorted(files)), _warnings(files))
+        )
     return written
+
+
+def _warnings(files: dict[str, str]) -> tuple[str, ...]:
+    """What the user should know about a package, as its header records it (so cached packages say it too)."""
+    from .packageviews import ASSUMED_MARK
+
+    head = files.get("__init__.py", "")[:4000]
+    line = next((line for line in head.splitlines() if line.startswith(ASSUMED_MARK)), None)
+    pairs = json.loads(line[len(ASSUMED_MARK) :]) if line else []
+    return tuple(
+        f"{request} has no result in the schema: paired with the base {result}, which keeps every key "
+        f"(pass --pair {request}=<result definition> to choose one)"
+        for request, result in pairs
+    )
 
 
 def render_packages(requests: list[PackageRequest], cache_dir: Path | None = None) -> list[dict[str, str]]:

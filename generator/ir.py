@@ -146,6 +146,8 @@ class MethodSpec:
     python_name: str
     embedded: bool = False
     result_type: TypeExpr | None = None
+    assumed_result: bool = False
+    """True when a draft gave no result for this request and the base `Result` stands in."""
 
     def sent_by(self, side: Side) -> bool:
         """True when `side` may send this method."""
@@ -184,6 +186,11 @@ class Protocol:
     envelope: Envelope
     pairings: tuple[tuple[str, str], ...] = ()
     """Request → result pairs the user supplied (`--pair`), recorded for `mcpgen check`."""
+
+    @property
+    def assumed_results(self) -> tuple[tuple[str, str], ...]:
+        """Requests of a draft paired with the base `Result` for want of their own result."""
+        return tuple((m.message, m.result) for m in self.methods if m.assumed_result and m.result)
 
     def definition(self, name: str) -> Definition:
         """The definition with this Python name."""

@@ -11,6 +11,7 @@ from .stubnames import PEER_MEMBERS
 from .stubviews import SideView, side_view
 
 REGISTRY_ALIAS = "r{index}"
+ASSUMED_MARK = "# Paired with the base Result (no result in the schema; --pair chooses one): "
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,9 @@ def header(package: ir.Package) -> str:
     pairings = [list(pair) for p in protocols for pair in p.pairings]
     if pairings:
         lines.append("# Pairings: " + json.dumps(pairings, ensure_ascii=True))
+    assumed = [list(pair) for p in protocols for pair in p.assumed_results]
+    if assumed:
+        lines.append(f"{ASSUMED_MARK}{json.dumps(assumed, ensure_ascii=True)}")
     return "\n".join(lines)
 
 

@@ -21,11 +21,13 @@ def build_protocol(
     schema_sha256: str,
     errata: tuple[ir.Erratum, ...] = (),
     pairings: tuple[tuple[str, str], ...] = (),
+    draft: bool = False,
 ) -> ir.Protocol:
     """The frozen IR of `schema`: definitions in emission order, methods and envelope.
 
     `pairings` adds request → result pairs to those of `schema/pairings.json` (for drafts that
-    define a request without a result mcpgen can find).
+    define a request without a result mcpgen can find). A `draft` (not the pinned bytes of a known
+    revision) pairs a request that still has no result with the base `Result`.
     """
     definitions, _ = build_definitions(parse(schema))
     definitions = add_discriminators(definitions)
@@ -40,7 +42,7 @@ def build_protocol(
         schema_sha256=schema_sha256,
         errata=errata,
         definitions=tuple(ordered),
-        methods=derive_methods(ordered, {**load_pairings(), **dict(pairings)}),
+        methods=derive_methods(ordered, {**load_pairings(), **dict(pairings)}, assume_base=draft),
         envelope=envelope(ordered),
         pairings=pairings,
     )

@@ -12,7 +12,22 @@ from . import ir
 
 # Names the generated types module imports; a definition with one of these names pushes the
 # import under a private alias instead.
-IMPORTED = ("Annotated", "Any", "Literal", "Union", "BaseModel", "ConfigDict", "Field", "TypeAliasType")
+IMPORTED = (
+    "Annotated",
+    "Any",
+    "ClassVar",
+    "Literal",
+    "TYPE_CHECKING",
+    "TypeVar",
+    "Union",
+    "cast",
+    "BaseModel",
+    "ConfigDict",
+    "Field",
+    "TypeAliasType",
+)
+# Names the generated types module defines for itself: the base model, the constant-field helper, its type variable.
+HELPERS = ("_McpModel", "_const", "_T")
 
 
 @dataclass(frozen=True)
@@ -26,8 +41,16 @@ class Symbols:
 
     @classmethod
     def avoiding(cls, taken: set[str]) -> Symbols:
-        """Import names, each renamed `_Name` when a definition already uses `Name`."""
-        return cls(tuple((n, f"_{n}" if n in taken else n) for n in IMPORTED))
+        """Every name the types module imports or defines for itself, prefixed with `_` until no definition uses it."""
+        used = set(taken)
+        spelled = []
+        for name in IMPORTED + HELPERS:
+            alias = name
+            while alias in used:
+                alias = "_" + alias
+            used.add(alias)
+            spelled.append((name, alias))
+        return cls(tuple(spelled))
 
 
 def py_literal(value: ir.JsonScalar) -> str:
@@ -178,8 +201,23 @@ def lazy_annotation(t: ir.TypeExpr, sym: Symbols) -> str:
     return annotation(t, sym)
 
 
+def constant(f: ir.Field) -> ir.JsonScalar | None:
+    """The value of a required field that can only take one (a `const`), else None."""
+    if f.required and isinstance(f.type, ir.LiteralOf) and len(f.type.values) == 1:
+        return f.type.values[0]
+    return None
+
+
 def field_default(f: ir.Field, sym: Symbols) -> str:
-    """What follows the annotation of a model field: nothing, `= None`, or `= Field(...)`."""
+    """What follows the annotation of a model field: nothing, `= None`, `= Field(...)`, or `= _const(...)`.
+
+    A constant field stays required when validating (the schema requires it) but the constructor
+    fills it in, and type checkers see it as optional.
+    """
+    value = constant(f)
+    if value is not None:
+        alias = f", alias={string_literal(f.wire_name)}" if f.aliased else ""
+        return f" = {sym['_const']}({py_literal(value)}{alias})"
     args: list[str] = []
     if not f.required:
         args.append("default=None")

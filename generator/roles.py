@@ -9,6 +9,7 @@ from typing import Iterable
 
 from . import ir
 from .errors import SchemaError
+from .lifecycle import CREATE_TASK_RESULT, TASK_PARAM
 from .naming import method_python_name, unique
 
 # Role unions of the schema: which side sends the members, and whether they expect a response.
@@ -64,8 +65,14 @@ def _base(name: str) -> str:
     return name
 
 
-def _pair(model: ir.Model, defs: dict[str, ir.Definition], table: dict[str, str]) -> tuple[str, ir.TypeExpr]:
-    """The result of a request: from `<X>ResultResponse`, else `<X>Result`, else the table."""
+BASE_RESULT = "Result"
+
+
+def _pair(
+    model: ir.Model, defs: dict[str, ir.Definition], table: dict[str, str], assume_base: bool
+) -> tuple[str, ir.TypeExpr, bool]:
+    """The result of a request: from `<X>ResultResponse`, else `<X>Result`, else the table, else (for
+    a draft, when `assume_base`) the schema's base `Result`; the last item says it was assumed."""
     base = _base(model.name)
     response = defs.get(f"{base}ResultResponse")
     if isinstance(response, ir.Model):
@@ -75,16 +82,42 @@ def _pair(model: ir.Model, defs: dict[str, ir.Definition], table: dict[str, str]
             primary = [r for r in refs if r != _INPUT_REQUIRED]
             if primary:
                 name = f"{base}Result" if f"{base}Result" in primary else primary[0]
-                return name, f.type
+                return name, f.type, False
     if f"{base}Result" in defs:
-        return f"{base}Result", ir.Ref(f"{base}Result")
+        return f"{base}Result", ir.Ref(f"{base}Result"), False
     if model.name in table and table[model.name] in defs:
-        return table[model.name], ir.Ref(table[model.name])
+        return table[model.name], ir.Ref(table[model.name]), False
+    if assume_base and isinstance(defs.get(BASE_RESULT), ir.Model):
+        return BASE_RESULT, ir.Ref(BASE_RESULT), True
     method = method_name(model)
     raise SchemaError(
         f"cannot pair request {model.name} ({method}) with a result: no {base}ResultResponse or "
         f"{base}Result definition and no entry in schema/pairings.json; pass --pair {model.name}=<result definition>"
     )
+
+
+def _with_task_result(
+    result_type: ir.TypeExpr, params: ir.Field | None, defs: dict[str, ir.Definition]
+) -> ir.TypeExpr:
+    """A task-augmentable request (its params take a `task`) may be answered with the task instead."""
+    if params is None or not _takes_task(params.type, defs) or not isinstance(defs.get(CREATE_TASK_RESULT), ir.Model):
+        return result_type
+    members = result_type.members if isinstance(result_type, ir.UnionOf) else (result_type,)
+    if isinstance(result_type, ir.UnionOf) and result_type.discriminator is not None:
+        members = (result_type,)
+    return ir.UnionOf((*members, ir.Ref(CREATE_TASK_RESULT)))
+
+
+def _takes_task(t: ir.TypeExpr, defs: dict[str, ir.Definition], seen: frozenset[str] = frozenset()) -> bool:
+    """True when params of type `t` (a model, or a union of models) have a `task` field."""
+    if isinstance(t, ir.UnionOf):
+        return any(_takes_task(m, defs, seen) for m in t.members)
+    if not isinstance(t, ir.Ref) or t.name in seen:
+        return False
+    d = defs.get(t.name)
+    if isinstance(d, ir.Model):
+        return _field(d, TASK_PARAM) is not None
+    return isinstance(d, ir.Alias) and _takes_task(d.type, defs, seen | {t.name})
 
 
 @dataclass
@@ -129,9 +162,13 @@ def _copied_definition(model: ir.Model, name: str, defs: dict[str, ir.Definition
 
 
 def derive_methods(
-    definitions: Iterable[ir.Definition], table: dict[str, str] | None = None
+    definitions: Iterable[ir.Definition], table: dict[str, str] | None = None, assume_base: bool = False
 ) -> tuple[ir.MethodSpec, ...]:
-    """One MethodSpec per method of the role unions (and embedded input requests), in union order."""
+    """One MethodSpec per method of the role unions (and embedded input requests), in union order.
+
+    With `assume_base` (a draft, not a pinned revision) a request with no findable result is paired
+    with the base `Result`, which keeps every key of what the peer sends.
+    """
     defs = {d.name: d for d in definitions}
     table = load_pairings() if table is None else table
     taken: set[str] = set()
@@ -141,8 +178,10 @@ def derive_methods(
         params = _field(model, "params")
         result: str | None = None
         result_type: ir.TypeExpr | None = None
+        assumed = False
         if entry.kind == "request":
-            result, result_type = _pair(model, defs, table)
+            result, result_type, assumed = _pair(model, defs, table, assume_base)
+            result_type = _with_task_result(result_type, params, defs)
         methods.append(
             ir.MethodSpec(
                 name=name,
@@ -155,6 +194,7 @@ def derive_methods(
                 python_name=unique(method_python_name(model.name), taken),
                 embedded=entry.embedded,
                 result_type=result_type,
+                assumed_result=assumed,
             )
         )
     return tuple(methods)

@@ -169,9 +169,6 @@ def revision_view(protocol: ir.Protocol, header: str, up: str) -> RevisionView:
     """The view of one revision's files; `up` is the relative import of the package root ("." or "..")."""
     names = {d.name for d in protocol.definitions}
     sym = Symbols.avoiding(names)
-    base = "_McpModel"
-    while base in names:
-        base = "_" + base
     spelled = {n: (f"{n} as {a}" if a != n else n) for n, a in sym.names}
 
     def imports(*names: str) -> str:
@@ -187,10 +184,10 @@ def revision_view(protocol: ir.Protocol, header: str, up: str) -> RevisionView:
         schema_sha256=protocol.schema_sha256,
         errata_literal="(" + "".join(f"{string_literal(e.id)}, " for e in protocol.errata) + ")",
         symbols=sym,
-        typing_imports=imports("Annotated", "Any", "Literal", "Union"),
+        typing_imports=imports("TYPE_CHECKING", "Annotated", "Any", "ClassVar", "Literal", "TypeVar", "Union", "cast"),
         pydantic_imports=imports("BaseModel", "ConfigDict", "Field"),
         extension_imports=imports("TypeAliasType"),
-        base=base,
+        base=sym["_McpModel"],
         definitions=tuple(_definition_view(d, sym) for d in protocol.definitions),
         exports=tuple(sorted(names)),
         methods=tuple(_method_view(m) for m in protocol.methods),

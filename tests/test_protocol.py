@@ -147,7 +147,7 @@ def test_envelope(protocols: dict) -> None:
     assert protocols["2025-11-25"].envelope.error_model == "JSONRPCErrorResponse"
 
 
-def test_unpairable_request_fails_naming_it(protocols: dict) -> None:
+def test_unpairable_request_fails_naming_it(protocols: dict) -> None:  # without assume_base (pinned revisions)
     definitions = protocols["2024-11-05"].definitions
     with pytest.raises(SchemaError, match=r"cannot pair request PingRequest \(ping\)"):
         derive_methods(definitions, table={})
