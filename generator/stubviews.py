@@ -38,6 +38,8 @@ class SideView:
     capabilities_model: str | None
     handshake_result: str | None
     initialize_params: str | None
+    info: dict[str, str | None]
+    """Wire keys of the `Implementation` object naming this side (`name`, `version`, `title` or None)."""
 
 
 def _capability(protocol: ir.Protocol, side: str, m: ir.MethodSpec) -> str:
@@ -176,4 +178,16 @@ def side_view(package: ir.Package, side: ir.Side) -> SideView:
         capabilities_model=f"types.{caps}" if caps in {d.name for d in protocol.definitions} else None,
         handshake_result=f"types.{handshake}" if handshake else None,
         initialize_params=f"types.{lifecycle.legacy.params}" if lifecycle.legacy else None,
+        info=_implementation_keys(protocol, lifecycle),
     )
+
+
+def _implementation_keys(protocol: ir.Protocol, lifecycle: ir.Lifecycle) -> dict[str, str | None]:
+    """The keys of the definition naming a client or server, as literals (`title` only where it exists)."""
+    model = next((d for d in protocol.definitions if d.name == lifecycle.implementation), None)
+    wires = {f.wire_name for f in model.fields} if isinstance(model, ir.Model) else set()
+    return {
+        "name": string_literal("name"),
+        "version": string_literal("version"),
+        "title": string_literal("title") if "title" in wires or model is None else None,
+    }

@@ -82,8 +82,6 @@ class Client(Peer, abc.ABC):
     def client_info(self) -> dict[str, Any]:
         """The `Implementation` object naming this client."""
         info: dict[str, Any] = {"name": self.name, "version": self.version}
-        if self.title is not None:
-            info["title"] = self.title
         return info
 
     def request_meta(self, version: str | None = None) -> dict[str, Any]:
@@ -143,7 +141,7 @@ class Client(Peer, abc.ABC):
                     return None
                 raise
             result = revision.methods.parse_result(modern.discover, raw)
-            offered = handshake_info(revision, result)["versions"] or []
+            offered = handshake_info(revision, result).versions
             shared = [v for v in MODERN_VERSIONS if v in offered]
             if not shared:
                 if any(v in LEGACY_VERSIONS for v in offered):
@@ -191,9 +189,9 @@ class Client(Peer, abc.ABC):
         return handshake_result(
             SURFACE,
             revision.version,
-            info["capabilities"] or {},
-            info["info"] or {},
-            info["instructions"],
+            info.capabilities or {},
+            info.info or {},
+            info.instructions,
             self._fills(SURFACE, method, "result"),
         )
 

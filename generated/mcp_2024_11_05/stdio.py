@@ -61,11 +61,16 @@ class Connection:
             await self.send(message)
             return await future
         except asyncio.CancelledError:
-            if not self._closed and method != "initialize":
+            revision = self.peer._revision()
+            handshake = revision.legacy.method if revision.legacy is not None else None
+            if (
+                not self._closed
+                and revision.cancelled
+                and revision.cancelled_id_key
+                and method != handshake
+            ):
                 with contextlib.suppress(Exception):
-                    await self.notify(
-                        "notifications/cancelled", {"requestId": request_id, "reason": "cancelled"}
-                    )
+                    await self.notify(revision.cancelled, {revision.cancelled_id_key: request_id})
             raise
         finally:
             self._pending.pop(request_id, None)

@@ -6,7 +6,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated as _Annotated, Any, Literal, Union
+from typing import (
+    TYPE_CHECKING,
+    Annotated as _Annotated,
+    Any,
+    ClassVar,
+    Literal,
+    TypeVar,
+    Union,
+    cast,
+)
 
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeAliasType
@@ -155,8 +164,17 @@ __all__ = [
 ]
 
 
+_T = TypeVar("_T")
+
+
+def _const(value: _T, alias: str | None = None) -> _T:
+    """A required field that can only be `value`: the constructor fills it in, validation still requires it."""
+    marker: Any = Field(alias=alias, json_schema_extra={"const": cast(Any, value)})
+    return cast(_T, marker)
+
+
 class _McpModel(BaseModel):
-    """Common configuration: unknown keys are kept, wire and Python names both accepted."""
+    """Common configuration: unknown keys are kept, wire and Python names both accepted, constants filled in."""
 
     model_config = ConfigDict(
         extra="allow",
@@ -164,6 +182,27 @@ class _McpModel(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=True,
     )
+    _mcp_constants: ClassVar[tuple[tuple[str, str, Any], ...]] = ()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls._mcp_constants = tuple(
+            (name, field.alias or name, field.json_schema_extra["const"])
+            for name, field in cls.model_fields.items()
+            if isinstance(field.json_schema_extra, dict) and "const" in field.json_schema_extra
+        )
+
+    if not TYPE_CHECKING:
+
+        def __init__(self, /, **data: Any) -> None:
+            for name, alias, value in self._mcp_constants:
+                if name not in data and alias not in data:
+                    data[alias] = value
+            super().__init__(**data)
+
+        # Pydantic's own marker: validation never runs this constructor, so it stays exact.
+        __init__.__pydantic_base_init__ = True
 
 
 class Annotated(_McpModel):
@@ -197,7 +236,7 @@ class BlobResourceContents(_McpModel):
 class CallToolRequest(_McpModel):
     """Used by the client to invoke a tool provided by the server."""
 
-    method: Literal["tools/call"]
+    method: Literal["tools/call"] = _const("tools/call")
     params: CallToolRequestParams
 
 
@@ -244,7 +283,7 @@ class CancelledNotification(_McpModel):
 
     A client MUST NOT attempt to cancel its `initialize` request."""
 
-    method: Literal["notifications/cancelled"]
+    method: Literal["notifications/cancelled"] = _const("notifications/cancelled")
     params: CancelledNotificationParams
 
 
@@ -278,14 +317,14 @@ class ClientCapabilitiesRoots(_McpModel):
 class InitializedNotification(_McpModel):
     """This notification is sent from the client to the server after initialization has finished."""
 
-    method: Literal["notifications/initialized"]
+    method: Literal["notifications/initialized"] = _const("notifications/initialized")
     params: InitializedNotificationParams | None = None
 
 
 class ProgressNotification(_McpModel):
     """An out-of-band notification used to inform the receiver of a progress update for a long-running request."""
 
-    method: Literal["notifications/progress"]
+    method: Literal["notifications/progress"] = _const("notifications/progress")
     params: ProgressNotificationParams
 
 
@@ -294,7 +333,7 @@ class RootsListChangedNotification(_McpModel):
     This notification should be sent whenever the client adds, removes, or modifies any root.
     The server should then request an updated list of roots using the ListRootsRequest."""
 
-    method: Literal["notifications/roots/list_changed"]
+    method: Literal["notifications/roots/list_changed"] = _const("notifications/roots/list_changed")
     params: RootsListChangedNotificationParams | None = None
 
 
@@ -310,84 +349,84 @@ ClientNotification = _Annotated[
 class InitializeRequest(_McpModel):
     """This request is sent from the client to the server when it first connects, asking it to begin initialization."""
 
-    method: Literal["initialize"]
+    method: Literal["initialize"] = _const("initialize")
     params: InitializeRequestParams
 
 
 class PingRequest(_McpModel):
     """A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected."""
 
-    method: Literal["ping"]
+    method: Literal["ping"] = _const("ping")
     params: PingRequestParams | None = None
 
 
 class ListResourcesRequest(_McpModel):
     """Sent from the client to request a list of resources the server has."""
 
-    method: Literal["resources/list"]
+    method: Literal["resources/list"] = _const("resources/list")
     params: ListResourcesRequestParams | None = None
 
 
 class ListResourceTemplatesRequest(_McpModel):
     """Sent from the client to request a list of resource templates the server has."""
 
-    method: Literal["resources/templates/list"]
+    method: Literal["resources/templates/list"] = _const("resources/templates/list")
     params: ListResourceTemplatesRequestParams | None = None
 
 
 class ReadResourceRequest(_McpModel):
     """Sent from the client to the server, to read a specific resource URI."""
 
-    method: Literal["resources/read"]
+    method: Literal["resources/read"] = _const("resources/read")
     params: ReadResourceRequestParams
 
 
 class SubscribeRequest(_McpModel):
     """Sent from the client to request resources/updated notifications from the server whenever a particular resource changes."""
 
-    method: Literal["resources/subscribe"]
+    method: Literal["resources/subscribe"] = _const("resources/subscribe")
     params: SubscribeRequestParams
 
 
 class UnsubscribeRequest(_McpModel):
     """Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request."""
 
-    method: Literal["resources/unsubscribe"]
+    method: Literal["resources/unsubscribe"] = _const("resources/unsubscribe")
     params: UnsubscribeRequestParams
 
 
 class ListPromptsRequest(_McpModel):
     """Sent from the client to request a list of prompts and prompt templates the server has."""
 
-    method: Literal["prompts/list"]
+    method: Literal["prompts/list"] = _const("prompts/list")
     params: ListPromptsRequestParams | None = None
 
 
 class GetPromptRequest(_McpModel):
     """Used by the client to get a prompt provided by the server."""
 
-    method: Literal["prompts/get"]
+    method: Literal["prompts/get"] = _const("prompts/get")
     params: GetPromptRequestParams
 
 
 class ListToolsRequest(_McpModel):
     """Sent from the client to request a list of tools the server has."""
 
-    method: Literal["tools/list"]
+    method: Literal["tools/list"] = _const("tools/list")
     params: ListToolsRequestParams | None = None
 
 
 class SetLevelRequest(_McpModel):
     """A request from the client to the server, to enable or adjust logging."""
 
-    method: Literal["logging/setLevel"]
+    method: Literal["logging/setLevel"] = _const("logging/setLevel")
     params: SetLevelRequestParams
 
 
 class CompleteRequest(_McpModel):
     """A request from the client to the server, to ask for completion options."""
 
-    method: Literal["completion/complete"]
+    method: Literal["completion/complete"] = _const("completion/complete")
     params: CompleteRequestParams
 
 
@@ -481,7 +520,7 @@ class CompleteResultCompletion(_McpModel):
 class CreateMessageRequest(_McpModel):
     """A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it."""
 
-    method: Literal["sampling/createMessage"]
+    method: Literal["sampling/createMessage"] = _const("sampling/createMessage")
     params: CreateMessageRequestParams
 
 
@@ -521,7 +560,7 @@ class EmbeddedResource(_McpModel):
 
     annotations: EmbeddedResourceAnnotations | None = None
     resource: TextResourceContents | BlobResourceContents
-    type: Literal["resource"]
+    type: Literal["resource"] = _const("resource")
 
 
 class EmbeddedResourceAnnotations(_McpModel):
@@ -571,7 +610,7 @@ class ImageContent(_McpModel):
     """The base64-encoded image data."""
     mime_type: str = Field(alias="mimeType")
     """The MIME type of the image. Different providers may support different image types."""
-    type: Literal["image"]
+    type: Literal["image"] = _const("image")
 
 
 class ImageContentAnnotations(_McpModel):
@@ -632,7 +671,7 @@ class JSONRPCError(_McpModel):
 
     error: JSONRPCErrorError
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
 
 
 class JSONRPCErrorError(_McpModel):
@@ -648,7 +687,7 @@ class JSONRPCRequest(_McpModel):
     """A request that expects a response."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
     params: JSONRPCRequestParams | None = None
 
@@ -656,7 +695,7 @@ class JSONRPCRequest(_McpModel):
 class JSONRPCNotification(_McpModel):
     """A notification which does not expect a response."""
 
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
     params: JSONRPCNotificationParams | None = None
 
@@ -665,7 +704,7 @@ class JSONRPCResponse(_McpModel):
     """A successful (non-error) response to a request."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     result: Result
 
 
@@ -764,7 +803,7 @@ class ListRootsRequest(_McpModel):
     This request is typically used when the server needs to understand the file system
     structure or access specific locations that the client has permission to read from."""
 
-    method: Literal["roots/list"]
+    method: Literal["roots/list"] = _const("roots/list")
     params: ListRootsRequestParams | None = None
 
 
@@ -812,7 +851,7 @@ https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1"""
 class LoggingMessageNotification(_McpModel):
     """Notification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically."""
 
-    method: Literal["notifications/message"]
+    method: Literal["notifications/message"] = _const("notifications/message")
     params: LoggingMessageNotificationParams
 
 
@@ -960,7 +999,9 @@ class PromptArgument(_McpModel):
 class PromptListChangedNotification(_McpModel):
     """An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client."""
 
-    method: Literal["notifications/prompts/list_changed"]
+    method: Literal["notifications/prompts/list_changed"] = _const(
+        "notifications/prompts/list_changed"
+    )
     params: PromptListChangedNotificationParams | None = None
 
 
@@ -984,7 +1025,7 @@ class PromptReference(_McpModel):
 
     name: str
     """The name of the prompt or prompt template"""
-    type: Literal["ref/prompt"]
+    type: Literal["ref/prompt"] = _const("ref/prompt")
 
 
 class ReadResourceRequestParams(_McpModel):
@@ -1071,7 +1112,9 @@ class ResourceContents(_McpModel):
 class ResourceListChangedNotification(_McpModel):
     """An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client."""
 
-    method: Literal["notifications/resources/list_changed"]
+    method: Literal["notifications/resources/list_changed"] = _const(
+        "notifications/resources/list_changed"
+    )
     params: ResourceListChangedNotificationParams | None = None
 
 
@@ -1083,7 +1126,7 @@ class ResourceListChangedNotificationParams(_McpModel):
 class ResourceReference(_McpModel):
     """A reference to a resource or resource template definition."""
 
-    type: Literal["ref/resource"]
+    type: Literal["ref/resource"] = _const("ref/resource")
     uri: str
     """The URI or URI template of the resource."""
 
@@ -1122,7 +1165,7 @@ class ResourceTemplateAnnotations(_McpModel):
 class ResourceUpdatedNotification(_McpModel):
     """A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request."""
 
-    method: Literal["notifications/resources/updated"]
+    method: Literal["notifications/resources/updated"] = _const("notifications/resources/updated")
     params: ResourceUpdatedNotificationParams
 
 
@@ -1201,7 +1244,7 @@ class ServerCapabilitiesTools(_McpModel):
 class ToolListChangedNotification(_McpModel):
     """An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client."""
 
-    method: Literal["notifications/tools/list_changed"]
+    method: Literal["notifications/tools/list_changed"] = _const("notifications/tools/list_changed")
     params: ToolListChangedNotificationParams | None = None
 
 
@@ -1264,7 +1307,7 @@ class TextContent(_McpModel):
     annotations: TextContentAnnotations | None = None
     text: str
     """The text content of the message."""
-    type: Literal["text"]
+    type: Literal["text"] = _const("text")
 
 
 class TextContentAnnotations(_McpModel):
@@ -1305,7 +1348,7 @@ class ToolInputSchema(_McpModel):
 
     properties: dict[str, dict[str, Any]] | None = None
     required: list[str] | None = None
-    type: Literal["object"]
+    type: Literal["object"] = _const("object")
 
 
 class ToolListChangedNotificationParams(_McpModel):

@@ -87,8 +87,6 @@ class Server(Peer, abc.ABC):
     def server_info(self) -> dict[str, Any]:
         """The `Implementation` object naming this server."""
         info: dict[str, Any] = {"name": self.name, "version": self.version}
-        if self.title is not None:
-            info["title"] = self.title
         return info
 
     def _handshake(self, revision: Revision) -> Any:

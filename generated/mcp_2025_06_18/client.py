@@ -145,7 +145,7 @@ class Client(Peer, abc.ABC):
                     return None
                 raise
             result = revision.methods.parse_result(modern.discover, raw)
-            offered = handshake_info(revision, result)["versions"] or []
+            offered = handshake_info(revision, result).versions
             shared = [v for v in MODERN_VERSIONS if v in offered]
             if not shared:
                 if any(v in LEGACY_VERSIONS for v in offered):
@@ -193,9 +193,9 @@ class Client(Peer, abc.ABC):
         return handshake_result(
             SURFACE,
             revision.version,
-            info["capabilities"] or {},
-            info["info"] or {},
-            info["instructions"],
+            info.capabilities or {},
+            info.info or {},
+            info.instructions,
             self._fills(SURFACE, method, "result"),
         )
 

@@ -19,6 +19,7 @@ from .jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     ProtocolError,
+    error_details,
     load,
     valid_id,
 )
@@ -354,18 +355,11 @@ METHODS: Mapping[str, Method] = MappingProxyType(
 """Every method of MCP 2025-06-18, by wire name."""
 
 
-def _errors(exc: ValidationError) -> list[dict[str, Any]]:
-    return [
-        {"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
-        for e in exc.errors(include_url=False, include_input=False, include_context=False)
-    ]
-
-
 def _validate(model: type[BaseModel], obj: Mapping[str, Any], code: int, what: str) -> BaseModel:
     try:
         return model.model_validate(obj)
     except ValidationError as exc:
-        raise ProtocolError(code, what, _errors(exc)) from None
+        raise ProtocolError(code, what, error_details(exc)) from None
     except RecursionError:
         raise ProtocolError(code, what + ": nested too deeply") from None
 
@@ -391,7 +385,7 @@ def parse_object(obj: Any) -> BaseModel:
                     return model.__pydantic_validator__.validate_python(obj)  # type: ignore[no-any-return]
                 except ValidationError as exc:
                     raise ProtocolError(
-                        INVALID_PARAMS, f"Invalid params for {method}", _errors(exc)
+                        INVALID_PARAMS, f"Invalid params for {method}", error_details(exc)
                     ) from None
                 except RecursionError:
                     raise ProtocolError(
@@ -559,4 +553,6 @@ def parse_result(method: str, result: Any) -> Any:
     try:
         return result_adapter(method).validate_python(result)
     except ValidationError as exc:
-        raise ProtocolError(INVALID_PARAMS, f"Invalid result for {method}", _errors(exc)) from None
+        raise ProtocolError(
+            INVALID_PARAMS, f"Invalid result for {method}", error_details(exc)
+        ) from None

@@ -11,7 +11,7 @@ import asyncio
 import contextvars
 import copy
 import logging
-from typing import Any, Awaitable, ClassVar, Literal, Mapping, Protocol, Sequence
+from typing import Any, Awaitable, ClassVar, Literal, Mapping, NamedTuple, Protocol, Sequence
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -21,6 +21,7 @@ from .jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     ProtocolError,
+    error_details,
     error_response,
     load,
     valid_id,
@@ -208,11 +209,9 @@ def convert(
                 "%s: dropped %s, which protocol version %s cannot represent", what, pointer, version
             )
         return model, work
-    details = [
-        {"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
-        for e in failure.errors(include_url=False, include_input=False, include_context=False)
-    ]
-    raise ProtocolError(code, f"{what}: not valid in protocol version {version}", details)
+    raise ProtocolError(
+        code, f"{what}: not valid in protocol version {version}", error_details(failure)
+    )
 
 
 def _outermost(pointers: list[str]) -> list[str]:
@@ -539,14 +538,8 @@ class Peer:
             try:
                 params = spec.params.model_validate(params)
             except ValidationError as exc:
-                details = [
-                    {"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
-                    for e in exc.errors(
-                        include_url=False, include_input=False, include_context=False
-                    )
-                ]
                 raise ProtocolError(
-                    INVALID_PARAMS, f"Invalid params for {method}", details
+                    INVALID_PARAMS, f"Invalid params for {method}", error_details(exc)
                 ) from None
         wire: dict[str, Any] | None = dump(params)
         return wire
@@ -677,26 +670,35 @@ def _handshake_revision(obj: Mapping[str, Any]) -> Revision | None:
     return None
 
 
-def handshake_info(revision: Revision, result: Any) -> dict[str, Any]:
-    """The version, capabilities, implementation info and instructions a handshake result carries."""
+class Handshake(NamedTuple):
+    """What a server's handshake answer says, whichever revision's shape it has."""
+
+    versions: list[Any]
+    capabilities: Any
+    info: Any
+    instructions: Any
+
+
+def handshake_info(revision: Revision, result: Any) -> Handshake:
+    """The versions, capabilities, implementation info and instructions a handshake result carries."""
     wire = dump(result) or {}
     if revision.legacy is not None:
         keys = revision.legacy
-        return {
-            "version": wire.get(keys.version_key),
-            "capabilities": wire.get(keys.capabilities_key),
-            "info": wire.get(keys.server_info_key),
-            "instructions": wire.get(keys.instructions_key) if keys.instructions_key else None,
-        }
+        return Handshake(
+            [wire.get(keys.version_key)],
+            wire.get(keys.capabilities_key),
+            wire.get(keys.server_info_key),
+            wire.get(keys.instructions_key) if keys.instructions_key else None,
+        )
     assert revision.modern is not None
     modern = revision.modern
     meta = wire.get(modern.meta_key) or {}
-    return {
-        "versions": wire.get(modern.versions_key),
-        "capabilities": wire.get(modern.capabilities_key),
-        "info": meta.get(modern.server_info_key),
-        "instructions": wire.get(modern.instructions_key) if modern.instructions_key else None,
-    }
+    return Handshake(
+        wire.get(modern.versions_key) or [],
+        wire.get(modern.capabilities_key),
+        meta.get(modern.server_info_key),
+        wire.get(modern.instructions_key) if modern.instructions_key else None,
+    )
 
 
 def handshake_result(

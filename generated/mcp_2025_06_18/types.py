@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeAliasType
@@ -166,8 +166,17 @@ __all__ = [
 ]
 
 
+_T = TypeVar("_T")
+
+
+def _const(value: _T, alias: str | None = None) -> _T:
+    """A required field that can only be `value`: the constructor fills it in, validation still requires it."""
+    marker: Any = Field(alias=alias, json_schema_extra={"const": cast(Any, value)})
+    return cast(_T, marker)
+
+
 class _McpModel(BaseModel):
-    """Common configuration: unknown keys are kept, wire and Python names both accepted."""
+    """Common configuration: unknown keys are kept, wire and Python names both accepted, constants filled in."""
 
     model_config = ConfigDict(
         extra="allow",
@@ -175,6 +184,27 @@ class _McpModel(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=True,
     )
+    _mcp_constants: ClassVar[tuple[tuple[str, str, Any], ...]] = ()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls._mcp_constants = tuple(
+            (name, field.alias or name, field.json_schema_extra["const"])
+            for name, field in cls.model_fields.items()
+            if isinstance(field.json_schema_extra, dict) and "const" in field.json_schema_extra
+        )
+
+    if not TYPE_CHECKING:
+
+        def __init__(self, /, **data: Any) -> None:
+            for name, alias, value in self._mcp_constants:
+                if name not in data and alias not in data:
+                    data[alias] = value
+            super().__init__(**data)
+
+        # Pydantic's own marker: validation never runs this constructor, so it stays exact.
+        __init__.__pydantic_base_init__ = True
 
 
 class Annotations(_McpModel):
@@ -210,7 +240,7 @@ class AudioContent(_McpModel):
     """The base64-encoded audio data."""
     mime_type: str = Field(alias="mimeType")
     """The MIME type of the audio. Different providers may support different audio types."""
-    type: Literal["audio"]
+    type: Literal["audio"] = _const("audio")
 
 
 class BaseMetadata(_McpModel):
@@ -242,13 +272,13 @@ class BooleanSchema(_McpModel):
     default: bool | None = None
     description: str | None = None
     title: str | None = None
-    type: Literal["boolean"]
+    type: Literal["boolean"] = _const("boolean")
 
 
 class CallToolRequest(_McpModel):
     """Used by the client to invoke a tool provided by the server."""
 
-    method: Literal["tools/call"]
+    method: Literal["tools/call"] = _const("tools/call")
     params: CallToolRequestParams
 
 
@@ -299,7 +329,7 @@ class CancelledNotification(_McpModel):
 
     A client MUST NOT attempt to cancel its `initialize` request."""
 
-    method: Literal["notifications/cancelled"]
+    method: Literal["notifications/cancelled"] = _const("notifications/cancelled")
     params: CancelledNotificationParams
 
 
@@ -335,14 +365,14 @@ class ClientCapabilitiesRoots(_McpModel):
 class InitializedNotification(_McpModel):
     """This notification is sent from the client to the server after initialization has finished."""
 
-    method: Literal["notifications/initialized"]
+    method: Literal["notifications/initialized"] = _const("notifications/initialized")
     params: InitializedNotificationParams | None = None
 
 
 class ProgressNotification(_McpModel):
     """An out-of-band notification used to inform the receiver of a progress update for a long-running request."""
 
-    method: Literal["notifications/progress"]
+    method: Literal["notifications/progress"] = _const("notifications/progress")
     params: ProgressNotificationParams
 
 
@@ -351,7 +381,7 @@ class RootsListChangedNotification(_McpModel):
     This notification should be sent whenever the client adds, removes, or modifies any root.
     The server should then request an updated list of roots using the ListRootsRequest."""
 
-    method: Literal["notifications/roots/list_changed"]
+    method: Literal["notifications/roots/list_changed"] = _const("notifications/roots/list_changed")
     params: RootsListChangedNotificationParams | None = None
 
 
@@ -367,84 +397,84 @@ ClientNotification = Annotated[
 class InitializeRequest(_McpModel):
     """This request is sent from the client to the server when it first connects, asking it to begin initialization."""
 
-    method: Literal["initialize"]
+    method: Literal["initialize"] = _const("initialize")
     params: InitializeRequestParams
 
 
 class PingRequest(_McpModel):
     """A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected."""
 
-    method: Literal["ping"]
+    method: Literal["ping"] = _const("ping")
     params: PingRequestParams | None = None
 
 
 class ListResourcesRequest(_McpModel):
     """Sent from the client to request a list of resources the server has."""
 
-    method: Literal["resources/list"]
+    method: Literal["resources/list"] = _const("resources/list")
     params: ListResourcesRequestParams | None = None
 
 
 class ListResourceTemplatesRequest(_McpModel):
     """Sent from the client to request a list of resource templates the server has."""
 
-    method: Literal["resources/templates/list"]
+    method: Literal["resources/templates/list"] = _const("resources/templates/list")
     params: ListResourceTemplatesRequestParams | None = None
 
 
 class ReadResourceRequest(_McpModel):
     """Sent from the client to the server, to read a specific resource URI."""
 
-    method: Literal["resources/read"]
+    method: Literal["resources/read"] = _const("resources/read")
     params: ReadResourceRequestParams
 
 
 class SubscribeRequest(_McpModel):
     """Sent from the client to request resources/updated notifications from the server whenever a particular resource changes."""
 
-    method: Literal["resources/subscribe"]
+    method: Literal["resources/subscribe"] = _const("resources/subscribe")
     params: SubscribeRequestParams
 
 
 class UnsubscribeRequest(_McpModel):
     """Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request."""
 
-    method: Literal["resources/unsubscribe"]
+    method: Literal["resources/unsubscribe"] = _const("resources/unsubscribe")
     params: UnsubscribeRequestParams
 
 
 class ListPromptsRequest(_McpModel):
     """Sent from the client to request a list of prompts and prompt templates the server has."""
 
-    method: Literal["prompts/list"]
+    method: Literal["prompts/list"] = _const("prompts/list")
     params: ListPromptsRequestParams | None = None
 
 
 class GetPromptRequest(_McpModel):
     """Used by the client to get a prompt provided by the server."""
 
-    method: Literal["prompts/get"]
+    method: Literal["prompts/get"] = _const("prompts/get")
     params: GetPromptRequestParams
 
 
 class ListToolsRequest(_McpModel):
     """Sent from the client to request a list of tools the server has."""
 
-    method: Literal["tools/list"]
+    method: Literal["tools/list"] = _const("tools/list")
     params: ListToolsRequestParams | None = None
 
 
 class SetLevelRequest(_McpModel):
     """A request from the client to the server, to enable or adjust logging."""
 
-    method: Literal["logging/setLevel"]
+    method: Literal["logging/setLevel"] = _const("logging/setLevel")
     params: SetLevelRequestParams
 
 
 class CompleteRequest(_McpModel):
     """A request from the client to the server, to ask for completion options."""
 
-    method: Literal["completion/complete"]
+    method: Literal["completion/complete"] = _const("completion/complete")
     params: CompleteRequestParams
 
 
@@ -571,7 +601,7 @@ class TextContent(_McpModel):
     """Optional annotations for the client."""
     text: str
     """The text content of the message."""
-    type: Literal["text"]
+    type: Literal["text"] = _const("text")
 
 
 class ImageContent(_McpModel):
@@ -585,7 +615,7 @@ class ImageContent(_McpModel):
     """The base64-encoded image data."""
     mime_type: str = Field(alias="mimeType")
     """The MIME type of the image. Different providers may support different image types."""
-    type: Literal["image"]
+    type: Literal["image"] = _const("image")
 
 
 class ResourceLink(_McpModel):
@@ -617,7 +647,7 @@ class ResourceLink(_McpModel):
     If not provided, the name should be used for display (except for Tool,
     where `annotations.title` should be given precedence over using `name`,
     if present)."""
-    type: Literal["resource_link"]
+    type: Literal["resource_link"] = _const("resource_link")
     uri: str
     """The URI of this resource."""
 
@@ -633,7 +663,7 @@ class EmbeddedResource(_McpModel):
     annotations: Annotations | None = None
     """Optional annotations for the client."""
     resource: TextResourceContents | BlobResourceContents
-    type: Literal["resource"]
+    type: Literal["resource"] = _const("resource")
 
 
 ContentBlock = Annotated[
@@ -645,7 +675,7 @@ ContentBlock = Annotated[
 class CreateMessageRequest(_McpModel):
     """A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it."""
 
-    method: Literal["sampling/createMessage"]
+    method: Literal["sampling/createMessage"] = _const("sampling/createMessage")
     params: CreateMessageRequestParams
 
 
@@ -685,7 +715,7 @@ Cursor = str
 class ElicitRequest(_McpModel):
     """A request from the server to elicit additional information from the user via the client."""
 
-    method: Literal["elicitation/create"]
+    method: Literal["elicitation/create"] = _const("elicitation/create")
     params: ElicitRequestParams
 
 
@@ -705,7 +735,7 @@ class ElicitRequestParamsRequestedSchema(_McpModel):
 
     properties: dict[str, PrimitiveSchemaDefinition]
     required: list[str] | None = None
-    type: Literal["object"]
+    type: Literal["object"] = _const("object")
 
 
 class ElicitRequestParamsMeta(_McpModel):
@@ -723,7 +753,7 @@ class EnumSchema(_McpModel):
     enum: list[str]
     enum_names: list[str] | None = Field(default=None, alias="enumNames")
     title: str | None = None
-    type: Literal["string"]
+    type: Literal["string"] = _const("string")
 
 
 class GetPromptRequestParams(_McpModel):
@@ -808,7 +838,7 @@ class JSONRPCError(_McpModel):
 
     error: JSONRPCErrorError
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
 
 
 class JSONRPCErrorError(_McpModel):
@@ -824,7 +854,7 @@ class JSONRPCRequest(_McpModel):
     """A request that expects a response."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
     params: JSONRPCRequestParams | None = None
 
@@ -832,7 +862,7 @@ class JSONRPCRequest(_McpModel):
 class JSONRPCNotification(_McpModel):
     """A notification which does not expect a response."""
 
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
     params: JSONRPCNotificationParams | None = None
 
@@ -841,7 +871,7 @@ class JSONRPCResponse(_McpModel):
     """A successful (non-error) response to a request."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     result: Result
 
 
@@ -953,7 +983,7 @@ class ListRootsRequest(_McpModel):
     This request is typically used when the server needs to understand the file system
     structure or access specific locations that the client has permission to read from."""
 
-    method: Literal["roots/list"]
+    method: Literal["roots/list"] = _const("roots/list")
     params: ListRootsRequestParams | None = None
 
 
@@ -1007,7 +1037,7 @@ https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1"""
 class LoggingMessageNotification(_McpModel):
     """Notification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically."""
 
-    method: Literal["notifications/message"]
+    method: Literal["notifications/message"] = _const("notifications/message")
     params: LoggingMessageNotificationParams
 
 
@@ -1137,7 +1167,7 @@ class StringSchema(_McpModel):
     max_length: int | None = Field(default=None, alias="maxLength")
     min_length: int | None = Field(default=None, alias="minLength")
     title: str | None = None
-    type: Literal["string"]
+    type: Literal["string"] = _const("string")
 
 
 PrimitiveSchemaDefinition = StringSchema | NumberSchema | BooleanSchema | EnumSchema
@@ -1201,7 +1231,9 @@ class PromptArgument(_McpModel):
 class PromptListChangedNotification(_McpModel):
     """An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client."""
 
-    method: Literal["notifications/prompts/list_changed"]
+    method: Literal["notifications/prompts/list_changed"] = _const(
+        "notifications/prompts/list_changed"
+    )
     params: PromptListChangedNotificationParams | None = None
 
 
@@ -1232,7 +1264,7 @@ class PromptReference(_McpModel):
     If not provided, the name should be used for display (except for Tool,
     where `annotations.title` should be given precedence over using `name`,
     if present)."""
-    type: Literal["ref/prompt"]
+    type: Literal["ref/prompt"] = _const("ref/prompt")
 
 
 class ReadResourceRequestParams(_McpModel):
@@ -1322,7 +1354,9 @@ class ResourceContents(_McpModel):
 class ResourceListChangedNotification(_McpModel):
     """An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client."""
 
-    method: Literal["notifications/resources/list_changed"]
+    method: Literal["notifications/resources/list_changed"] = _const(
+        "notifications/resources/list_changed"
+    )
     params: ResourceListChangedNotificationParams | None = None
 
 
@@ -1360,7 +1394,7 @@ class ResourceTemplate(_McpModel):
 class ResourceTemplateReference(_McpModel):
     """A reference to a resource or resource template definition."""
 
-    type: Literal["ref/resource"]
+    type: Literal["ref/resource"] = _const("ref/resource")
     uri: str
     """The URI or URI template of the resource."""
 
@@ -1368,7 +1402,7 @@ class ResourceTemplateReference(_McpModel):
 class ResourceUpdatedNotification(_McpModel):
     """A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request."""
 
-    method: Literal["notifications/resources/updated"]
+    method: Literal["notifications/resources/updated"] = _const("notifications/resources/updated")
     params: ResourceUpdatedNotificationParams
 
 
@@ -1451,7 +1485,7 @@ class ServerCapabilitiesTools(_McpModel):
 class ToolListChangedNotification(_McpModel):
     """An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client."""
 
-    method: Literal["notifications/tools/list_changed"]
+    method: Literal["notifications/tools/list_changed"] = _const("notifications/tools/list_changed")
     params: ToolListChangedNotificationParams | None = None
 
 
@@ -1560,7 +1594,7 @@ class ToolInputSchema(_McpModel):
 
     properties: dict[str, dict[str, Any]] | None = None
     required: list[str] | None = None
-    type: Literal["object"]
+    type: Literal["object"] = _const("object")
 
 
 class ToolOutputSchema(_McpModel):
@@ -1569,7 +1603,7 @@ class ToolOutputSchema(_McpModel):
 
     properties: dict[str, dict[str, Any]] | None = None
     required: list[str] | None = None
-    type: Literal["object"]
+    type: Literal["object"] = _const("object")
 
 
 class ToolAnnotations(_McpModel):

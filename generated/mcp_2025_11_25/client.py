@@ -155,7 +155,7 @@ class Client(Peer, abc.ABC):
                     return None
                 raise
             result = revision.methods.parse_result(modern.discover, raw)
-            offered = handshake_info(revision, result)["versions"] or []
+            offered = handshake_info(revision, result).versions
             shared = [v for v in MODERN_VERSIONS if v in offered]
             if not shared:
                 if any(v in LEGACY_VERSIONS for v in offered):
@@ -203,9 +203,9 @@ class Client(Peer, abc.ABC):
         return handshake_result(
             SURFACE,
             revision.version,
-            info["capabilities"] or {},
-            info["info"] or {},
-            info["instructions"],
+            info.capabilities or {},
+            info.info or {},
+            info.instructions,
             self._fills(SURFACE, method, "result"),
         )
 
@@ -309,7 +309,7 @@ class Client(Peer, abc.ABC):
 
     async def on_create_message(
         self, params: types.CreateMessageRequestParams
-    ) -> types.CreateMessageResult:
+    ) -> types.CreateMessageResult | types.CreateTaskResult:
         """Answer 'sampling/createMessage'; -32601 (method not found) until overridden."""
         raise self._not_found("sampling/createMessage")
 
@@ -317,7 +317,9 @@ class Client(Peer, abc.ABC):
         """Answer 'roots/list'; -32601 (method not found) until overridden."""
         raise self._not_found("roots/list")
 
-    async def on_elicit(self, params: types.ElicitRequestParams) -> types.ElicitResult:
+    async def on_elicit(
+        self, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.CreateTaskResult:
         """Answer 'elicitation/create'; -32601 (method not found) until overridden."""
         raise self._not_found("elicitation/create")
 
@@ -424,9 +426,11 @@ class Client(Peer, abc.ABC):
 
     async def call_tool(
         self, params: types.CallToolRequestParams | Mapping[str, Any]
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.CreateTaskResult:
         """Send 'tools/call' to the server and return its validated result."""
-        return cast("types.CallToolResult", await self._call("tools/call", params))
+        return cast(
+            "types.CallToolResult | types.CreateTaskResult", await self._call("tools/call", params)
+        )
 
     async def get_task(
         self, params: types.GetTaskRequestParams | Mapping[str, Any]

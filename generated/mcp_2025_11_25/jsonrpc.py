@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
+from pydantic import ValidationError
 from pydantic_core import from_json
 
 PARSE_ERROR = -32700
@@ -33,6 +34,14 @@ class ProtocolError(Exception):
         if self.data is not None:
             error["data"] = self.data
         return error
+
+
+def error_details(exc: ValidationError) -> list[dict[str, Any]]:
+    """The `data` of an invalid-params error: where each validation error is, what it says, its kind."""
+    return [
+        {"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
+        for e in exc.errors(include_url=False, include_input=False, include_context=False)
+    ]
 
 
 def load(data: str | bytes | bytearray | Mapping[str, Any] | list[Any]) -> Any:

@@ -19,6 +19,7 @@ from .jsonrpc import (
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
     ProtocolError,
+    error_details,
     load,
     valid_id,
 )
@@ -179,7 +180,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
             python_name="call_tool",
             params_required=True,
             embedded=False,
-            result_type=types.CallToolResult,
+            result_type=types.CallToolResult | types.CreateTaskResult,
         ),
         "tasks/get": Method(
             name="tasks/get",
@@ -263,7 +264,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
             python_name="create_message",
             params_required=True,
             embedded=False,
-            result_type=types.CreateMessageResult,
+            result_type=types.CreateMessageResult | types.CreateTaskResult,
         ),
         "roots/list": Method(
             name="roots/list",
@@ -287,7 +288,7 @@ METHODS: Mapping[str, Method] = MappingProxyType(
             python_name="elicit",
             params_required=True,
             embedded=False,
-            result_type=types.ElicitResult,
+            result_type=types.ElicitResult | types.CreateTaskResult,
         ),
         "notifications/cancelled": Method(
             name="notifications/cancelled",
@@ -426,18 +427,11 @@ METHODS: Mapping[str, Method] = MappingProxyType(
 """Every method of MCP 2025-11-25, by wire name."""
 
 
-def _errors(exc: ValidationError) -> list[dict[str, Any]]:
-    return [
-        {"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
-        for e in exc.errors(include_url=False, include_input=False, include_context=False)
-    ]
-
-
 def _validate(model: type[BaseModel], obj: Mapping[str, Any], code: int, what: str) -> BaseModel:
     try:
         return model.model_validate(obj)
     except ValidationError as exc:
-        raise ProtocolError(code, what, _errors(exc)) from None
+        raise ProtocolError(code, what, error_details(exc)) from None
     except RecursionError:
         raise ProtocolError(code, what + ": nested too deeply") from None
 
@@ -463,7 +457,7 @@ def parse_object(obj: Any) -> BaseModel:
                     return model.__pydantic_validator__.validate_python(obj)  # type: ignore[no-any-return]
                 except ValidationError as exc:
                     raise ProtocolError(
-                        INVALID_PARAMS, f"Invalid params for {method}", _errors(exc)
+                        INVALID_PARAMS, f"Invalid params for {method}", error_details(exc)
                     ) from None
                 except RecursionError:
                     raise ProtocolError(
@@ -600,7 +594,9 @@ def parse_result(method: Literal["tools/list"], result: Any) -> types.ListToolsR
 
 
 @overload
-def parse_result(method: Literal["tools/call"], result: Any) -> types.CallToolResult: ...
+def parse_result(
+    method: Literal["tools/call"], result: Any
+) -> types.CallToolResult | types.CreateTaskResult: ...
 
 
 @overload
@@ -630,7 +626,7 @@ def parse_result(method: Literal["completion/complete"], result: Any) -> types.C
 @overload
 def parse_result(
     method: Literal["sampling/createMessage"], result: Any
-) -> types.CreateMessageResult: ...
+) -> types.CreateMessageResult | types.CreateTaskResult: ...
 
 
 @overload
@@ -638,7 +634,9 @@ def parse_result(method: Literal["roots/list"], result: Any) -> types.ListRootsR
 
 
 @overload
-def parse_result(method: Literal["elicitation/create"], result: Any) -> types.ElicitResult: ...
+def parse_result(
+    method: Literal["elicitation/create"], result: Any
+) -> types.ElicitResult | types.CreateTaskResult: ...
 
 
 @overload
@@ -653,4 +651,6 @@ def parse_result(method: str, result: Any) -> Any:
     try:
         return result_adapter(method).validate_python(result)
     except ValidationError as exc:
-        raise ProtocolError(INVALID_PARAMS, f"Invalid result for {method}", _errors(exc)) from None
+        raise ProtocolError(
+            INVALID_PARAMS, f"Invalid result for {method}", error_details(exc)
+        ) from None

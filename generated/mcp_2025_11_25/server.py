@@ -229,7 +229,9 @@ class Server(Peer, abc.ABC):
         """Answer 'tools/list'; -32601 (method not found) until overridden."""
         raise self._not_found("tools/list")
 
-    async def on_call_tool(self, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def on_call_tool(
+        self, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.CreateTaskResult:
         """Answer 'tools/call'; -32601 (method not found) until overridden."""
         raise self._not_found("tools/call")
 
@@ -313,9 +315,12 @@ class Server(Peer, abc.ABC):
 
     async def create_message(
         self, params: types.CreateMessageRequestParams | Mapping[str, Any]
-    ) -> types.CreateMessageResult:
+    ) -> types.CreateMessageResult | types.CreateTaskResult:
         """Send 'sampling/createMessage' to the client and return its validated result."""
-        return cast("types.CreateMessageResult", await self._call("sampling/createMessage", params))
+        return cast(
+            "types.CreateMessageResult | types.CreateTaskResult",
+            await self._call("sampling/createMessage", params),
+        )
 
     async def list_roots(
         self, params: types.RequestParams | Mapping[str, Any] | None = None
@@ -325,9 +330,12 @@ class Server(Peer, abc.ABC):
 
     async def elicit(
         self, params: types.ElicitRequestParams | Mapping[str, Any]
-    ) -> types.ElicitResult:
+    ) -> types.ElicitResult | types.CreateTaskResult:
         """Send 'elicitation/create' to the client and return its validated result."""
-        return cast("types.ElicitResult", await self._call("elicitation/create", params))
+        return cast(
+            "types.ElicitResult | types.CreateTaskResult",
+            await self._call("elicitation/create", params),
+        )
 
     async def notify_cancelled(
         self, params: types.CancelledNotificationParams | Mapping[str, Any]

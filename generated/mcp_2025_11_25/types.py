@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeAliasType
@@ -207,8 +207,17 @@ __all__ = [
 ]
 
 
+_T = TypeVar("_T")
+
+
+def _const(value: _T, alias: str | None = None) -> _T:
+    """A required field that can only be `value`: the constructor fills it in, validation still requires it."""
+    marker: Any = Field(alias=alias, json_schema_extra={"const": cast(Any, value)})
+    return cast(_T, marker)
+
+
 class _McpModel(BaseModel):
-    """Common configuration: unknown keys are kept, wire and Python names both accepted."""
+    """Common configuration: unknown keys are kept, wire and Python names both accepted, constants filled in."""
 
     model_config = ConfigDict(
         extra="allow",
@@ -216,6 +225,27 @@ class _McpModel(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=True,
     )
+    _mcp_constants: ClassVar[tuple[tuple[str, str, Any], ...]] = ()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls._mcp_constants = tuple(
+            (name, field.alias or name, field.json_schema_extra["const"])
+            for name, field in cls.model_fields.items()
+            if isinstance(field.json_schema_extra, dict) and "const" in field.json_schema_extra
+        )
+
+    if not TYPE_CHECKING:
+
+        def __init__(self, /, **data: Any) -> None:
+            for name, alias, value in self._mcp_constants:
+                if name not in data and alias not in data:
+                    data[alias] = value
+            super().__init__(**data)
+
+        # Pydantic's own marker: validation never runs this constructor, so it stays exact.
+        __init__.__pydantic_base_init__ = True
 
 
 class Annotations(_McpModel):
@@ -251,7 +281,7 @@ class AudioContent(_McpModel):
     """The base64-encoded audio data."""
     mime_type: str = Field(alias="mimeType")
     """The MIME type of the audio. Different providers may support different audio types."""
-    type: Literal["audio"]
+    type: Literal["audio"] = _const("audio")
 
 
 class BaseMetadata(_McpModel):
@@ -283,15 +313,15 @@ class BooleanSchema(_McpModel):
     default: bool | None = None
     description: str | None = None
     title: str | None = None
-    type: Literal["boolean"]
+    type: Literal["boolean"] = _const("boolean")
 
 
 class CallToolRequest(_McpModel):
     """Used by the client to invoke a tool provided by the server."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["tools/call"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["tools/call"] = _const("tools/call")
     params: CallToolRequestParams
 
 
@@ -348,8 +378,8 @@ class CancelTaskRequest(_McpModel):
     """A request to cancel a task."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["tasks/cancel"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["tasks/cancel"] = _const("tasks/cancel")
     params: CancelTaskRequestParams
 
 
@@ -403,8 +433,8 @@ class CancelledNotification(_McpModel):
 
     For task cancellation, use the `tasks/cancel` request instead of this notification."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/cancelled"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/cancelled"] = _const("notifications/cancelled")
     params: CancelledNotificationParams
 
 
@@ -499,24 +529,24 @@ class ClientCapabilitiesTasksRequestsSampling(_McpModel):
 class InitializedNotification(_McpModel):
     """This notification is sent from the client to the server after initialization has finished."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/initialized"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/initialized"] = _const("notifications/initialized")
     params: NotificationParams | None = None
 
 
 class ProgressNotification(_McpModel):
     """An out-of-band notification used to inform the receiver of a progress update for a long-running request."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/progress"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/progress"] = _const("notifications/progress")
     params: ProgressNotificationParams
 
 
 class TaskStatusNotification(_McpModel):
     """An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/tasks/status"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/tasks/status"] = _const("notifications/tasks/status")
     params: TaskStatusNotificationParams
 
 
@@ -525,8 +555,8 @@ class RootsListChangedNotification(_McpModel):
     This notification should be sent whenever the client adds, removes, or modifies any root.
     The server should then request an updated list of roots using the ListRootsRequest."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/roots/list_changed"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/roots/list_changed"] = _const("notifications/roots/list_changed")
     params: NotificationParams | None = None
 
 
@@ -544,8 +574,8 @@ class InitializeRequest(_McpModel):
     """This request is sent from the client to the server when it first connects, asking it to begin initialization."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["initialize"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["initialize"] = _const("initialize")
     params: InitializeRequestParams
 
 
@@ -553,8 +583,8 @@ class PingRequest(_McpModel):
     """A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["ping"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["ping"] = _const("ping")
     params: RequestParams | None = None
 
 
@@ -562,8 +592,8 @@ class ListResourcesRequest(_McpModel):
     """Sent from the client to request a list of resources the server has."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["resources/list"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["resources/list"] = _const("resources/list")
     params: PaginatedRequestParams | None = None
 
 
@@ -571,8 +601,8 @@ class ListResourceTemplatesRequest(_McpModel):
     """Sent from the client to request a list of resource templates the server has."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["resources/templates/list"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["resources/templates/list"] = _const("resources/templates/list")
     params: PaginatedRequestParams | None = None
 
 
@@ -580,8 +610,8 @@ class ReadResourceRequest(_McpModel):
     """Sent from the client to the server, to read a specific resource URI."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["resources/read"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["resources/read"] = _const("resources/read")
     params: ReadResourceRequestParams
 
 
@@ -589,8 +619,8 @@ class SubscribeRequest(_McpModel):
     """Sent from the client to request resources/updated notifications from the server whenever a particular resource changes."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["resources/subscribe"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["resources/subscribe"] = _const("resources/subscribe")
     params: SubscribeRequestParams
 
 
@@ -598,8 +628,8 @@ class UnsubscribeRequest(_McpModel):
     """Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["resources/unsubscribe"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["resources/unsubscribe"] = _const("resources/unsubscribe")
     params: UnsubscribeRequestParams
 
 
@@ -607,8 +637,8 @@ class ListPromptsRequest(_McpModel):
     """Sent from the client to request a list of prompts and prompt templates the server has."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["prompts/list"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["prompts/list"] = _const("prompts/list")
     params: PaginatedRequestParams | None = None
 
 
@@ -616,8 +646,8 @@ class GetPromptRequest(_McpModel):
     """Used by the client to get a prompt provided by the server."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["prompts/get"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["prompts/get"] = _const("prompts/get")
     params: GetPromptRequestParams
 
 
@@ -625,8 +655,8 @@ class ListToolsRequest(_McpModel):
     """Sent from the client to request a list of tools the server has."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["tools/list"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["tools/list"] = _const("tools/list")
     params: PaginatedRequestParams | None = None
 
 
@@ -634,8 +664,8 @@ class GetTaskRequest(_McpModel):
     """A request to retrieve the state of a task."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["tasks/get"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["tasks/get"] = _const("tasks/get")
     params: GetTaskRequestParams
 
 
@@ -643,8 +673,8 @@ class GetTaskPayloadRequest(_McpModel):
     """A request to retrieve the result of a completed task."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["tasks/result"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["tasks/result"] = _const("tasks/result")
     params: GetTaskPayloadRequestParams
 
 
@@ -652,8 +682,8 @@ class ListTasksRequest(_McpModel):
     """A request to retrieve a list of tasks."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["tasks/list"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["tasks/list"] = _const("tasks/list")
     params: PaginatedRequestParams | None = None
 
 
@@ -661,8 +691,8 @@ class SetLevelRequest(_McpModel):
     """A request from the client to the server, to enable or adjust logging."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["logging/setLevel"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["logging/setLevel"] = _const("logging/setLevel")
     params: SetLevelRequestParams
 
 
@@ -670,8 +700,8 @@ class CompleteRequest(_McpModel):
     """A request from the client to the server, to ask for completion options."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["completion/complete"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["completion/complete"] = _const("completion/complete")
     params: CompleteRequestParams
 
 
@@ -875,7 +905,7 @@ class TextContent(_McpModel):
     """Optional annotations for the client."""
     text: str
     """The text content of the message."""
-    type: Literal["text"]
+    type: Literal["text"] = _const("text")
 
 
 class ImageContent(_McpModel):
@@ -889,7 +919,7 @@ class ImageContent(_McpModel):
     """The base64-encoded image data."""
     mime_type: str = Field(alias="mimeType")
     """The MIME type of the image. Different providers may support different image types."""
-    type: Literal["image"]
+    type: Literal["image"] = _const("image")
 
 
 class ResourceLink(_McpModel):
@@ -931,7 +961,7 @@ class ResourceLink(_McpModel):
     If not provided, the name should be used for display (except for Tool,
     where `annotations.title` should be given precedence over using `name`,
     if present)."""
-    type: Literal["resource_link"]
+    type: Literal["resource_link"] = _const("resource_link")
     uri: str
     """The URI of this resource."""
 
@@ -947,7 +977,7 @@ class EmbeddedResource(_McpModel):
     annotations: Annotations | None = None
     """Optional annotations for the client."""
     resource: TextResourceContents | BlobResourceContents
-    type: Literal["resource"]
+    type: Literal["resource"] = _const("resource")
 
 
 ContentBlock = Annotated[
@@ -960,8 +990,8 @@ class CreateMessageRequest(_McpModel):
     """A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["sampling/createMessage"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["sampling/createMessage"] = _const("sampling/createMessage")
     params: CreateMessageRequestParams
 
 
@@ -1030,8 +1060,8 @@ class ElicitRequest(_McpModel):
     """A request from the server to elicit additional information from the user via the client."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["elicitation/create"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["elicitation/create"] = _const("elicitation/create")
     params: ElicitRequestParams
 
 
@@ -1070,7 +1100,7 @@ class ElicitRequestFormParamsRequestedSchema(_McpModel):
     schema_: str | None = Field(default=None, alias="$schema")
     properties: dict[str, PrimitiveSchemaDefinition]
     required: list[str] | None = None
-    type: Literal["object"]
+    type: Literal["object"] = _const("object")
 
 
 class ElicitRequestURLParams(_McpModel):
@@ -1083,7 +1113,7 @@ class ElicitRequestURLParams(_McpModel):
     The client MUST treat this ID as an opaque value."""
     message: str
     """The message to present to the user explaining why the interaction is needed."""
-    mode: Literal["url"]
+    mode: Literal["url"] = _const("url")
     """The elicitation mode."""
     task: TaskMetadata | None = None
     """If specified, the caller is requesting task-augmented execution for this request.
@@ -1110,8 +1140,10 @@ class ElicitRequestURLParamsMeta(_McpModel):
 class ElicitationCompleteNotification(_McpModel):
     """An optional notification from the server to the client, informing it of a completion of a out-of-band elicitation request."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/elicitation/complete"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/elicitation/complete"] = _const(
+        "notifications/elicitation/complete"
+    )
     params: ElicitationCompleteNotificationParams
 
 
@@ -1134,7 +1166,7 @@ class UntitledSingleSelectEnumSchema(_McpModel):
     """Array of enum values to choose from."""
     title: str | None = None
     """Optional title for the enum field."""
-    type: Literal["string"]
+    type: Literal["string"] = _const("string")
 
 
 class TitledSingleSelectEnumSchema(_McpModel):
@@ -1148,7 +1180,7 @@ class TitledSingleSelectEnumSchema(_McpModel):
     """Array of enum options with values and display labels."""
     title: str | None = None
     """Optional title for the enum field."""
-    type: Literal["string"]
+    type: Literal["string"] = _const("string")
 
 
 class UntitledMultiSelectEnumSchema(_McpModel):
@@ -1166,7 +1198,7 @@ class UntitledMultiSelectEnumSchema(_McpModel):
     """Minimum number of items to select."""
     title: str | None = None
     """Optional title for the enum field."""
-    type: Literal["array"]
+    type: Literal["array"] = _const("array")
 
 
 class TitledMultiSelectEnumSchema(_McpModel):
@@ -1184,7 +1216,7 @@ class TitledMultiSelectEnumSchema(_McpModel):
     """Minimum number of items to select."""
     title: str | None = None
     """Optional title for the enum field."""
-    type: Literal["array"]
+    type: Literal["array"] = _const("array")
 
 
 class LegacyTitledEnumSchema(_McpModel):
@@ -1198,7 +1230,7 @@ class LegacyTitledEnumSchema(_McpModel):
     """(Legacy) Display names for enum values.
     Non-standard according to JSON schema 2020-12."""
     title: str | None = None
-    type: Literal["string"]
+    type: Literal["string"] = _const("string")
 
 
 EnumSchema = (
@@ -1389,14 +1421,14 @@ class JSONRPCErrorResponse(_McpModel):
 
     error: Error
     id: RequestId | None = None
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
 
 
 class JSONRPCRequest(_McpModel):
     """A request that expects a response."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
     params: dict[str, Any] | None = None
 
@@ -1404,7 +1436,7 @@ class JSONRPCRequest(_McpModel):
 class JSONRPCNotification(_McpModel):
     """A notification which does not expect a response."""
 
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
     params: dict[str, Any] | None = None
 
@@ -1413,7 +1445,7 @@ class JSONRPCResultResponse(_McpModel):
     """A successful (non-error) response to a request."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     result: Result
 
 
@@ -1468,8 +1500,8 @@ class ListRootsRequest(_McpModel):
     structure or access specific locations that the client has permission to read from."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["roots/list"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["roots/list"] = _const("roots/list")
     params: RequestParams | None = None
 
 
@@ -1496,8 +1528,8 @@ https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1"""
 class LoggingMessageNotification(_McpModel):
     """JSONRPCNotification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/message"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/message"] = _const("notifications/message")
     params: LoggingMessageNotificationParams
 
 
@@ -1591,7 +1623,7 @@ class NumberSchema(_McpModel):
 
 class PaginatedRequest(_McpModel):
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
     params: PaginatedRequestParams | None = None
 
@@ -1628,7 +1660,7 @@ class StringSchema(_McpModel):
     max_length: int | None = Field(default=None, alias="maxLength")
     min_length: int | None = Field(default=None, alias="minLength")
     title: str | None = None
-    type: Literal["string"]
+    type: Literal["string"] = _const("string")
 
 
 PrimitiveSchemaDefinition = (
@@ -1715,8 +1747,10 @@ class PromptArgument(_McpModel):
 class PromptListChangedNotification(_McpModel):
     """An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/prompts/list_changed"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/prompts/list_changed"] = _const(
+        "notifications/prompts/list_changed"
+    )
     params: NotificationParams | None = None
 
 
@@ -1742,7 +1776,7 @@ class PromptReference(_McpModel):
     If not provided, the name should be used for display (except for Tool,
     where `annotations.title` should be given precedence over using `name`,
     if present)."""
-    type: Literal["ref/prompt"]
+    type: Literal["ref/prompt"] = _const("ref/prompt")
 
 
 class ReadResourceRequestParams(_McpModel):
@@ -1854,8 +1888,10 @@ class ResourceContents(_McpModel):
 class ResourceListChangedNotification(_McpModel):
     """An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/resources/list_changed"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/resources/list_changed"] = _const(
+        "notifications/resources/list_changed"
+    )
     params: NotificationParams | None = None
 
 
@@ -1914,7 +1950,7 @@ class ResourceTemplate(_McpModel):
 class ResourceTemplateReference(_McpModel):
     """A reference to a resource or resource template definition."""
 
-    type: Literal["ref/resource"]
+    type: Literal["ref/resource"] = _const("ref/resource")
     uri: str
     """The URI or URI template of the resource."""
 
@@ -1922,8 +1958,8 @@ class ResourceTemplateReference(_McpModel):
 class ResourceUpdatedNotification(_McpModel):
     """A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/resources/updated"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/resources/updated"] = _const("notifications/resources/updated")
     params: ResourceUpdatedNotificationParams
 
 
@@ -1986,7 +2022,7 @@ class ToolUseContent(_McpModel):
     """The arguments to pass to the tool, conforming to the tool's input schema."""
     name: str
     """The name of the tool to call."""
-    type: Literal["tool_use"]
+    type: Literal["tool_use"] = _const("tool_use")
 
 
 class ToolResultContent(_McpModel):
@@ -2015,7 +2051,7 @@ class ToolResultContent(_McpModel):
     """The ID of the tool use this result corresponds to.
 
     This MUST match the ID from a previous ToolUseContent."""
-    type: Literal["tool_result"]
+    type: Literal["tool_result"] = _const("tool_result")
 
 
 SamplingMessageContentBlock = Annotated[
@@ -2094,8 +2130,8 @@ class ServerCapabilitiesTasksRequestsTools(_McpModel):
 class ToolListChangedNotification(_McpModel):
     """An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/tools/list_changed"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/tools/list_changed"] = _const("notifications/tools/list_changed")
     params: NotificationParams | None = None
 
 
@@ -2342,7 +2378,7 @@ class ToolInputSchema(_McpModel):
     schema_: str | None = Field(default=None, alias="$schema")
     properties: dict[str, dict[str, Any]] | None = None
     required: list[str] | None = None
-    type: Literal["object"]
+    type: Literal["object"] = _const("object")
 
 
 class ToolOutputSchema(_McpModel):
@@ -2355,7 +2391,7 @@ class ToolOutputSchema(_McpModel):
     schema_: str | None = Field(default=None, alias="$schema")
     properties: dict[str, dict[str, Any]] | None = None
     required: list[str] | None = None
-    type: Literal["object"]
+    type: Literal["object"] = _const("object")
 
 
 class ToolAnnotations(_McpModel):
@@ -2429,11 +2465,11 @@ class URLElicitationRequiredError(_McpModel):
 
     error: URLElicitationRequiredErrorError
     id: RequestId | None = None
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
 
 
 class URLElicitationRequiredErrorError(_McpModel):
-    code: Literal[-32042]
+    code: Literal[-32042] = _const(-32042)
     """The error type that occurred."""
     data: URLElicitationRequiredErrorErrorData
     """Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.)."""
@@ -2468,4 +2504,4 @@ class UntitledMultiSelectEnumSchemaItems(_McpModel):
 
     enum: list[str]
     """Array of enum values to choose from."""
-    type: Literal["string"]
+    type: Literal["string"] = _const("string")

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypeAliasType
@@ -191,8 +191,17 @@ __all__ = [
 ]
 
 
+_T = TypeVar("_T")
+
+
+def _const(value: _T, alias: str | None = None) -> _T:
+    """A required field that can only be `value`: the constructor fills it in, validation still requires it."""
+    marker: Any = Field(alias=alias, json_schema_extra={"const": cast(Any, value)})
+    return cast(_T, marker)
+
+
 class _McpModel(BaseModel):
-    """Common configuration: unknown keys are kept, wire and Python names both accepted."""
+    """Common configuration: unknown keys are kept, wire and Python names both accepted, constants filled in."""
 
     model_config = ConfigDict(
         extra="allow",
@@ -200,6 +209,27 @@ class _McpModel(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=True,
     )
+    _mcp_constants: ClassVar[tuple[tuple[str, str, Any], ...]] = ()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls._mcp_constants = tuple(
+            (name, field.alias or name, field.json_schema_extra["const"])
+            for name, field in cls.model_fields.items()
+            if isinstance(field.json_schema_extra, dict) and "const" in field.json_schema_extra
+        )
+
+    if not TYPE_CHECKING:
+
+        def __init__(self, /, **data: Any) -> None:
+            for name, alias, value in self._mcp_constants:
+                if name not in data and alias not in data:
+                    data[alias] = value
+            super().__init__(**data)
+
+        # Pydantic's own marker: validation never runs this constructor, so it stays exact.
+        __init__.__pydantic_base_init__ = True
 
 
 class Annotations(_McpModel):
@@ -234,7 +264,7 @@ class AudioContent(_McpModel):
     """The base64-encoded audio data."""
     mime_type: str = Field(alias="mimeType")
     """The MIME type of the audio. Different providers may support different audio types."""
-    type: Literal["audio"]
+    type: Literal["audio"] = _const("audio")
 
 
 class BaseMetadata(_McpModel):
@@ -265,7 +295,7 @@ class BooleanSchema(_McpModel):
     default: bool | None = None
     description: str | None = None
     title: str | None = None
-    type: Literal["boolean"]
+    type: Literal["boolean"] = _const("boolean")
 
 
 class CacheableResult(_McpModel):
@@ -306,8 +336,8 @@ class CallToolRequest(_McpModel):
     """Used by the client to invoke a tool provided by the server."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["tools/call"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["tools/call"] = _const("tools/call")
     params: CallToolRequestParams
 
 
@@ -342,7 +372,7 @@ class CallToolResult(_McpModel):
     However, any errors in _finding_ the tool, an error indicating that the
     server does not support tool calls, or any other exceptional conditions,
     should be reported as an MCP error response."""
-    result_type: Literal["complete"] = Field(alias="resultType")
+    result_type: Literal["complete"] = _const("complete", alias="resultType")
     """Indicates the type of the result, which allows the client to determine
     how to parse the result object.
 
@@ -361,7 +391,7 @@ class CallToolResultResponse(_McpModel):
     """A successful response from the server for a {@link CallToolRequesttools/call} request."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     result: Annotated[InputRequiredResult | CallToolResult, Field(discriminator="result_type")]
 
 
@@ -375,8 +405,8 @@ class CancelledNotification(_McpModel):
     This notification indicates that the result will be unused, so any associated processing SHOULD cease.
     """
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/cancelled"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/cancelled"] = _const("notifications/cancelled")
     params: CancelledNotificationParams
 
 
@@ -439,8 +469,8 @@ class ClientNotification(_McpModel):
     This notification indicates that the result will be unused, so any associated processing SHOULD cease.
     """
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/cancelled"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/cancelled"] = _const("notifications/cancelled")
     params: CancelledNotificationParams
 
 
@@ -451,8 +481,8 @@ class DiscoverRequest(_McpModel):
     to — version negotiation can also happen inline via per-request `_meta`."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["server/discover"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["server/discover"] = _const("server/discover")
     params: RequestParams
 
 
@@ -460,8 +490,8 @@ class ListResourcesRequest(_McpModel):
     """Sent from the client to request a list of resources the server has."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["resources/list"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["resources/list"] = _const("resources/list")
     params: PaginatedRequestParams
 
 
@@ -469,8 +499,8 @@ class ListResourceTemplatesRequest(_McpModel):
     """Sent from the client to request a list of resource templates the server has."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["resources/templates/list"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["resources/templates/list"] = _const("resources/templates/list")
     params: PaginatedRequestParams
 
 
@@ -478,8 +508,8 @@ class ReadResourceRequest(_McpModel):
     """Sent from the client to the server, to read a specific resource URI."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["resources/read"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["resources/read"] = _const("resources/read")
     params: ReadResourceRequestParams
 
 
@@ -489,8 +519,8 @@ class SubscriptionsListenRequest(_McpModel):
     endpoint and ensures consistent behavior between HTTP and STDIO."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["subscriptions/listen"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["subscriptions/listen"] = _const("subscriptions/listen")
     params: SubscriptionsListenRequestParams
 
 
@@ -498,8 +528,8 @@ class ListPromptsRequest(_McpModel):
     """Sent from the client to request a list of prompts and prompt templates the server has."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["prompts/list"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["prompts/list"] = _const("prompts/list")
     params: PaginatedRequestParams
 
 
@@ -507,8 +537,8 @@ class GetPromptRequest(_McpModel):
     """Used by the client to get a prompt provided by the server."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["prompts/get"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["prompts/get"] = _const("prompts/get")
     params: GetPromptRequestParams
 
 
@@ -516,8 +546,8 @@ class ListToolsRequest(_McpModel):
     """Sent from the client to request a list of tools the server has."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["tools/list"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["tools/list"] = _const("tools/list")
     params: PaginatedRequestParams
 
 
@@ -525,8 +555,8 @@ class CompleteRequest(_McpModel):
     """A request from the client to the server, to ask for completion options."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["completion/complete"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["completion/complete"] = _const("completion/complete")
     params: CompleteRequestParams
 
 
@@ -595,7 +625,7 @@ class CompleteResult(_McpModel):
 
     meta: ResultMetaObject | None = Field(default=None, alias="_meta")
     completion: CompleteResultCompletion
-    result_type: Literal["complete"] = Field(alias="resultType")
+    result_type: Literal["complete"] = _const("complete", alias="resultType")
     """Indicates the type of the result, which allows the client to determine
     how to parse the result object.
 
@@ -618,7 +648,7 @@ class CompleteResultResponse(_McpModel):
     """A successful response from the server for a {@link CompleteRequestcompletion/complete} request."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     result: CompleteResult
 
 
@@ -630,7 +660,7 @@ class TextContent(_McpModel):
     """Optional annotations for the client."""
     text: str
     """The text content of the message."""
-    type: Literal["text"]
+    type: Literal["text"] = _const("text")
 
 
 class ImageContent(_McpModel):
@@ -643,7 +673,7 @@ class ImageContent(_McpModel):
     """The base64-encoded image data."""
     mime_type: str = Field(alias="mimeType")
     """The MIME type of the image. Different providers may support different image types."""
-    type: Literal["image"]
+    type: Literal["image"] = _const("image")
 
 
 class ResourceLink(_McpModel):
@@ -684,7 +714,7 @@ class ResourceLink(_McpModel):
     If not provided, the name should be used for display (except for {@link Tool},
     where `annotations.title` should be given precedence over using `name`,
     if present)."""
-    type: Literal["resource_link"]
+    type: Literal["resource_link"] = _const("resource_link")
     uri: str
     """The URI of this resource."""
 
@@ -699,7 +729,7 @@ class EmbeddedResource(_McpModel):
     annotations: Annotations | None = None
     """Optional annotations for the client."""
     resource: TextResourceContents | BlobResourceContents
-    type: Literal["resource"]
+    type: Literal["resource"] = _const("resource")
 
 
 ContentBlock = Annotated[
@@ -711,7 +741,7 @@ ContentBlock = Annotated[
 class CreateMessageRequest(_McpModel):
     """A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it."""
 
-    method: Literal["sampling/createMessage"]
+    method: Literal["sampling/createMessage"] = _const("sampling/createMessage")
     params: CreateMessageRequestParams
 
 
@@ -805,7 +835,7 @@ class DiscoverResult(_McpModel):
     available tools (e.g., by including it in a system prompt). It should
     focus on information that helps the model use the server effectively
     and should not duplicate information already in tool descriptions."""
-    result_type: Literal["complete"] = Field(alias="resultType")
+    result_type: Literal["complete"] = _const("complete", alias="resultType")
     """Indicates the type of the result, which allows the client to determine
     how to parse the result object.
 
@@ -831,14 +861,14 @@ class DiscoverResultResponse(_McpModel):
     """A successful response from the server for a {@link DiscoverRequestserver/discover} request."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     result: DiscoverResult
 
 
 class ElicitRequest(_McpModel):
     """A request from the server to elicit additional information from the user via the client."""
 
-    method: Literal["elicitation/create"]
+    method: Literal["elicitation/create"] = _const("elicitation/create")
     params: ElicitRequestParams
 
 
@@ -861,7 +891,7 @@ class ElicitRequestFormParamsRequestedSchema(_McpModel):
     schema_: str | None = Field(default=None, alias="$schema")
     properties: dict[str, PrimitiveSchemaDefinition]
     required: list[str] | None = None
-    type: Literal["object"]
+    type: Literal["object"] = _const("object")
 
 
 class ElicitRequestURLParams(_McpModel):
@@ -869,7 +899,7 @@ class ElicitRequestURLParams(_McpModel):
 
     message: str
     """The message to present to the user explaining why the interaction is needed."""
-    mode: Literal["url"]
+    mode: Literal["url"] = _const("url")
     """The elicitation mode."""
     url: str
     """The URL that the user should navigate to."""
@@ -908,7 +938,7 @@ class UntitledSingleSelectEnumSchema(_McpModel):
     """Array of enum values to choose from."""
     title: str | None = None
     """Optional title for the enum field."""
-    type: Literal["string"]
+    type: Literal["string"] = _const("string")
 
 
 class TitledSingleSelectEnumSchema(_McpModel):
@@ -922,7 +952,7 @@ class TitledSingleSelectEnumSchema(_McpModel):
     """Array of enum options with values and display labels."""
     title: str | None = None
     """Optional title for the enum field."""
-    type: Literal["string"]
+    type: Literal["string"] = _const("string")
 
 
 class UntitledMultiSelectEnumSchema(_McpModel):
@@ -940,7 +970,7 @@ class UntitledMultiSelectEnumSchema(_McpModel):
     """Minimum number of items to select."""
     title: str | None = None
     """Optional title for the enum field."""
-    type: Literal["array"]
+    type: Literal["array"] = _const("array")
 
 
 class TitledMultiSelectEnumSchema(_McpModel):
@@ -958,7 +988,7 @@ class TitledMultiSelectEnumSchema(_McpModel):
     """Minimum number of items to select."""
     title: str | None = None
     """Optional title for the enum field."""
-    type: Literal["array"]
+    type: Literal["array"] = _const("array")
 
 
 class LegacyTitledEnumSchema(_McpModel):
@@ -972,7 +1002,7 @@ class LegacyTitledEnumSchema(_McpModel):
     """(Legacy) Display names for enum values.
     Non-standard according to JSON schema 2020-12."""
     title: str | None = None
-    type: Literal["string"]
+    type: Literal["string"] = _const("string")
 
 
 EnumSchema = (
@@ -1012,7 +1042,7 @@ class GetPromptResult(_McpModel):
     description: str | None = None
     """An optional description for the prompt."""
     messages: list[PromptMessage]
-    result_type: Literal["complete"] = Field(alias="resultType")
+    result_type: Literal["complete"] = _const("complete", alias="resultType")
     """Indicates the type of the result, which allows the client to determine
     how to parse the result object.
 
@@ -1026,7 +1056,7 @@ class GetPromptResultResponse(_McpModel):
     """A successful response from the server for a {@link GetPromptRequestprompts/get} request."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     result: Annotated[InputRequiredResult | GetPromptResult, Field(discriminator="result_type")]
 
 
@@ -1038,11 +1068,11 @@ class HeaderMismatchError(_McpModel):
 
     error: HeaderMismatchErrorError
     id: RequestId | None = None
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
 
 
 class HeaderMismatchErrorError(_McpModel):
-    code: Literal[-32020]
+    code: Literal[-32020] = _const(-32020)
     """The error type that occurred."""
     data: Any = None
     """Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.)."""
@@ -1136,7 +1166,7 @@ class ListRootsRequest(_McpModel):
     This request is typically used when the server needs to understand the file system
     structure or access specific locations that the client has permission to read from."""
 
-    method: Literal["roots/list"]
+    method: Literal["roots/list"] = _const("roots/list")
     params: ListRootsRequestParams | None = None
 
 
@@ -1159,7 +1189,7 @@ class InputRequiredResult(_McpModel):
     meta: ResultMetaObject | None = Field(default=None, alias="_meta")
     input_requests: InputRequests | None = Field(default=None, alias="inputRequests")
     request_state: str | None = Field(default=None, alias="requestState")
-    result_type: Literal["input_required"] = Field(alias="resultType")
+    result_type: Literal["input_required"] = _const("input_required", alias="resultType")
     """Indicates the type of the result, which allows the client to determine
     how to parse the result object.
 
@@ -1195,7 +1225,7 @@ values are the client's result for each request."""
 class InternalError(_McpModel):
     """A JSON-RPC error indicating that an internal error occurred on the receiver. This error is returned when the receiver encounters an unexpected condition that prevents it from fulfilling the request."""
 
-    code: Literal[-32603]
+    code: Literal[-32603] = _const(-32603)
     """The error type that occurred."""
     data: Any = None
     """Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.)."""
@@ -1215,7 +1245,7 @@ class InvalidParamsError(_McpModel):
     - **Elicitation**: Server requests an elicitation mode not declared in client capabilities
     - **Sampling**: Missing tool result or tool results mixed with other content"""
 
-    code: Literal[-32602]
+    code: Literal[-32602] = _const(-32602)
     """The error type that occurred."""
     data: Any = None
     """Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.)."""
@@ -1226,7 +1256,7 @@ class InvalidParamsError(_McpModel):
 class InvalidRequestError(_McpModel):
     """A JSON-RPC error indicating that the request is not a valid request object. This error is returned when the message structure does not conform to the JSON-RPC 2.0 specification requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using invalid types for these fields)."""
 
-    code: Literal[-32600]
+    code: Literal[-32600] = _const(-32600)
     """The error type that occurred."""
     data: Any = None
     """Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.)."""
@@ -1250,14 +1280,14 @@ class JSONRPCErrorResponse(_McpModel):
 
     error: Error
     id: RequestId | None = None
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
 
 
 class JSONRPCRequest(_McpModel):
     """A request that expects a response."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
     params: dict[str, Any] | None = None
 
@@ -1265,7 +1295,7 @@ class JSONRPCRequest(_McpModel):
 class JSONRPCNotification(_McpModel):
     """A notification which does not expect a response."""
 
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
     params: dict[str, Any] | None = None
 
@@ -1274,7 +1304,7 @@ class JSONRPCResultResponse(_McpModel):
     """A successful (non-error) response to a request."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     result: Result
 
 
@@ -1305,7 +1335,7 @@ class ListPromptsResult(_McpModel):
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     prompts: list[Prompt]
-    result_type: Literal["complete"] = Field(alias="resultType")
+    result_type: Literal["complete"] = _const("complete", alias="resultType")
     """Indicates the type of the result, which allows the client to determine
     how to parse the result object.
 
@@ -1328,7 +1358,7 @@ class ListPromptsResultResponse(_McpModel):
     """A successful response from the server for a {@link ListPromptsRequestprompts/list} request."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     result: ListPromptsResult
 
 
@@ -1351,7 +1381,7 @@ class ListResourceTemplatesResult(_McpModel):
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     resource_templates: list[ResourceTemplate] = Field(alias="resourceTemplates")
-    result_type: Literal["complete"] = Field(alias="resultType")
+    result_type: Literal["complete"] = _const("complete", alias="resultType")
     """Indicates the type of the result, which allows the client to determine
     how to parse the result object.
 
@@ -1374,7 +1404,7 @@ class ListResourceTemplatesResultResponse(_McpModel):
     """A successful response from the server for a {@link ListResourceTemplatesRequestresources/templates/list} request."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     result: ListResourceTemplatesResult
 
 
@@ -1397,7 +1427,7 @@ class ListResourcesResult(_McpModel):
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     resources: list[Resource]
-    result_type: Literal["complete"] = Field(alias="resultType")
+    result_type: Literal["complete"] = _const("complete", alias="resultType")
     """Indicates the type of the result, which allows the client to determine
     how to parse the result object.
 
@@ -1420,7 +1450,7 @@ class ListResourcesResultResponse(_McpModel):
     """A successful response from the server for a {@link ListResourcesRequestresources/list} request."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     result: ListResourcesResult
 
 
@@ -1446,7 +1476,7 @@ class ListToolsResult(_McpModel):
     next_cursor: str | None = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
-    result_type: Literal["complete"] = Field(alias="resultType")
+    result_type: Literal["complete"] = _const("complete", alias="resultType")
     """Indicates the type of the result, which allows the client to determine
     how to parse the result object.
 
@@ -1470,7 +1500,7 @@ class ListToolsResultResponse(_McpModel):
     """A successful response from the server for a {@link ListToolsRequesttools/list} request."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     result: ListToolsResult
 
 
@@ -1486,8 +1516,8 @@ https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1"""
 class LoggingMessageNotification(_McpModel):
     """JSONRPCNotification of a log message passed from server to client. The client opts in by setting `"io.modelcontextprotocol/logLevel"` in a request's `_meta`."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/message"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/message"] = _const("notifications/message")
     params: LoggingMessageNotificationParams
 
 
@@ -1529,7 +1559,7 @@ class MethodNotFoundError(_McpModel):
     A request that requires a client capability the client did not declare is signalled instead by {@link MissingRequiredClientCapabilityError} (`-32021`).
     """
 
-    code: Literal[-32601]
+    code: Literal[-32601] = _const(-32601)
     """The error type that occurred."""
     data: Any = None
     """Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.)."""
@@ -1544,11 +1574,11 @@ class MissingRequiredClientCapabilityError(_McpModel):
 
     error: MissingRequiredClientCapabilityErrorError
     id: RequestId | None = None
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
 
 
 class MissingRequiredClientCapabilityErrorError(_McpModel):
-    code: Literal[-32021]
+    code: Literal[-32021] = _const(-32021)
     """The error type that occurred."""
     data: MissingRequiredClientCapabilityErrorErrorData
     """Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.)."""
@@ -1659,7 +1689,7 @@ class NumberSchema(_McpModel):
 
 class PaginatedRequest(_McpModel):
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
     params: PaginatedRequestParams
 
@@ -1691,7 +1721,7 @@ class PaginatedResult(_McpModel):
 class ParseError(_McpModel):
     """A JSON-RPC error indicating that invalid JSON was received by the server. This error is returned when the server cannot parse the JSON text of a message."""
 
-    code: Literal[-32700]
+    code: Literal[-32700] = _const(-32700)
     """The error type that occurred."""
     data: Any = None
     """Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.)."""
@@ -1706,7 +1736,7 @@ class StringSchema(_McpModel):
     max_length: int | None = Field(default=None, alias="maxLength")
     min_length: int | None = Field(default=None, alias="minLength")
     title: str | None = None
-    type: Literal["string"]
+    type: Literal["string"] = _const("string")
 
 
 PrimitiveSchemaDefinition = (
@@ -1726,8 +1756,8 @@ without nested objects or arrays."""
 class ProgressNotification(_McpModel):
     """An out-of-band notification used to inform the receiver of a progress update for a long-running request."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/progress"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/progress"] = _const("notifications/progress")
     params: ProgressNotificationParams
 
 
@@ -1799,8 +1829,10 @@ class PromptArgument(_McpModel):
 class PromptListChangedNotification(_McpModel):
     """An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `promptsListChanged` filter field."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/prompts/list_changed"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/prompts/list_changed"] = _const(
+        "notifications/prompts/list_changed"
+    )
     params: NotificationParams | None = None
 
 
@@ -1826,7 +1858,7 @@ class PromptReference(_McpModel):
     If not provided, the name should be used for display (except for {@link Tool},
     where `annotations.title` should be given precedence over using `name`,
     if present)."""
-    type: Literal["ref/prompt"]
+    type: Literal["ref/prompt"] = _const("ref/prompt")
 
 
 class ReadResourceRequestParams(_McpModel):
@@ -1855,7 +1887,7 @@ class ReadResourceResult(_McpModel):
       authorization contexts (e.g., a different access token requires a
       different cache)."""
     contents: list[TextResourceContents | BlobResourceContents]
-    result_type: Literal["complete"] = Field(alias="resultType")
+    result_type: Literal["complete"] = _const("complete", alias="resultType")
     """Indicates the type of the result, which allows the client to determine
     how to parse the result object.
 
@@ -1878,7 +1910,7 @@ class ReadResourceResultResponse(_McpModel):
     """A successful response from the server for a {@link ReadResourceRequestresources/read} request."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     result: Annotated[InputRequiredResult | ReadResourceResult, Field(discriminator="result_type")]
 
 
@@ -1995,8 +2027,10 @@ class ResourceContents(_McpModel):
 class ResourceListChangedNotification(_McpModel):
     """An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `resourcesListChanged` filter field."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/resources/list_changed"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/resources/list_changed"] = _const(
+        "notifications/resources/list_changed"
+    )
     params: NotificationParams | None = None
 
 
@@ -2046,7 +2080,7 @@ class ResourceTemplate(_McpModel):
 class ResourceTemplateReference(_McpModel):
     """A reference to a resource or resource template definition."""
 
-    type: Literal["ref/resource"]
+    type: Literal["ref/resource"] = _const("ref/resource")
     uri: str
     """The URI or URI template of the resource."""
 
@@ -2054,8 +2088,8 @@ class ResourceTemplateReference(_McpModel):
 class ResourceUpdatedNotification(_McpModel):
     """A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a {@link SubscriptionsListenRequestsubscriptions/listen} request."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/resources/updated"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/resources/updated"] = _const("notifications/resources/updated")
     params: ResourceUpdatedNotificationParams
 
 
@@ -2140,7 +2174,7 @@ class ToolUseContent(_McpModel):
     """The arguments to pass to the tool, conforming to the tool's input schema."""
     name: str
     """The name of the tool to call."""
-    type: Literal["tool_use"]
+    type: Literal["tool_use"] = _const("tool_use")
 
 
 class ToolResultContent(_McpModel):
@@ -2168,7 +2202,7 @@ class ToolResultContent(_McpModel):
     """The ID of the tool use this result corresponds to.
 
     This MUST match the ID from a previous {@link ToolUseContent}."""
-    type: Literal["tool_result"]
+    type: Literal["tool_result"] = _const("tool_result")
 
 
 SamplingMessageContentBlock = Annotated[
@@ -2236,16 +2270,18 @@ class SubscriptionsAcknowledgedNotification(_McpModel):
     per subscription ID and not per channel: messages belonging to other
     subscriptions MAY be interleaved before it."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/subscriptions/acknowledged"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/subscriptions/acknowledged"] = _const(
+        "notifications/subscriptions/acknowledged"
+    )
     params: SubscriptionsAcknowledgedNotificationParams
 
 
 class ToolListChangedNotification(_McpModel):
     """An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a {@link SubscriptionsListenRequestsubscriptions/listen} stream when the client requested it via the `toolsListChanged` filter field."""
 
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/tools/list_changed"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
+    method: Literal["notifications/tools/list_changed"] = _const("notifications/tools/list_changed")
     params: NotificationParams | None = None
 
 
@@ -2270,7 +2306,7 @@ class SubscriptionsListenResult(_McpModel):
     close carries no response. The result body is otherwise empty."""
 
     meta: SubscriptionsListenResultMetaObject = Field(alias="_meta")
-    result_type: Literal["complete"] = Field(alias="resultType")
+    result_type: Literal["complete"] = _const("complete", alias="resultType")
     """Indicates the type of the result, which allows the client to determine
     how to parse the result object.
 
@@ -2371,7 +2407,7 @@ class SubscriptionsListenResultResponse(_McpModel):
     request, sent when the server tears the subscription down gracefully."""
 
     id: RequestId
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
     result: SubscriptionsListenResult
 
 
@@ -2476,7 +2512,7 @@ class ToolInputSchema(_McpModel):
     Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided."""
 
     schema_: str | None = Field(default=None, alias="$schema")
-    type: Literal["object"]
+    type: Literal["object"] = _const("object")
 
 
 class ToolOutputSchema(_McpModel):
@@ -2545,11 +2581,11 @@ class UnsupportedProtocolVersionError(_McpModel):
 
     error: UnsupportedProtocolVersionErrorError
     id: RequestId | None = None
-    jsonrpc: Literal["2.0"]
+    jsonrpc: Literal["2.0"] = _const("2.0")
 
 
 class UnsupportedProtocolVersionErrorError(_McpModel):
-    code: Literal[-32022]
+    code: Literal[-32022] = _const(-32022)
     """The error type that occurred."""
     data: UnsupportedProtocolVersionErrorErrorData
     """Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.)."""
@@ -2572,4 +2608,4 @@ class UntitledMultiSelectEnumSchemaItems(_McpModel):
 
     enum: list[str]
     """Array of enum values to choose from."""
-    type: Literal["string"]
+    type: Literal["string"] = _const("string")
