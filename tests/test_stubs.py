@@ -388,3 +388,55 @@ def test_2026_discover_and_per_request_meta(pkgs: Callable[[str], ModuleType]) -
     # own handler when a result asks for it, never as a request on the wire
     assert new.Client._incoming["sampling/createMessage"] == "on_create_message"
     assert new.METHODS["sampling/createMessage"].embedded
+
+
+TASK = {
+    "taskId": "t-1",
+    "status": "working",
+    "createdAt": "2025-11-25T00:00:00Z",
+    "lastUpdatedAt": "2025-11-25T00:00:00Z",
+    "ttl": 60000,
+}
+
+
+def test_task_augmented_requests_answer_and_receive_create_task_result(pkg: ModuleType, schema_dir: Path) -> None:
+    from mcpgen.harness.upstream import upstream
+
+    types = pkg.types
+
+    class Tasks(pkg.Server):  # type: ignore[misc,name-defined]
+        async def on_call_tool(self, params: Any) -> Any:
+            if params.task is not None:
+                return types.CreateTaskResult(task=TASK)
+            return types.CallToolResult(content=[types.TextContent(text="now")])
+
+    server = Tasks()
+    reply = run(server.handle(request("tools/call", {"name": "slow", "task": {"ttl": 60000}}, id=3)))
+    assert reply == {"jsonrpc": "2.0", "id": 3, "result": {"task": TASK}}
+    schema = upstream(schema_dir, "2025-11-25")
+    assert schema.issue("CreateTaskResult", reply["result"]) is None
+    client = type("C", (pkg.Client,), {})()
+    client.attach(Loopback(server, pkg))
+    created = run(client.call_tool({"name": "slow", "task": {"ttl": 60000}}))
+    immediate = run(client.call_tool({"name": "fast"}))
+    assert isinstance(created, types.CreateTaskResult) and created.task.task_id == "t-1"
+    assert isinstance(immediate, types.CallToolResult)
+
+
+def test_2026_requests_declaring_an_unsupported_version_get_the_schema_error(
+    pkgs: Callable[[str], ModuleType], schema_dir: Path
+) -> None:
+    from mcpgen.harness.upstream import upstream
+
+    new = pkgs("2026-07-28")
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "v999.0.0",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    reply = run(type("S", (new.Server,), {})().handle(request("server/discover", {"_meta": meta}, id=9)))
+    assert reply["error"]["code"] == -32022
+    assert reply["error"]["data"] == {"supported": ["2026-07-28"], "requested": "v999.0.0"}
+    assert upstream(schema_dir, "2026-07-28").issue("UnsupportedProtocolVersionError", reply) is None
+    meta["io.modelcontextprotocol/protocolVersion"] = "2026-07-28"
+    answer = run(type("S", (new.Server,), {})().handle(request("server/discover", {"_meta": meta}, id=10)))
+    assert upstream(schema_dir, "2026-07-28").issue("DiscoverResultResponse", answer) is None

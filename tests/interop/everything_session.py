@@ -32,6 +32,8 @@ TOOL_ARGUMENTS: dict[str, dict[str, Any]] = {
     "trigger-elicitation-request": {},
     "trigger-url-elicitation": {"url": "https://example.invalid/consent", "elicitationId": "e-1"},
     "simulate-research-query": {"topic": "typed MCP bindings", "ambiguous": False},
+    "trigger-sampling-request-async": {"prompt": "Say hi later", "maxTokens": 16},
+    "trigger-elicitation-request-async": {},
 }
 # Tools that must be called as tasks (execution.taskSupport == "required").
 TASK_TOOLS = {"simulate-research-query"}
@@ -73,9 +75,29 @@ def _value(schema: dict[str, Any]) -> Any:
 
 
 def client_class(pkg: ModuleType, session: Session) -> type:
-    """A Client of `pkg` that answers sampling, roots and elicitation and records notifications."""
+    """A Client of `pkg` that answers sampling, roots and elicitation and records notifications.
+
+    Where the revision has tasks, a sampling or elicitation request that asks for a task is answered
+    with CreateTaskResult at once and completed in the background (tasks/get, tasks/result).
+    """
     types = pkg.types
     names = set(pkg.Client._incoming.values())
+    tasks: dict[str, dict[str, Any]] = {}
+
+    def start_task(params: Any, finish: Any) -> Any:
+        """A task that completes shortly with what `finish` returns."""
+        task_id = f"client-task-{len(tasks) + 1}"
+        now = "2025-11-25T00:00:00Z"
+        tasks[task_id] = {"taskId": task_id, "status": "working", "createdAt": now, "lastUpdatedAt": now, "ttl": 60000}
+
+        async def complete() -> None:
+            await asyncio.sleep(0.2)
+            tasks[task_id]["result"] = (await finish()).model_dump(by_alias=True, exclude_unset=True)
+            tasks[task_id]["status"] = "completed"
+
+        tasks[task_id]["runner"] = asyncio.ensure_future(complete())
+        session.received.setdefault("tasks", []).append(params)
+        return types.CreateTaskResult.model_validate({"task": _task_fields(tasks[task_id])})
 
     class EverythingClient(pkg.Client):  # type: ignore[misc,name-defined]
         name = "mcpgen-interop"
@@ -86,14 +108,20 @@ def client_class(pkg: ModuleType, session: Session) -> type:
 
         async def on_create_message(self, params: Any) -> Any:
             self._got("sampling", params)
-            return types.CreateMessageResult.model_validate(
-                {
-                    "role": "assistant",
-                    "content": {"type": "text", "text": "hi from mcpgen"},
-                    "model": "mcpgen-echo",
-                    "stopReason": "endTurn",
-                }
-            )
+
+            async def answer() -> Any:
+                return types.CreateMessageResult.model_validate(
+                    {
+                        "role": "assistant",
+                        "content": {"type": "text", "text": "hi from mcpgen"},
+                        "model": "mcpgen-echo",
+                        "stopReason": "endTurn",
+                    }
+                )
+
+            if getattr(params, "task", None) is not None:
+                return start_task(params, answer)
+            return await answer()
 
         async def on_list_roots(self, params: Any) -> Any:
             self._got("roots", params)
@@ -117,23 +145,45 @@ def client_class(pkg: ModuleType, session: Session) -> type:
 
         async def on_elicit(self: Any, params: Any) -> Any:
             self._got("elicitation", params)
-            if getattr(params, "mode", None) == "url":
-                return types.ElicitResult.model_validate({"action": "accept"})
-            properties = params.requested_schema.properties
-            content = {
-                key: _value(prop.model_dump(by_alias=True, exclude_unset=True))
-                for key, prop in properties.items()
-            }
-            return types.ElicitResult.model_validate({"action": "accept", "content": content})
+
+            async def answer() -> Any:
+                if getattr(params, "mode", None) == "url":
+                    return types.ElicitResult.model_validate({"action": "accept"})
+                properties = params.requested_schema.properties
+                content = {
+                    key: _value(prop.model_dump(by_alias=True, exclude_unset=True))
+                    for key, prop in properties.items()
+                }
+                return types.ElicitResult.model_validate({"action": "accept", "content": content})
+
+            if getattr(params, "task", None) is not None:
+                return start_task(params, answer)
+            return await answer()
 
         EverythingClient.on_elicit = on_elicit  # type: ignore[attr-defined]
+    if "on_get_task" in names:
+
+        async def on_get_task(self: Any, params: Any) -> Any:
+            return types.GetTaskResult.model_validate(_task_fields(tasks[params.task_id]))
+
+        async def on_get_task_payload(self: Any, params: Any) -> Any:
+            return types.GetTaskPayloadResult.model_validate(tasks[params.task_id]["result"])
+
+        EverythingClient.on_get_task = on_get_task  # type: ignore[attr-defined]
+        EverythingClient.on_get_task_payload = on_get_task_payload  # type: ignore[attr-defined]
     caps = EverythingClient().derived_capabilities().model_dump(by_alias=True, exclude_unset=True)
     caps["roots"] = {"listChanged": True}
     if "elicitation" in caps and "ClientCapabilitiesElicitation" in dir(types):
         fields = types.ClientCapabilitiesElicitation.model_fields
         caps["elicitation"] = {k: {} for k in ("form", "url") if k in fields}
+    if "on_get_task" in names:
+        caps["tasks"] = {"requests": {"sampling": {"createMessage": {}}, "elicitation": {"create": {}}}}
     EverythingClient.capabilities = types.ClientCapabilities.model_validate(caps)
     return EverythingClient
+
+
+def _task_fields(task: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in task.items() if k not in ("result", "runner")}
 
 
 async def run_session(pkg: ModuleType, command: list[str]) -> Session:
@@ -245,13 +295,11 @@ async def _task_call(
     """Call a task-only tool: tools/call with `task` answers CreateTaskResult; poll tasks/get, then tasks/result."""
     label = f"tools/call {name} (task)"
     try:
-        raw = await client.send_request(
-            "tools/call", {"name": name, "arguments": args, "task": {"ttl": 60000}}
-        )
+        created = await client.call_tool({"name": name, "arguments": args, "task": {"ttl": 60000}})
     except pkg.ProtocolError as exc:
         session.errors[label] = exc
         return
-    created = pkg.types.CreateTaskResult.model_validate(raw)
+    assert isinstance(created, pkg.types.CreateTaskResult)  # the typed call answers the task
     session.results[label] = created
     task_id = created.task.task_id
     for _ in range(100):

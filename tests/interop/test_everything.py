@@ -123,10 +123,15 @@ def test_2025_11_25_elicitation_tasks_and_error_data(session: tuple[ModuleType, 
     assert [getattr(p, "mode", None) or "form" for p in s.received["elicitation"]] == [
         "form",
         "url",
+        "form",  # trigger-elicitation-request-async, as a task
     ]
     assert "ada@example.com" in _text(s.results["tools/call trigger-elicitation-request"])
     error = s.errors["url-elicitation error path"]
     assert error.code == -32042 and error.data["elicitations"][0]["mode"] == "url"
     assert s.results["tasks/get simulate-research-query"].status == "completed"
     assert s.results["tasks/result simulate-research-query"].model_dump(by_alias=True)["content"]
+    # the server sent task-augmented sampling and elicitation; the client's handlers answered CreateTaskResult
+    assert len(s.received["tasks"]) == 2
+    for tool in ("trigger-sampling-request-async", "trigger-elicitation-request-async"):
+        assert "[COMPLETED]" in _text(s.results[f"tools/call {tool}"]), _text(s.results[f"tools/call {tool}"])
     assert set(s.errors) == {"url-elicitation error path"}
