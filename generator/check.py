@@ -60,6 +60,7 @@ def read_provenance(package: Path) -> Provenance:
     single, several, shas = _REVISION.search(head), _REVISIONS.search(head), _SHA.search(head)
     if shas is None or (single is None and several is None):
         raise McpgenError(f"{package}/__init__.py has no revision or schema sha256 in its header")
+    revisions: tuple[tuple[str, str], ...]
     if single is not None:
         revisions = ((single.group(1), shas.group(1)),)
         surface = single.group(1)

@@ -150,7 +150,8 @@ def apply_one(document: dict[str, Any], erratum: ErratumPatch) -> dict[str, Any]
 
 
 def corrected_schema(source: SchemaSource) -> tuple[dict[str, Any], tuple[Erratum, ...]]:
-    """Parse a resolved schema and apply its revision's errata when its bytes are the pinned ones."""
+    """Parse a resolved schema and apply its revision's errata when its bytes are the pinned ones
+    (what generation, the harness and `mcpgen diff` all read)."""
     return apply_errata(load_json(source), source.revision, sha256=source.sha256)
 
 

@@ -80,8 +80,3 @@ def parse(schema: dict[str, Any]) -> ParsedSchema:
         (name, f"#/{defs_key}/{_escape_pointer(name)}") for name in schema[defs_key]
     )
     return ParsedSchema(models=models, definitions=definitions, defs_key=defs_key)
-
-
-def is_inline(path: str) -> bool:
-    """True for a model the parser made from an inline object rather than a definition."""
-    return _SPECIAL in path

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from .errors import McpgenError, SchemaError
 from .output import check_target, write_package
 from .revisions import known_revisions, revision_set
-from .source import SchemaSource, default_cache_dir, load_json, resolve_schema
+from .source import SchemaSource, default_cache_dir, resolve_schema
 
 if TYPE_CHECKING:
     from . import ir
@@ -80,10 +80,10 @@ def default_package(revisions: str | tuple[str, ...]) -> str:
 
 def protocol_for(source: SchemaSource, pairings: tuple[tuple[str, str], ...] = ()) -> ir.Protocol:
     """The IR of a resolved schema, with the errata of its revision applied when it is pinned."""
-    from .errata import apply_errata
+    from .errata import corrected_schema
     from .protocol import build_protocol
 
-    schema, errata = apply_errata(load_json(source), source.revision, sha256=source.sha256)
+    schema, errata = corrected_schema(source)
     return build_protocol(schema, source.revision, source.sha256, errata, pairings, draft=not source.pinned)
 
 

@@ -71,6 +71,19 @@ def alternatives(t: TypeExpr) -> tuple[TypeExpr, ...]:
     return tuple(a for m in t.members for a in alternatives(m))
 
 
+def admits_null(t: TypeExpr) -> bool:
+    """True when `t` already accepts JSON null (a discriminated union never does: its members are objects)."""
+    if isinstance(t, AnyType):
+        return True
+    if isinstance(t, Primitive):
+        return t.name == "null"
+    if isinstance(t, LiteralOf):
+        return None in t.values
+    if isinstance(t, UnionOf):
+        return t.discriminator is None and any(admits_null(m) for m in t.members)
+    return False
+
+
 # --- definitions ------------------------------------------------------------------------------
 
 
@@ -148,6 +161,8 @@ class MethodSpec:
     result_type: TypeExpr | None = None
     assumed_result: bool = False
     """True when a draft gave no result for this request and the base `Result` stands in."""
+    opt_in_results: tuple[str, ...] = ()
+    """Members of `result_type` a requester only receives when it asks for them (a task-augmented request)."""
 
     def sent_by(self, side: Side) -> bool:
         """True when `side` may send this method."""

@@ -139,7 +139,7 @@ def emission_order(definitions: list[ir.Definition]) -> list[ir.Definition]:
         for d in definitions
         if isinstance(d, ir.Alias)
     }
-    recursive = _cyclic(alias_deps, defs)
+    recursive = _cyclic(alias_deps)
     out: list[ir.Definition] = []
     done: set[str] = set()
 
@@ -161,7 +161,7 @@ def emission_order(definitions: list[ir.Definition]) -> list[ir.Definition]:
     return out
 
 
-def _cyclic(alias_deps: dict[str, list[str]], defs: dict[str, ir.Definition]) -> set[str]:
+def _cyclic(alias_deps: dict[str, list[str]]) -> set[str]:
     """Aliases on a cycle of alias-to-alias references (Tarjan's strongly connected components)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
@@ -206,5 +206,4 @@ def _cyclic(alias_deps: dict[str, list[str]], defs: dict[str, ir.Definition]) ->
             if work:
                 parent = work[-1][0]
                 low[parent] = min(low[parent], low[node])
-    del defs
     return cyclic

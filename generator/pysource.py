@@ -234,18 +234,6 @@ def field_default(f: ir.Field, sym: Symbols) -> str:
 def field_annotation(f: ir.Field, sym: Symbols) -> str:
     """The annotation of a model field; optional fields also admit None."""
     text = annotation(f.type, sym)
-    if not f.required and not _admits_null(f.type):
+    if not f.required and not ir.admits_null(f.type):
         text = f"{text} | None"
     return text
-
-
-def _admits_null(t: ir.TypeExpr) -> bool:
-    if isinstance(t, ir.AnyType):
-        return True
-    if isinstance(t, ir.Primitive):
-        return t.name == "null"
-    if isinstance(t, ir.LiteralOf):
-        return None in t.values
-    if isinstance(t, ir.UnionOf):
-        return t.discriminator is None and any(_admits_null(m) for m in t.members)
-    return False

@@ -179,9 +179,12 @@ def derive_methods(
         result: str | None = None
         result_type: ir.TypeExpr | None = None
         assumed = False
+        opt_in: tuple[str, ...] = ()
         if entry.kind == "request":
             result, result_type, assumed = _pair(model, defs, table, assume_base)
-            result_type = _with_task_result(result_type, params, defs)
+            tasked = _with_task_result(result_type, params, defs)
+            opt_in = (CREATE_TASK_RESULT,) if tasked != result_type else ()
+            result_type = tasked
         methods.append(
             ir.MethodSpec(
                 name=name,
@@ -195,6 +198,7 @@ def derive_methods(
                 embedded=entry.embedded,
                 result_type=result_type,
                 assumed_result=assumed,
+                opt_in_results=opt_in,
             )
         )
     return tuple(methods)

@@ -61,7 +61,7 @@ class _Builder:
     def convert(self, dt: DataType, hint: str) -> ir.TypeExpr:
         """The IR type of a parser data type; inline objects are hoisted and named from `hint`."""
         result = self._convert(dt, hint)
-        if dt.is_optional and not _admits_null(result):
+        if dt.is_optional and not ir.admits_null(result):
             result = _union([result, ir.Primitive("null")])
         return result
 
@@ -187,18 +187,6 @@ def _is_closed(model: DataModel) -> bool:
     config = getattr(model, "extra_template_data", {}).get("config")
     extra = getattr(config, "extra", None) if config is not None else None
     return str(extra).strip("'\"") == "forbid"
-
-
-def _admits_null(t: ir.TypeExpr) -> bool:
-    if isinstance(t, ir.Primitive):
-        return t.name == "null"
-    if isinstance(t, ir.AnyType):
-        return True
-    if isinstance(t, ir.UnionOf):
-        return any(_admits_null(m) for m in t.members)
-    if isinstance(t, ir.LiteralOf):
-        return None in t.values
-    return False
 
 
 def _union(members: list[ir.TypeExpr]) -> ir.TypeExpr:

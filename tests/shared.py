@@ -19,7 +19,9 @@ REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28
 
 def package_name(revision: str) -> str:
     """The default package name of a revision: `mcp_2025_11_25`."""
-    return "mcp_" + revision.replace("-", "_")
+    from mcpgen.generate import default_package
+
+    return default_package(revision)
 
 
 def load_package(directory: Path, alias: str) -> ModuleType:

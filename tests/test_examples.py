@@ -41,7 +41,7 @@ BREAKS = {
         "import mcpgen.roles as roles\n"
         "pair = roles._pair\n"
         "swap = {'ListResourcesRequest': 'ListResourceTemplatesRequest', 'ListResourceTemplatesRequest': 'ListResourcesRequest'}\n"
-        "roles._pair = lambda model, defs, table: pair(defs[swap.get(model.name, model.name)], defs, table)\n"
+        "roles._pair = lambda model, defs, *rest: pair(defs[swap.get(model.name, model.name)], defs, *rest)\n"
     ),
     "number-as-float": (
         "import mcpgen.pysource as pysource, mcpgen.views as views\n"

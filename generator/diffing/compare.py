@@ -332,7 +332,17 @@ class _Differ:
             self.emit("method", "method.sender_added", n.name, f"{side} may now send it", COMPATIBLE,
                       direction=dirn, old=sorted(o.senders), new=sorted(n.senders))
         if o.kind == n.kind == "request" and o.result_type is not None and n.result_type is not None:
-            out = self.types.compare(o.result_type, n.result_type, f"{n.name} result")
+            for name in sorted(set(n.opt_in_results) - set(o.opt_in_results)):
+                self.emit("method", "method.result_opt_in_added", n.name,
+                          f"answers {name} to requesters that ask for it", COMPATIBLE, direction=dirn,
+                          old=list(o.opt_in_results), new=list(n.opt_in_results))
+            for name in sorted(set(o.opt_in_results) - set(n.opt_in_results)):
+                self.emit("method", "method.result_opt_in_removed", n.name,
+                          f"no longer answers {name}, which requesters had to ask for", COMPATIBLE, direction=dirn,
+                          old=list(o.opt_in_results), new=list(n.opt_in_results))
+            out = self.types.compare(
+                _without(o.result_type, o.opt_in_results), _without(n.result_type, n.opt_in_results), f"{n.name} result"
+            )
             if out.verdict != "same":
                 readers = frozenset(n.senders | o.senders)
                 writers = frozenset(peer(s) for s in readers)
@@ -428,6 +438,14 @@ def _messages_only(d: ir.Alias, defs: dict[str, ir.Definition]) -> ir.TypeExpr:
 
     kept = tuple(m for m in ir.alternatives(d.type) if not batch(m))
     return kept[0] if len(kept) == 1 else ir.UnionOf(kept)
+
+
+def _without(t: ir.TypeExpr, names: tuple[str, ...]) -> ir.TypeExpr:
+    """`t` without the union members named `names` (results a requester must opt in to)."""
+    if not names or not isinstance(t, ir.UnionOf):
+        return t
+    kept = tuple(m for m in t.members if not (isinstance(m, ir.Ref) and m.name in names))
+    return kept[0] if len(kept) == 1 else ir.UnionOf(kept, t.discriminator)
 
 
 def _type_names(t: ir.TypeExpr | None) -> list[str]:

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .. import ir
-from ..errata import apply_errata
+from ..errata import corrected_schema
 from ..errors import SourceError
 from ..protocol import build_protocol
-from ..source import SchemaSource, load_json, resolve_schema
+from ..source import SchemaSource, resolve_schema
 from .rawschema import RawSchema, index_schema
 
 
@@ -52,5 +52,5 @@ def revision_of(
 def load_revision(arg: str, schema_dir: Path | None = None) -> Revision:
     """One side of a diff, errata applied exactly as `mcpgen generate` applies them (by the bytes' pin)."""
     source = resolve(arg, schema_dir)
-    schema, errata = apply_errata(load_json(source), source.revision, sha256=source.sha256)
+    schema, errata = corrected_schema(source)
     return revision_of(schema, source.revision, source.sha256, errata)

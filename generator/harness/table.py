@@ -23,6 +23,7 @@ ROLE_UNIONS = {
     "ClientNotification": ("client", "notification"),
     "ServerNotification": ("server", "notification"),
 }
+TASK_RESULT = "CreateTaskResult"
 # Requests a server sends only inside a result (2026-07-28 `InputRequiredResult.inputRequests`).
 EMBEDDED_UNIONS = {"InputRequest": ("server", "request")}
 
@@ -104,6 +105,16 @@ def _results(defs: Mapping[str, Any], message: str, pairings: Mapping[str, str])
     return (), None
 
 
+def _takes_task(defs: Mapping[str, Any], message: str) -> bool:
+    """True when a request's params (a definition, or a union of them) have a `task` member: the schema's
+    task-augmented requests, which `CreateTaskResult` may answer (see `TaskAugmentedRequestParams`)."""
+    params = defs[message].get("properties", {}).get("params", {})
+    name = _ref(params)
+    branches = _branches(defs[name]) if name in defs else [params]
+    resolved = [defs.get(_ref(b) or "", b) for b in branches]
+    return any("task" in b.get("properties", {}) for b in resolved)
+
+
 def _envelope(defs: Mapping[str, Any]) -> Envelope:
     """The envelope definitions, told apart by the members each branch of `JSONRPCMessage` requires."""
     found: dict[str, str] = {}
@@ -135,6 +146,8 @@ def read_table(defs: Mapping[str, Any]) -> MethodTable:
             embedded = union in EMBEDDED_UNIONS and (known is None or known.embedded)
             senders = frozenset({side}) | (known.senders if known else frozenset())
             results, response = _results(defs, message, pairings) if kind == "request" else ((), None)
+            if kind == "request" and TASK_RESULT in defs and _takes_task(defs, message):
+                results = (*results, TASK_RESULT)
             methods[name] = Method(name, message, kind, senders, embedded, results, response)
     return MethodTable(methods, _envelope(defs))
 

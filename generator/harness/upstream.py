@@ -11,9 +11,9 @@ from typing import Any
 import jsonschema
 from jsonschema.exceptions import ValidationError, best_match, by_relevance
 
-from ..errata import apply_errata
+from ..errata import corrected_schema
 from ..errors import SchemaError
-from ..source import load_json, resolve_schema
+from ..source import resolve_schema
 from ..frontend import defs_key_of
 from .pointer import pointer
 
@@ -31,8 +31,7 @@ class SchemaIssue:
 
 @lru_cache(maxsize=None)
 def _load(schema_dir: Path | None, revision: str) -> str:
-    source = resolve_schema(revision, schema_dir=schema_dir)
-    corrected, _ = apply_errata(load_json(source), revision, sha256=source.sha256)
+    corrected, _ = corrected_schema(resolve_schema(revision, schema_dir=schema_dir))
     return json.dumps(corrected)
 
 

@@ -10,7 +10,7 @@ from typing import Callable
 import pytest
 
 from mcpgen.generate import GenerateConfig, generate
-from shared import load_package, missing
+from shared import load_package, missing, package_name
 
 HERE = Path(__file__).resolve().parent
 EVERYTHING = (
@@ -32,7 +32,7 @@ def package(generated_dir: Path) -> Callable[[str], ModuleType]:
     """Import the generated package of a revision (`"2025-11-25"` → `mcp_2025_11_25`, loaded as `interop_mcp_…`)."""
 
     def load(revision: str) -> ModuleType:
-        name = "mcp_" + revision.replace("-", "_")
+        name = package_name(revision)
         return load_package(generated_dir / name, "interop_" + name)
 
     return load
