@@ -233,10 +233,27 @@ def _closest(model: ir.Model, members: list[ir.Model]) -> ir.Model | None:
     return max(members, key=score)
 
 
-def check_conversions(source: ir.Revision, target: ir.Revision) -> tuple[ir.Fill, ...]:
-    """The nested constants converting `source` messages to `target` fills in; fails generation
-    when some difference between the two revisions' messages has no conversion rule."""
+def _top_fields(check: _Check, t: ir.TypeExpr | None, defs: dict[str, ir.Definition]) -> set[str]:
+    """The wire names of the top-level fields of a params or result type (every model of a union)."""
+    if t is None:
+        return set()
+    found: set[str] = set()
+    for member in ir.alternatives(t):
+        resolved = check.resolve(member, defs)
+        if isinstance(resolved, ir.Model):
+            found |= {f.wire_name for f in resolved.fields}
+        elif isinstance(resolved, ir.UnionOf):
+            found |= _top_fields(check, resolved, defs)
+    return found
+
+
+def check_conversions(
+    source: ir.Revision, target: ir.Revision
+) -> tuple[tuple[ir.Fill, ...], tuple[tuple[str, str, str], ...]]:
+    """What converting `source` messages to `target` fills in (nested constants) and leaves out (top-level
+    fields only `source` defines); fails generation when a difference has no conversion rule."""
     check = _Check(source, target)
+    strips: list[tuple[str, str, str]] = []
     smethods = {m.name: m for m in source.protocol.methods}
     for tm in target.protocol.methods:
         sm = smethods.get(tm.name)
@@ -248,6 +265,13 @@ def check_conversions(source: ir.Revision, target: ir.Revision) -> tuple[ir.Fill
             check.problem(f"{tm.name} params", f"required in {check.names[1]}, absent in {check.names[0]}")
         if tm.result_type is not None and sm.result_type is not None:
             check.compare(sm.result_type, tm.result_type, Path(tm.name, "result"))
+        for part, s_type, t_type in (
+            ("params", ir.Ref(sm.params) if sm.params else None, ir.Ref(tm.params) if tm.params else None),
+            ("result", sm.result_type, tm.result_type),
+        ):
+            if s_type is not None and t_type is not None:
+                only = _top_fields(check, s_type, check.sdefs) - _top_fields(check, t_type, check.tdefs)
+                strips += [(tm.name, part, key) for key in sorted(only)]
     if check.problems:
         shown = "; ".join(check.problems[:MAX_REPORTED])
         more = len(check.problems) - MAX_REPORTED
@@ -255,4 +279,4 @@ def check_conversions(source: ir.Revision, target: ir.Revision) -> tuple[ir.Fill
             f"cannot convert {check.names[0]} messages to {check.names[1]}: {shown}"
             + (f" (and {more} more)" if more > 0 else "")
         )
-    return tuple(dict.fromkeys(check.fills))
+    return tuple(dict.fromkeys(check.fills)), tuple(strips)

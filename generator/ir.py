@@ -351,6 +351,9 @@ class Revision:
     module: str
     """The subpackage holding this revision's types and methods ("" in a single-revision package)."""
     fills: tuple[Fill, ...] = ()
+    strips: tuple[tuple[str, str, str], ...] = ()
+    """(method, "params" or "result", wire key): top-level fields the surface has and this revision does
+    not, left out when converting to this revision (a peer of this revision cannot read them)."""
 
 
 @dataclass(frozen=True)

@@ -39,12 +39,19 @@ def build_package(protocols: Sequence[ir.Protocol], surface: str | None = None) 
         raise SchemaError(f"surface revision {surface} is not one of the package's revisions ({', '.join(names)})")
     chosen = next(r for r in revisions if r.protocol.revision == surface)
     nested: dict[str, list[ir.Fill]] = {r.protocol.revision: [] for r in revisions}
+    strips: dict[str, tuple[tuple[str, str, str], ...]] = {}
     for other in revisions:
         if other is not chosen:
-            nested[other.protocol.revision] += check_conversions(chosen, other)
-            nested[surface] += check_conversions(other, chosen)
+            fills, strips[other.protocol.revision] = check_conversions(chosen, other)
+            nested[other.protocol.revision] += fills
+            nested[surface] += check_conversions(other, chosen)[0]
     revisions = tuple(
-        dataclasses.replace(r, fills=r.fills + tuple(dict.fromkeys(nested[r.protocol.revision]))) for r in revisions
+        dataclasses.replace(
+            r,
+            fills=r.fills + tuple(dict.fromkeys(nested[r.protocol.revision])),
+            strips=strips.get(r.protocol.revision, ()),
+        )
+        for r in revisions
     )
     return ir.Package(
         revisions=revisions,

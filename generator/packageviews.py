@@ -28,6 +28,7 @@ class RegistryEntryView:
     server_capabilities: str
     client_capabilities: str
     fills: tuple[tuple[str, str], ...]
+    strips: tuple[tuple[str, str], ...]
     ping: str
     cancelled: str
     cancelled_id_key: str
@@ -96,6 +97,14 @@ def _fills(revision: ir.Revision) -> tuple[tuple[str, str], ...]:
     return tuple((string_literal(m), "(" + ", ".join(e) + ",)") for m, e in by_method.items())
 
 
+def _strips(revision: ir.Revision) -> tuple[tuple[str, str], ...]:
+    """(method literal, `(("params" or "result", key), ...)` literal) of what converting to `revision` leaves out."""
+    by_method: dict[str, list[str]] = {}
+    for method, part, key in revision.strips:
+        by_method.setdefault(method, []).append(f"({string_literal(part)}, {string_literal(key)})")
+    return tuple((string_literal(m), "(" + ", ".join(e) + ",)") for m, e in by_method.items())
+
+
 def _entry(revision: ir.Revision, index: int, multi: bool) -> RegistryEntryView:
     alias = REGISTRY_ALIAS.format(index=index)
     lc = revision.lifecycle
@@ -115,6 +124,7 @@ def _entry(revision: ir.Revision, index: int, multi: bool) -> RegistryEntryView:
         server_capabilities=model("ServerCapabilities"),
         client_capabilities=model("ClientCapabilities"),
         fills=_fills(revision),
+        strips=_strips(revision),
         ping=py_literal(lc.ping),
         cancelled=py_literal(lc.cancelled),
         cancelled_id_key=py_literal(lc.cancelled_id_key),

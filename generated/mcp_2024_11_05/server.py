@@ -161,7 +161,7 @@ class Server(Peer, abc.ABC):
             retry.pop(need.state_key, None)
             if wire.get(need.state_key) is not None:
                 retry[need.state_key] = wire[need.state_key]
-            params = SURFACE.methods.METHODS[method].params.model_validate(retry)
+            params = SURFACE.methods.params_adapter(method).validate_python(retry)
             result = await getattr(self, handler)(params)
         raise ProtocolError(
             INTERNAL_ERROR, f"{method} still asked for input after {MAX_INPUT_ROUNDS} rounds"

@@ -204,7 +204,7 @@ class Client(Peer, abc.ABC):
     ) -> dict[str, Any] | None:
         modern = revision.modern
         if modern is None:
-            return _without_modern_meta(wire)
+            return super()._outgoing_params(revision, method, wire)
         out = dict(wire or {})
         meta = dict(out.get(modern.meta_key) or {})
         for key, value in self.request_meta(revision.version).items():
@@ -439,21 +439,3 @@ def _no_shared_version(offered: list[Any]) -> ProtocolError:
         f"the server speaks protocol versions {', '.join(map(str, offered)) or 'unknown'}; "
         f"this client speaks {', '.join(SUPPORTED_VERSIONS)}",
     )
-
-
-def _without_modern_meta(wire: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Legacy requests never carry the modern per-request keys (a dual-era server would read them as modern)."""
-    modern = next((r.modern for r in REVISIONS.values() if r.modern is not None), None)
-    if modern is None or not wire or not isinstance(wire.get(modern.meta_key), Mapping):
-        return wire
-    meta = {
-        key: value
-        for key, value in wire[modern.meta_key].items()
-        if key not in (modern.version_key, modern.client_capabilities_key, modern.client_info_key)
-    }
-    out = dict(wire)
-    if meta:
-        out[modern.meta_key] = meta
-    else:
-        del out[modern.meta_key]
-    return out

@@ -81,6 +81,8 @@ class Revision:
     cancelled_id_key: str | None
     fills: Mapping[str, tuple[Fill, ...]] = field(default_factory=dict)
     """Method → required fields a message converted to this revision may lack, with their values."""
+    strips: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    """Method → ("params" or "result", key) of top-level fields the surface has and this revision does not."""
 
 
 REVISIONS: Mapping[str, Revision] = MappingProxyType(

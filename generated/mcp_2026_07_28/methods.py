@@ -421,6 +421,12 @@ def parse_message(
 
 
 @lru_cache(maxsize=None)
+def params_adapter(method: str) -> TypeAdapter[Any]:
+    """A TypeAdapter validating the params of `method` (a model, or a union of models)."""
+    return TypeAdapter(METHODS[method].params)
+
+
+@lru_cache(maxsize=None)
 def result_adapter(method: str) -> TypeAdapter[Any]:
     """A TypeAdapter validating results of the request `method` (its result union where it has one)."""
     return TypeAdapter(METHODS[method].result_type)

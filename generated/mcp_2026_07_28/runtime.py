@@ -171,6 +171,7 @@ def convert(
     what: str,
     version: str,
     code: int,
+    strip: Sequence[str] = (),
 ) -> tuple[Any, Any]:
     """`value` validated as `target`, a shape of protocol version `version`: (model, wire data).
 
@@ -178,7 +179,10 @@ def convert(
     the version cannot represent (a union member or enum value it does not have, a key a closed
     object forbids, else the list item or map entry holding it) is dropped with one warning each
     under the `drop` policy; anything else, and any drop under `strict`, raises ProtocolError with `code`.
+    Top-level keys in `strip` (fields the version does not define) are left out first.
     """
+    if strip and isinstance(value, dict):
+        value = {key: item for key, item in value.items() if key not in strip}
     if fills and isinstance(value, dict):
         value = copy.deepcopy(value) if any(path for path, _, _ in fills) else dict(value)
         for path, key, constant in fills:
@@ -218,11 +222,6 @@ def _outermost(pointers: list[str]) -> list[str]:
     """The pointers not inside another one: a later round may drop what holds an earlier drop."""
     unique = list(dict.fromkeys(pointers))
     return [p for p in unique if not any(p != q and p.startswith(q + "/") for q in unique)]
-
-
-def _adapter(model: Any) -> TypeAdapter[Any]:
-    adapter: TypeAdapter[Any] = TypeAdapter(model)
-    return adapter
 
 
 def _requested_version(obj: Any) -> str | None:
@@ -406,7 +405,7 @@ class Peer:
             return None
         model, _ = convert(
             raw,
-            _adapter(spec.params),
+            SURFACE.methods.params_adapter(method),
             fills=self._fills(SURFACE, method, "params"),
             policy=self.conversion_policy,
             what=f"{method} params",
@@ -492,6 +491,9 @@ class Peer:
             return _empty(revision, method)
         return None
 
+    def _strips(self, revision: Revision, method: str, part: str) -> list[str]:
+        return [key for kind, key in revision.strips.get(method, ()) if kind == part]
+
     def _fills(
         self, revision: Revision, method: str | None, part: str
     ) -> list[tuple[tuple[str, ...], str, Any]]:
@@ -518,6 +520,7 @@ class Peer:
             what=f"result of {method}",
             version=revision.version,
             code=INTERNAL_ERROR,
+            strip=self._strips(revision, method, "result"),
         )
         return converted
 
@@ -526,8 +529,30 @@ class Peer:
     def _outgoing_params(
         self, revision: Revision, method: str, wire: dict[str, Any] | None
     ) -> dict[str, Any] | None:
-        """Transport-level additions to outgoing params (the client adds modern request `_meta`)."""
-        return wire
+        """Outgoing params as `revision` carries them: legacy messages never carry the modern per-request
+        `_meta` keys (a dual-era peer would read them as modern); the client adds them to modern requests.
+        """
+        if (
+            _MODERN is None
+            or revision.modern is not None
+            or not wire
+            or not isinstance(wire.get(_MODERN.meta_key), Mapping)
+        ):
+            return wire
+        modern_keys = (
+            _MODERN.version_key,
+            _MODERN.client_capabilities_key,
+            _MODERN.client_info_key,
+        )
+        meta = {
+            key: value for key, value in wire[_MODERN.meta_key].items() if key not in modern_keys
+        }
+        out = dict(wire)
+        if meta:
+            out[_MODERN.meta_key] = meta
+        else:
+            del out[_MODERN.meta_key]
+        return out
 
     def _surface_params_wire(self, method: str, params: Any) -> dict[str, Any] | None:
         """Typed-call params as wire data, validated against the surface model first when given as a mapping."""
@@ -536,7 +561,7 @@ class Peer:
         spec = SURFACE.methods.METHODS[method]
         if isinstance(params, Mapping) and spec.params is not None:
             try:
-                params = spec.params.model_validate(params)
+                params = SURFACE.methods.params_adapter(method).validate_python(params)
             except ValidationError as exc:
                 raise ProtocolError(
                     INVALID_PARAMS, f"Invalid params for {method}", error_details(exc)
@@ -562,12 +587,13 @@ class Peer:
             return wire
         _, converted = convert(
             wire,
-            _adapter(spec.params),
+            revision.methods.params_adapter(method),
             fills=self._fills(revision, method, "params"),
             policy=self.conversion_policy,
             what=f"{method} params",
             version=revision.version,
             code=INTERNAL_ERROR,
+            strip=self._strips(revision, method, "params"),
         )
         result: dict[str, Any] = converted
         return result
@@ -576,13 +602,15 @@ class Peer:
         """A typed call: surface params in, the surface result out, converted both ways."""
         revision = self._revision()
         self._gate(revision, method)
-        wire = self._to_revision_params(revision, method, self._surface_params_wire(method, params))
-        result = await self._request(revision, method, wire)
+        wire = self._outgoing_params(revision, method, self._surface_params_wire(method, params))
+        result = await self._request(
+            revision, method, self._to_revision_params(revision, method, wire)
+        )
         return self._surface_result(revision, method, result)
 
     async def _request(self, revision: Revision, method: str, wire: dict[str, Any] | None) -> Any:
         """Send a request of `revision` and return its result validated in that revision."""
-        raw = await self.send_request(method, self._outgoing_params(revision, method, wire))
+        raw = await self.send_request(method, wire)
         model, raw = self._peer_result(revision, method, raw)
         return await self._fulfil_from_peer(revision, method, wire, model, raw)
 
@@ -642,8 +670,8 @@ class Peer:
     async def _notify(self, method: str, params: Any) -> None:
         revision = self._revision()
         self._gate(revision, method)
-        wire = self._to_revision_params(revision, method, self._surface_params_wire(method, params))
-        await self.send_notification(method, wire)
+        wire = self._outgoing_params(revision, method, self._surface_params_wire(method, params))
+        await self.send_notification(method, self._to_revision_params(revision, method, wire))
 
     def _not_found(self, method: str) -> ProtocolError:
         return ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
