@@ -56,3 +56,36 @@ def kept_by_a_docstring(text: str) -> str:
     escapes, tabs expanded, line ends trimmed, then `inspect.cleandoc`."""
     text = "".join(f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
     return inspect.cleandoc("\n".join(line.rstrip() for line in text.expandtabs().split("\n")))
+
+
+def wire_problems(schema_dir: Path, revision: str, messages: list[Any]) -> list[str]:
+    """What the revision's upstream schema rejects among `messages` (a conversation in order): requests
+    and notifications by their method, results by the method of the request they answer, errors as errors."""
+    from mcpgen.harness.table import method_table
+    from mcpgen.harness.upstream import upstream
+
+    schema, table = upstream(schema_dir, revision), method_table(schema_dir, revision)
+    asked: dict[Any, str] = {}
+    problems = []
+    for message in messages:
+        method = message.get("method")
+        if isinstance(method, str):
+            spec = table.methods.get(method)
+            if spec is None or spec.embedded:
+                problems.append(f"{method}: not a {revision} message")
+                continue
+            if "id" in message:
+                asked[message["id"]] = method
+            checks = [(spec.message, message)]
+        elif "error" in message:
+            checks = [(table.envelope.error, message)]
+        else:
+            spec = table.methods[asked[message["id"]]]
+            accepted = any(schema.accepts(name, message["result"]) for name in spec.results)
+            checks = [] if accepted else [(spec.results[0], message["result"])]
+            checks.append((table.envelope.result, message))
+        for name, value in checks:
+            issue = schema.issue(name, value)
+            if issue is not None:
+                problems.append(f"{method or 'response'} as {name}: {issue}")
+    return problems
