@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shared import REPO_ROOT, REVISIONS, missing, package_name
+from shared import MULTI_REVISION, REPO_ROOT, REVISIONS, missing, package_name
 
 
 _OWN_CACHE: list[str] = []
@@ -44,13 +44,17 @@ def schema_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def generated_root(schema_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """All five revisions generated once per session into a temp dir that is put on sys.path."""
+    """All five revisions, and the multi-revision packages, generated once per session into a temp dir on sys.path."""
     import sys
 
-    from mcpgen.generate import GenerateConfig, generate
+    from mcpgen.generate import GenerateConfig, default_package, generate
+    from mcpgen.revisions import revision_set
 
     root = tmp_path_factory.mktemp("generated")
     generate(GenerateConfig(revision="all", output=root, schema_dir=schema_dir, force=True))
+    for revisions in MULTI_REVISION:
+        output = root / default_package(revision_set(revisions))
+        generate(GenerateConfig(revision=revisions, output=output, schema_dir=schema_dir, force=True))
     sys.path.insert(0, str(root))
     return root
 

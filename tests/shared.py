@@ -15,6 +15,8 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
+MULTI_REVISION = ("2024-11-05..2025-11-25", "2024-11-05..2026-07-28")
+"""The multi-revision packages committed under generated/ beside the five single ones."""
 
 
 def package_name(revision: str) -> str:
@@ -89,3 +91,11 @@ def wire_problems(schema_dir: Path, revision: str, messages: list[Any]) -> list[
             if issue is not None:
                 problems.append(f"{method or 'response'} as {name}: {issue}")
     return problems
+
+
+def committed_packages() -> list[str]:
+    """The package names under generated/: one per revision, then the multi-revision ones."""
+    from mcpgen.generate import default_package
+    from mcpgen.revisions import revision_set
+
+    return [package_name(r) for r in REVISIONS] + [default_package(revision_set(m)) for m in MULTI_REVISION]

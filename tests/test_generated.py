@@ -14,7 +14,7 @@ import pytest
 from pydantic import TypeAdapter
 
 from mcpgen.harness.roundtrip import same_json
-from shared import REPO_ROOT, REVISIONS, package_name
+from shared import REPO_ROOT, REVISIONS, committed_packages, package_name
 
 GOLDEN = REPO_ROOT / "generated"
 
@@ -23,11 +23,16 @@ def round_trip(adapter: TypeAdapter[Any], value: Any) -> Any:
     return adapter.dump_python(adapter.validate_python(value), mode="json", by_alias=True, exclude_unset=True)
 
 
-@pytest.mark.parametrize("revision", REVISIONS)
-def test_committed_output_matches_a_fresh_generation(generated_root: Path, revision: str) -> None:
-    fresh, golden = generated_root / package_name(revision), GOLDEN / package_name(revision)
-    names = sorted(p.name for p in fresh.iterdir() if p.is_file())
-    assert names == sorted(p.name for p in golden.iterdir() if p.is_file() and p.suffix != ".pyc")
+def files(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.suffix != ".pyc")
+
+
+@pytest.mark.parametrize("package", committed_packages())
+def test_committed_output_matches_a_fresh_generation(generated_root: Path, package: str) -> None:
+    fresh, golden = generated_root / package, GOLDEN / package
+    names = files(fresh)
+    assert names == files(golden)
+    assert sorted(p.name for p in GOLDEN.iterdir() if p.is_dir()) == sorted(committed_packages())
     for name in names:
         want, have = (fresh / name).read_text("utf-8"), (golden / name).read_text("utf-8")
         diff = "".join(difflib.unified_diff(have.splitlines(True), want.splitlines(True), f"generated/{name}", "fresh"))
@@ -35,7 +40,7 @@ def test_committed_output_matches_a_fresh_generation(generated_root: Path, revis
 
 
 def test_generated_code_passes_mypy_strict(generated_root: Path) -> None:
-    targets = [str(generated_root / package_name(r)) for r in REVISIONS]
+    targets = [str(generated_root / package) for package in committed_packages()]
     run = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", *targets],
         capture_output=True,
@@ -45,10 +50,10 @@ def test_generated_code_passes_mypy_strict(generated_root: Path) -> None:
     assert run.returncode == 0, run.stdout[-4000:]
 
 
-@pytest.mark.parametrize("revision", REVISIONS)
-def test_packages_import_only_pydantic_and_the_standard_library(generated_root: Path, revision: str) -> None:
+@pytest.mark.parametrize("package", committed_packages())
+def test_packages_import_only_pydantic_and_the_standard_library(generated_root: Path, package: str) -> None:
     allowed = {"pydantic", "pydantic_core", "typing_extensions"} | set(sys.stdlib_module_names)
-    for path in (generated_root / package_name(revision)).glob("*.py"):
+    for path in (generated_root / package).rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
             if isinstance(node, ast.Import):
                 roots = {a.name.split(".")[0] for a in node.names}
