@@ -43,6 +43,7 @@ SIDE_MEMBERS: dict[ir.Side, tuple[str, ...]] = {
         "client_info",
         "request_meta",
         "start_session",
+        "preferred_version",
         "discover_timeout",
         "initialize_params",
     ),

@@ -396,3 +396,17 @@ def test_command_line(schema_dir: Path, tmp_path: Path, monkeypatch: pytest.Monk
     ]:
         failed = runner.invoke(main, [*args, "-o", str(tmp_path / "x"), "--schema-dir", str(schema_dir)])
         assert failed.exit_code == 2 and needle in failed.stderr and failed.stderr.startswith("mcpgen: error: "), failed.stderr
+
+
+@pytest.mark.parametrize("revision, declared", [("2025-11-25", {"form": {}, "url": {}}), ("2025-06-18", {})])
+def test_capabilities_are_projected_at_every_level(
+    multi: Callable[[str], ModuleType], packages: dict[str, ModuleType], revision: str, declared: dict[str, Any]
+) -> None:
+    """URL elicitation is a 2025-11-25 sub-capability: a 2025-06-18 server must not hear of it."""
+    pkg, single = multi("legacy"), packages[revision]
+    caps = pkg.types.ClientCapabilities.model_validate({"elicitation": {"form": {}, "url": {}}, "roots": {}})
+    client = type("C", (pkg.Client,), {"capabilities": caps, "preferred_version": revision})()
+    link = Link(client, type("S", (single.Server,), {})(), pkg.ProtocolError, single.ProtocolError)
+    run(client.start_session())
+    sent = link.wire[0]["params"]["capabilities"]
+    assert sent == {"elicitation": declared, "roots": {}}

@@ -16,7 +16,7 @@ from .revisions import SURFACE, Revision
 from .runtime import (
     MAX_INPUT_ROUNDS,
     Peer,
-    _project_capabilities,
+    project_capabilities,
     dump,
     handshake_result,
     overridden_capabilities,
@@ -144,8 +144,10 @@ class Server(Peer, abc.ABC):
             meta.setdefault(modern.version_key, revision.version)
             meta.setdefault(
                 modern.client_capabilities_key,
-                _project_capabilities(
-                    session.get(keys.capabilities_key) or {}, SURFACE.client_capabilities
+                project_capabilities(
+                    session.get(keys.capabilities_key) or {},
+                    SURFACE.client_capabilities,
+                    revision.client_capabilities,
                 ),
             )
             if session.get(keys.client_info_key) is not None:

@@ -24,7 +24,7 @@ from .revisions import (
 from .runtime import (
     MAX_INPUT_ROUNDS,
     Peer,
-    _project_capabilities,
+    project_capabilities,
     dump,
     handshake_info,
     handshake_result,
@@ -71,6 +71,9 @@ class Client(Peer, abc.ABC):
     """The server's handshake result (in the negotiated revision's types), once `start_session` has run."""
     capabilities: ClassVar[types.ClientCapabilities | None] = None
     """Declared capabilities; None derives them from the overridden handlers."""
+    preferred_version: ClassVar[str | None] = None
+    """The protocol version `start_session` proposes (default: the surface revision, else the newest of
+    its era); a legacy version skips the modern discovery probe."""
     discover_timeout: ClassVar[float] = 10.0
     """Seconds to wait for an answer to the modern discovery probe before falling back to `initialize`."""
 
@@ -97,8 +100,10 @@ class Client(Peer, abc.ABC):
             return {}
         return {
             modern.version_key: revision.version,
-            modern.client_capabilities_key: _project_capabilities(
-                dump(self.derived_capabilities()), revision.client_capabilities
+            modern.client_capabilities_key: project_capabilities(
+                dump(self.derived_capabilities()),
+                revision.client_capabilities,
+                SURFACE.client_capabilities,
             ),
             modern.client_info_key: self.client_info(),
         }
@@ -107,14 +112,19 @@ class Client(Peer, abc.ABC):
         """Negotiate with the server: a modern discovery probe first (when this package speaks a modern
         revision), else or on a non-modern error the `initialize` handshake; returns the server's
         answer as the surface type. Fails with ProtocolError when no supported version is shared."""
-        if MODERN_VERSIONS:
+        if MODERN_VERSIONS and self.preferred_version not in LEGACY_VERSIONS:
             found = await self._discover()
             if found is not None:
                 return cast(types.DiscoverResult, found)
         return cast(types.DiscoverResult, await self._initialize())
 
     async def _discover(self) -> Any:
-        proposed = SURFACE.version if SURFACE.modern is not None else MODERN_VERSIONS[-1]
+        preferred = self.preferred_version
+        proposed = (
+            preferred
+            if preferred in MODERN_VERSIONS
+            else SURFACE.version if SURFACE.modern else MODERN_VERSIONS[-1]
+        )
         for _ in range(len(MODERN_VERSIONS) + 1):
             revision = REVISIONS[proposed]
             modern = revision.modern
@@ -159,13 +169,17 @@ class Client(Peer, abc.ABC):
         raise _no_shared_version([])
 
     async def _initialize(self) -> Any:
-        proposed = REVISIONS[SURFACE.version if SURFACE.legacy is not None else LEGACY_VERSIONS[-1]]
+        preferred = self.preferred_version
+        default = SURFACE.version if SURFACE.legacy is not None else LEGACY_VERSIONS[-1]
+        proposed = REVISIONS[preferred if preferred in LEGACY_VERSIONS else default]
         keys = proposed.legacy
         assert keys is not None
         params = {
             keys.version_key: proposed.version,
-            keys.capabilities_key: _project_capabilities(
-                dump(self.derived_capabilities()), proposed.client_capabilities
+            keys.capabilities_key: project_capabilities(
+                dump(self.derived_capabilities()),
+                proposed.client_capabilities,
+                SURFACE.client_capabilities,
             ),
             keys.client_info_key: self.client_info(),
         }

@@ -11,7 +11,17 @@ import asyncio
 import contextvars
 import copy
 import logging
-from typing import Any, Awaitable, ClassVar, Literal, Mapping, NamedTuple, Protocol, Sequence
+from typing import (
+    Any,
+    Awaitable,
+    ClassVar,
+    Literal,
+    Mapping,
+    NamedTuple,
+    Protocol,
+    Sequence,
+    get_args,
+)
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -22,8 +32,10 @@ from .jsonrpc import (
     METHOD_NOT_FOUND,
     ProtocolError,
     error_details,
+    error_location,
     error_response,
     load,
+    newer_content,
     valid_id,
 )
 from .revisions import (
@@ -114,14 +126,16 @@ def fill(value: Any, path: tuple[str, ...], key: str, constant: Any) -> None:
         fill(value[head], rest, key, constant)
 
 
-def _walk(value: Any, loc: tuple[Any, ...]) -> tuple[list[tuple[Any, Any]], Any]:
-    """The (container, key) steps of a validation error location inside `value`, and where they end.
+def _walk(value: Any, loc: tuple[Any, ...]) -> tuple[list[tuple[Any, Any]], bool]:
+    """The (container, key) steps of a validation error location inside `value`, and whether the
+    location passes through a union member.
 
-    Pydantic locations also name union members (a tag, a model); those are not part of the JSON
-    and are skipped.
+    Pydantic locations also name union members (a tag, a model); those are not part of the JSON:
+    they are skipped, and say the value matched none of the union's members.
     """
     steps: list[tuple[Any, Any]] = []
     node = value
+    through_union = False
     for part in loc:
         if isinstance(node, dict) and isinstance(part, str) and part in node:
             steps.append((node, part))
@@ -129,7 +143,19 @@ def _walk(value: Any, loc: tuple[Any, ...]) -> tuple[list[tuple[Any, Any]], Any]
         elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
             steps.append((node, part))
             node = node[part]
-    return steps, node
+        else:
+            through_union = True
+    return steps, through_union
+
+
+def _newer_content(value: Any, errors: list[Any]) -> bool:
+    """True when every error says the value holds something its revision does not have: an unknown
+    union member or enum value, or a value no member of a union accepts (a peer's newer content)."""
+    for error in errors:
+        _, through_union = _walk(value, error_location(error))
+        if not newer_content(error) and not through_union:
+            return False
+    return True
 
 
 def _pointer(steps: list[tuple[Any, Any]], extra: Any = None) -> str:
@@ -148,7 +174,7 @@ def _repair(value: Any, errors: list[Any]) -> list[str] | None:
     """
     drops: list[tuple[Any, Any, str]] = []
     for error in errors:
-        steps, _ = _walk(value, tuple(error["loc"]))
+        steps, _ = _walk(value, error_location(error))
         if not steps:
             return None
         container, key = steps[-1]
@@ -172,6 +198,7 @@ def convert(
     version: str,
     code: int,
     strip: Sequence[str] = (),
+    from_peer: bool = False,
 ) -> tuple[Any, Any]:
     """`value` validated as `target`, a shape of protocol version `version`: (model, wire data).
 
@@ -179,7 +206,8 @@ def convert(
     the version cannot represent (a union member or enum value it does not have, a key a closed
     object forbids, else the list item or map entry holding it) is dropped with one warning each
     under the `drop` policy; anything else, and any drop under `strict`, raises ProtocolError with `code`.
-    Top-level keys in `strip` (fields the version does not define) are left out first.
+    Top-level keys in `strip` (fields the version does not define) are left out first. A message
+    `from_peer` is only repaired when it fails for newer content alone, else refused as it is.
     """
     if strip and isinstance(value, dict):
         value = {key: item for key, item in value.items() if key not in strip}
@@ -191,6 +219,12 @@ def convert(
         return target.validate_python(value), value
     except ValidationError as exc:
         failure = exc
+    if from_peer and (
+        policy == "strict" or not _newer_content(value, failure.errors(include_url=False))
+    ):
+        raise ProtocolError(
+            code, f"{what}: not valid in protocol version {version}", error_details(failure)
+        )
     work = copy.deepcopy(value)
     dropped: list[str] = []
     for _ in range(MAX_REPAIRS):
@@ -234,12 +268,44 @@ def _requested_version(obj: Any) -> str | None:
     return version if isinstance(version, str) else None
 
 
-def _project_capabilities(wire: Any, model: type[BaseModel] | None) -> Any:
-    """Capabilities in another revision's shape: only the capabilities that revision defines."""
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    """The model a field holds (through `X | None`), if it holds one."""
+    for candidate in (annotation, *get_args(annotation)):
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return candidate
+    return None
+
+
+def project_capabilities(
+    wire: Any, model: type[BaseModel] | None, source: type[BaseModel] | None = None
+) -> Any:
+    """Capabilities in another revision's shape: at every level, only what that revision defines
+    (`source`, the revision they were written for, says which keys of an open object are its own).
+    """
     if model is None or not isinstance(wire, Mapping):
         return wire
-    known = {field.alias or name for name, field in model.model_fields.items()}
-    return {key: value for key, value in wire.items() if key in known}
+    fields = {field.alias or name: field for name, field in model.model_fields.items()}
+    theirs = (
+        {field.alias or name: field for name, field in source.model_fields.items()}
+        if source
+        else {}
+    )
+    out = {}
+    for key, value in wire.items():
+        field = fields.get(key)
+        if field is None:
+            continue
+        inner, written = _model_of(field.annotation), (
+            _model_of(theirs[key].annotation) if key in theirs else None
+        )
+        if inner is not None:
+            out[key] = project_capabilities(value, inner, written)
+        elif written is not None and isinstance(value, Mapping):
+            own = {f.alias or n for n, f in written.model_fields.items()}
+            out[key] = {k: v for k, v in value.items() if k not in own}
+        else:
+            out[key] = value
+    return out
 
 
 class Peer:
@@ -367,7 +433,7 @@ class Peer:
         )
         try:
             revision = self._incoming_revision(obj)
-            message = revision.methods.parse_object(obj)
+            message, obj = self._peer_message(revision, obj)
         except ProtocolError as exc:
             if notification and exc.code in (METHOD_NOT_FOUND, INVALID_PARAMS):
                 logger.warning("dropped notification %.200s: %s", obj.get("method"), exc.message)
@@ -393,6 +459,34 @@ class Peer:
             return await self._answer(revision, method, request_id, message, obj)
         finally:
             _CURRENT.reset(token)
+
+    def _peer_message(self, revision: Revision, obj: Any) -> tuple[Any, Any]:
+        """An incoming message validated in its revision; under `drop`, newer content it holds (which
+        its revision cannot represent) is dropped with a warning instead of refusing the message."""
+        try:
+            return revision.methods.parse_object(obj), obj
+        except ProtocolError as exc:
+            method = obj.get("method") if isinstance(obj, dict) else None
+            if (
+                exc.code != INVALID_PARAMS
+                or not isinstance(method, str)
+                or self.conversion_policy == "strict"
+            ):
+                raise
+            invalid = exc
+        try:
+            return convert(
+                obj,
+                revision.methods.message_adapter(method),
+                fills=[],
+                policy="drop",
+                what=f"{method} from the peer",
+                version=revision.version,
+                code=INVALID_PARAMS,
+                from_peer=True,
+            )
+        except ProtocolError:
+            raise invalid from None
 
     def _surface_params(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
         """The params of an incoming message as the surface revision's model."""
@@ -633,6 +727,7 @@ class Peer:
                 what=f"result of {method} from the peer",
                 version=revision.version,
                 code=INVALID_PARAMS,
+                from_peer=True,
             )
         except ProtocolError:
             raise invalid from None
@@ -743,8 +838,8 @@ def handshake_result(
         keys = revision.legacy
         wire = {
             keys.version_key: version,
-            keys.capabilities_key: _project_capabilities(
-                capabilities, revision.server_capabilities
+            keys.capabilities_key: project_capabilities(
+                capabilities, revision.server_capabilities, SURFACE.server_capabilities
             ),
             keys.server_info_key: info,
         }
@@ -755,7 +850,9 @@ def handshake_result(
     modern = revision.modern
     wire = {
         modern.versions_key: newest_first(SUPPORTED_VERSIONS),
-        modern.capabilities_key: _project_capabilities(capabilities, revision.server_capabilities),
+        modern.capabilities_key: project_capabilities(
+            capabilities, revision.server_capabilities, SURFACE.server_capabilities
+        ),
         modern.meta_key: {modern.server_info_key: info},
     }
     if instructions is not None and modern.instructions_key:

@@ -44,6 +44,17 @@ def error_details(exc: ValidationError) -> list[dict[str, Any]]:
     ]
 
 
+def error_location(error: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Where a validation error is (pydantic's location, union member names included), missing members cut off."""
+    loc = tuple(error["loc"])
+    return loc[:-1] if error["type"] == "missing" else loc
+
+
+def newer_content(error: Mapping[str, Any]) -> bool:
+    """True for a validation error saying a value has a union member or enum value its revision lacks."""
+    return error["type"] in ("union_tag_invalid", "literal_error", "enum")
+
+
 def load(data: str | bytes | bytearray | Mapping[str, Any] | list[Any]) -> Any:
     """Decode a JSON-RPC message from text or bytes (objects pass through)."""
     if isinstance(data, (str, bytes, bytearray)):

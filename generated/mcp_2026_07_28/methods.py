@@ -421,6 +421,12 @@ def parse_message(
 
 
 @lru_cache(maxsize=None)
+def message_adapter(method: str) -> TypeAdapter[Any]:
+    """A TypeAdapter validating whole messages of `method` (its request or notification model)."""
+    return TypeAdapter(METHODS[method].message)
+
+
+@lru_cache(maxsize=None)
 def params_adapter(method: str) -> TypeAdapter[Any]:
     """A TypeAdapter validating the params of `method` (a model, or a union of models)."""
     return TypeAdapter(METHODS[method].params)

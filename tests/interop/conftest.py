@@ -9,8 +9,9 @@ from typing import Callable
 
 import pytest
 
-from mcpgen.generate import GenerateConfig, generate
-from shared import load_package, missing, package_name
+from mcpgen.generate import GenerateConfig, default_package, generate
+from mcpgen.revisions import revision_set
+from shared import MULTI_REVISION, load_package, missing, package_name
 
 HERE = Path(__file__).resolve().parent
 EVERYTHING = (
@@ -24,6 +25,9 @@ def generated_dir(tmp_path_factory: pytest.TempPathFactory, schema_dir: Path) ->
     """A directory holding the `mcp_<revision>` package of every known revision (for subprocesses' PYTHONPATH)."""
     out = tmp_path_factory.mktemp("generated")
     generate(GenerateConfig(revision="all", output=out, schema_dir=schema_dir, force=True))
+    for revisions in MULTI_REVISION:
+        target = out / default_package(revision_set(revisions))
+        generate(GenerateConfig(revision=revisions, output=target, schema_dir=schema_dir, force=True))
     return out
 
 

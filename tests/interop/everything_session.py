@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -48,6 +49,8 @@ class Session:
     results: dict[str, Any] = field(default_factory=dict)
     errors: dict[str, Any] = field(default_factory=dict)
     received: dict[str, list[Any]] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    version: str = ""
 
 
 def _value(schema: dict[str, Any]) -> Any:
@@ -186,10 +189,24 @@ def _task_fields(task: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in task.items() if k not in ("result", "runner")}
 
 
-async def run_session(pkg: ModuleType, command: list[str]) -> Session:
-    """Drive one whole server-everything session with the generated client of `pkg`."""
+class _Warnings(logging.Handler):
+    def __init__(self, session: Session) -> None:
+        super().__init__(logging.WARNING)
+        self.session = session
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.session.warnings.append(record.getMessage())
+
+
+async def run_session(pkg: ModuleType, command: list[str], preferred: str | None = None) -> Session:
+    """Drive one whole server-everything session with the generated client of `pkg` (proposing
+    `preferred` as its protocol version when given), recording the package's warnings."""
     session = Session()
     client = client_class(pkg, session)()
+    client.preferred_version = preferred
+    logger = logging.getLogger(pkg.__name__)
+    handler = _Warnings(session)
+    logger.addHandler(handler)
     stdio = __import__(pkg.__name__ + ".stdio", fromlist=["connect_stdio"])
     env = {"PATH": os.path.dirname(command[0]), "GZIP_ALLOWED_DOMAINS": "example.invalid"}
 
@@ -203,18 +220,22 @@ async def run_session(pkg: ModuleType, command: list[str]) -> Session:
             session.errors[label] = exc
         return session.results.get(label)
 
-    with open(os.devnull, "wb") as devnull:
-        async with stdio.connect_stdio(client, command, env=env, stderr=devnull, trace=trace):
-            await asyncio.wait_for(_script(pkg, client, session, attempt), 60)
+    try:
+        with open(os.devnull, "wb") as devnull:
+            async with stdio.connect_stdio(client, command, env=env, stderr=devnull, trace=trace):
+                await asyncio.wait_for(_script(pkg, client, session, attempt), 60)
+    finally:
+        logger.removeHandler(handler)
     return session
 
 
 async def _script(pkg: ModuleType, client: Any, session: Session, attempt: Any) -> None:
     init = await client.start_session()
     session.results["initialize"] = init
+    session.version = client.protocol_version
     await asyncio.sleep(0.6)  # conditional tools register and roots are synced after initialized
     await attempt("ping", client.ping())
-    names = set(pkg.METHODS)
+    names = set(pkg.REVISIONS[session.version].methods.METHODS)  # what the negotiated revision has
     if "logging/setLevel" in names:
         await attempt("logging/setLevel", client.set_level({"level": "debug"}))
     resources = await attempt("resources/list", client.list_resources())
@@ -317,8 +338,10 @@ def _locations(exc: Any) -> str:
     return ", ".join(sorted({".".join(str(p) for p in e["loc"][:4]) for e in data})) or exc.message
 
 
-def mismatches(pkg: ModuleType, trace: list[tuple[str, Any]]) -> set[str]:
-    """Every message the server sent that `pkg`'s types reject or do not round-trip, one line per kind."""
+def mismatches(pkg: ModuleType, trace: list[tuple[str, Any]], version: str) -> set[str]:
+    """Every message the server sent that the types of `pkg`'s revision `version` reject or do not
+    round-trip, one line per kind."""
+    revision = pkg.REVISIONS[version]
     sent = {m["id"]: m for d, m in trace if d == "out" and "method" in m and "id" in m}
     found: set[str] = set()
     for direction, message in trace:
@@ -326,7 +349,7 @@ def mismatches(pkg: ModuleType, trace: list[tuple[str, Any]]) -> set[str]:
             continue
         label = message.get("method") or "response"
         try:
-            model = pkg.parse_message(message)
+            model = revision.methods.parse_message(message)
         except pkg.ProtocolError as exc:
             found.add(f"{label}: rejected: {_locations(exc)}")
             continue
@@ -340,9 +363,9 @@ def mismatches(pkg: ModuleType, trace: list[tuple[str, Any]]) -> set[str]:
         label = f"{method} result" + (" (task)" if task else "")
         try:
             result = (
-                pkg.types.CreateTaskResult.model_validate(message["result"])
+                revision.types.CreateTaskResult.model_validate(message["result"])
                 if task
-                else pkg.parse_result(method, message["result"])
+                else revision.methods.parse_result(method, message["result"])
             )
         except (pkg.ProtocolError, ValueError) as exc:
             found.add(
