@@ -9,6 +9,7 @@ import jinja2
 
 from . import ir
 from .formatting import format_files
+from .minimums import MIN_PYDANTIC
 from .views import package_view
 
 # Output file → template; one template per generated file.
@@ -28,7 +29,7 @@ MARKER_FILE = "py.typed"
 def environment() -> jinja2.Environment:
     """The Jinja environment over the packaged templates (strict about undefined names)."""
     root = resources.files("mcpgen.templates")
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FunctionLoader(lambda name: root.joinpath(name).read_text("utf-8")),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -36,6 +37,8 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    env.globals["min_pydantic"] = MIN_PYDANTIC
+    return env
 
 
 def format_source(source: str, filename: str) -> str:
