@@ -1,8 +1,10 @@
 """A cache of generated packages in the user cache dir, keyed by everything that shapes their bytes.
 
-The key covers the schema bytes, the revision, the package name, the bytes of mcpgen's own code,
+The key covers the schema bytes, the revision, the pairings, the bytes of mcpgen's own code,
 templates and errata, and the versions of the libraries that generate and format the source, so a
 hit returns exactly what a fresh generation would. Any unreadable or altered entry is a miss.
+The package name is not part of it: the modules import each other relatively, so a package's bytes
+do not depend on its name, and `mcpgen check` (which cannot know the name) finds what `generate` stored.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 DISABLE_ENV = "MCPGEN_NO_CACHE"
-FORMAT = 1
+FORMAT = 2
 _LIBRARIES = ("black", "datamodel-code-generator", "jinja2", "pydantic")
 _PARTS = ("mcpgen", "mcpgen.templates", "mcpgen.schema")
 _SUFFIXES = (".py", ".jinja", ".json")
@@ -63,11 +65,9 @@ def fingerprint() -> str:
     return digest.hexdigest()
 
 
-def package_key(
-    revision: str, schema_sha256: str, package: str, pairings: tuple[tuple[str, str], ...] = ()
-) -> str:
+def package_key(revision: str, schema_sha256: str, pairings: tuple[tuple[str, str], ...] = ()) -> str:
     """The cache key of one generated package."""
-    text = json.dumps([fingerprint(), revision, schema_sha256, package, pairings])
+    text = json.dumps([fingerprint(), revision, schema_sha256, pairings])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

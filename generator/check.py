@@ -6,11 +6,13 @@ import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from .console import current
 from .errors import McpgenError
-from .generate import package_files
+from .generate import GenerateConfig, Job, default_package, package_dirs, render_jobs
 from .output import is_generated_package
-from .source import resolve_schema, sha256_of
+from .source import SchemaSource, recorded_schema
 
 _REVISION = re.compile(r"^# MCP revision: (\S+)$", re.M)
 _SHA = re.compile(r"^# Schema sha256: ([0-9a-f]{64})$", re.M)
@@ -18,11 +20,22 @@ _PAIRINGS = re.compile(r"^# Pairings: (.+)$", re.M)
 
 
 @dataclass(frozen=True)
+class Provenance:
+    """What a generated package's header records about how it was made."""
+
+    revision: str
+    sha256: str
+    pairings: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class CheckResult:
-    """The outcome of a drift check: the revision checked and a unified diff (empty when current)."""
+    """The outcome of a drift check: the schema the package records and a unified diff (empty when current)."""
 
     revision: str
     diff: str
+    source: SchemaSource
+    pairings: tuple[tuple[str, str], ...] = ()
 
     @property
     def current(self) -> bool:
@@ -30,7 +43,7 @@ class CheckResult:
         return not self.diff
 
 
-def read_provenance(package: Path) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+def read_provenance(package: Path) -> Provenance:
     """The revision, schema sha256 and `--pair` pairings recorded in a generated package's header."""
     if not package.exists():
         raise McpgenError(f"{package} does not exist")
@@ -44,7 +57,7 @@ def read_provenance(package: Path) -> tuple[str, str, tuple[tuple[str, str], ...
         raise McpgenError(f"{package}/__init__.py has no revision or schema sha256 in its header")
     found = _PAIRINGS.search(head)
     pairs = [p.split("=", 1) for p in found.group(1).split(", ")] if found else []
-    return revision.group(1), sha.group(1), tuple((a, b) for a, b in pairs)
+    return Provenance(revision.group(1), sha.group(1), tuple((a, b) for a, b in pairs))
 
 
 def check_package(
@@ -53,17 +66,14 @@ def check_package(
     schema_dir: Path | None = None,
     cache_dir: Path | None = None,
 ) -> CheckResult:
-    """Regenerate the package in memory from its recorded revision and schema, and diff it."""
-    revision, sha, pairings = read_provenance(package)
-    source = resolve_schema(revision, schema_file=schema_file, schema_dir=schema_dir, cache_dir=cache_dir)
-    if source.sha256 != sha:
-        if schema_file is None:
-            raise McpgenError(
-                f"{package} was generated from a schema with sha256 {sha}, not the pinned {revision} "
-                f"schema ({source.sha256}); pass --schema FILE with the schema it was generated from"
-            )
-        raise McpgenError(f"{schema_file} has sha256 {sha256_of(source.data)}, but {package} records {sha}")
-    expected = package_files(source, pairings)
+    """Render the package its header describes, through `generate`'s cached render path, and diff it."""
+    made = read_provenance(package)
+    source = recorded_schema(
+        made.revision, made.sha256, schema_file=schema_file, schema_dir=schema_dir, cache_dir=cache_dir
+    )
+    current().detail(source.describe())
+    job = Job(source, made.pairings, default_package(made.revision), package, cache_dir=cache_dir)
+    expected = render_jobs([job])[0]
     actual = {p.name for p in package.iterdir() if p.is_file() and p.name != "__pycache__"}
     chunks: list[str] = []
     for name in sorted(set(expected) | actual):
@@ -82,4 +92,79 @@ def check_package(
         )
         if chunks and not chunks[-1].endswith("\n"):
             chunks.append("\n")
-    return CheckResult(revision, "".join(chunks))
+    return CheckResult(made.revision, "".join(chunks), source, made.pairings)
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """One package directory to check, where its schema may be found, and the generation that rewrites it."""
+
+    directory: Path
+    schema_file: Path | None = None
+    schema_dir: Path | None = None
+    cache_dir: Path | None = None
+    fix: GenerateConfig | None = None  # None: derived from the package's header
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A checked package: its result (None when the directory is missing) and the command that regenerates it."""
+
+    request: CheckRequest
+    result: CheckResult | None
+    fix: str
+
+    @property
+    def stale(self) -> bool:
+        """True when the package is missing or differs."""
+        return self.result is None or not self.result.current
+
+
+def requests_for_dirs(dirs: tuple[Path, ...] | list[Path], **schema: Any) -> list[CheckRequest]:
+    """A request per directory named on the command line (`schema_file`, `schema_dir`, `cache_dir`)."""
+    return [CheckRequest(d, **schema) for d in dirs]
+
+
+def requests_for_config(entries: list[dict[str, Any]], overrides: dict[str, Any]) -> list[CheckRequest]:
+    """A request per package the configured generations write, with the command line's schema options on top."""
+    from .config import merged
+
+    requests = []
+    for entry in entries:
+        config = merged(entry, overrides)
+        for directory in package_dirs(config):
+            requests.append(CheckRequest(directory, config.schema_file, config.schema_dir, config.cache_dir, config))
+    return requests
+
+
+def _fix(request: CheckRequest, result: CheckResult | None) -> str:
+    from .config import command_line
+
+    if request.fix is not None:
+        return command_line(request.fix)
+    assert result is not None, "a directory named on the command line exists or check_package failed"
+    unpinned = not result.source.pinned
+    return command_line(
+        GenerateConfig(
+            revision=result.revision,
+            output=request.directory,
+            schema_file=request.schema_file or (Path(result.source.origin) if unpinned else None),
+            schema_dir=request.schema_dir,
+            cache_dir=request.cache_dir,
+            pairings=result.pairings,
+            force=True,
+        )
+    )
+
+
+def check_requests(requests: list[CheckRequest]) -> list[Outcome]:
+    """Check every requested package; a configured package that does not exist yet is stale, not an error."""
+    outcomes = []
+    for index, request in enumerate(requests, 1):
+        current().status(f"checking {index}/{len(requests)}: {request.directory}")
+        if request.fix is not None and not request.directory.exists():
+            result = None
+        else:
+            result = check_package(request.directory, request.schema_file, request.schema_dir, request.cache_dir)
+        outcomes.append(Outcome(request, result, _fix(request, result)))
+    return outcomes

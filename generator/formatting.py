@@ -84,10 +84,15 @@ def _first_word(node: ast.stmt) -> str:
 
 
 def format_chunk(chunk: str) -> str:
-    """One chunk through black."""
+    """One chunk through black.
+
+    Black drops trailing blank lines and formats a second time whenever its first pass changed
+    anything, so a chunk cut before two blank lines would always take two passes; without them,
+    source that is already black-formatted takes one.
+    """
     import black
 
-    return black.format_str(chunk, mode=_mode())  # type: ignore[arg-type]
+    return black.format_str(chunk.rstrip() + "\n", mode=_mode())  # type: ignore[arg-type]
 
 
 def format_many(batch: list[str]) -> list[tuple[bool, str]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import keyword
 import os
 import re
@@ -10,10 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .console import current
 from .errors import McpgenError, SchemaError
 from .output import check_target, write_package
-from .revisions import known_revisions
-from .source import SchemaSource, default_cache_dir, load_json, resolve_schema
+from .revisions import known_revisions, latest_revision
+from .source import SchemaSource, default_cache_dir, load_json, remember_schema, resolve_schema
 
 if TYPE_CHECKING:
     from . import ir
@@ -35,16 +35,32 @@ class GenerateConfig:
     cache_dir: Path | None = None
     force: bool = False
     pairings: tuple[tuple[str, str], ...] = ()
+    surface: str | None = None
+    dist: Path | None = None
+    root: Path | None = None  # where default outputs go: the config file's directory (default: the cwd)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One package to render: its schema and pairings (what shapes its bytes), its name and directory."""
+
+    source: SchemaSource
+    pairings: tuple[tuple[str, str], ...]
+    package: str
+    target: Path
+    dist: Path | None = None
+    cache_dir: Path | None = None
 
 
 @dataclass(frozen=True)
 class GeneratedPackage:
-    """One package written to disk."""
+    """One package written to disk (inside `dist` when it was written as a distribution)."""
 
     revision: str
     package: str
     path: Path
     files: tuple[str, ...]
+    dist: Path | None = None
 
 
 def default_package(revision: str) -> str:
@@ -93,66 +109,101 @@ def _check_revision(revision: str) -> str:
     return revision
 
 
-def _target(config: GenerateConfig, package: str, parent: Path | None) -> Path:
-    if parent is not None:
-        return parent / package.rsplit(".", 1)[-1]
-    if config.output is not None:
-        return config.output
-    return Path(*package.split("."))
+def _revisions(config: GenerateConfig) -> list[str | None]:
+    if config.revision == ALL:
+        if config.package or config.schema_file or config.dist:
+            raise McpgenError("--revision all cannot be combined with --package, --schema or --dist")
+        return list(known_revisions())
+    return [config.revision and _check_revision(config.revision)]
+
+
+def _layout(config: GenerateConfig, revision: str) -> tuple[str, Path]:
+    """The package name and the directory it is written to for one revision of `config`."""
+    package = _check_package_name(config.package or default_package(revision))
+    if config.dist is not None:
+        if config.output is not None:
+            raise McpgenError("--dist and --output both say where the package goes: pass one of them")
+        return package, config.dist.joinpath(*package.split("."))
+    root = config.root or Path()
+    if config.revision == ALL:
+        return package, (config.output or root) / package
+    return package, config.output if config.output is not None else root.joinpath(*package.split("."))
+
+
+def package_dirs(config: GenerateConfig) -> list[Path]:
+    """Where `generate(config)` writes its packages, without resolving a pinned schema (for `check`)."""
+    dirs = []
+    for revision in _revisions(config):
+        if revision is None:
+            revision = resolve_schema(None, schema_file=config.schema_file).revision if config.schema_file else latest_revision()
+        dirs.append(_layout(config, revision)[1])
+    return dirs
+
+
+def plan(config: GenerateConfig) -> list[Job]:
+    """Resolve the schemas of `config` and name each package and its directory; nothing is written."""
+    jobs = []
+    for revision in _revisions(config):
+        source = resolve_schema(
+            revision, schema_file=config.schema_file, schema_dir=config.schema_dir, cache_dir=config.cache_dir
+        )
+        current().detail(source.describe())
+        package, target = _layout(config, source.revision)
+        jobs.append(Job(source, config.pairings, package, target, config.dist, config.cache_dir))
+    return jobs
 
 
 def generate(config: GenerateConfig) -> list[GeneratedPackage]:
     """Generate one package (or one per known revision for `all`) and write it atomically."""
-    if config.revision == ALL:
-        if config.package or config.schema_file:
-            raise McpgenError("--revision all cannot be combined with --package or --schema")
-        revisions = list(known_revisions())
-        parent: Path | None = config.output or Path(".")
-    else:
-        revisions = [config.revision and _check_revision(config.revision)]  # type: ignore[list-item]
-        parent = None
-    sources = [
-        resolve_schema(
-            r,
-            schema_file=config.schema_file,
-            schema_dir=config.schema_dir,
-            cache_dir=config.cache_dir,
-        )
-        for r in revisions
-    ]
-    jobs = []
-    for source in sources:
-        package = _check_package_name(config.package or default_package(source.revision))
-        jobs.append((source, package, _target(config, package, parent)))
-    for _, _, target in jobs:
-        check_target(target, config.force)  # before rendering: refuse bad targets fast
-    rendered = _render_all([s for s, _, _ in jobs], [p for _, p, _ in jobs], config.cache_dir, config.pairings)
+    return generate_all([config])
+
+
+def generate_all(configs: list[GenerateConfig]) -> list[GeneratedPackage]:
+    """Generate the packages of several requests together (one process pool), each written atomically."""
+    from .dist import distribution_files
+
+    console = current()
+    planned = [(config, job) for config in configs for job in plan(config)]
+    seen: dict[Path, str] = {}
+    for config, job in planned:
+        place = (job.dist or job.target).resolve()
+        if place in seen:
+            raise McpgenError(f"{job.package} and {seen[place]} would both be written to {job.dist or job.target}")
+        seen[place] = job.package
+        check_target(job.dist or job.target, config.force)  # before rendering: refuse bad targets fast
+    for _, job in planned:
+        remember_schema(cache_root(job.cache_dir), job.source)
+    rendered = render_jobs([job for _, job in planned])
     written = []
-    for (source, package, target), files in zip(jobs, rendered):
-        write_package(files, target, force=config.force)
-        written.append(GeneratedPackage(source.revision, package, target, tuple(sorted(files))))
+    for index, ((config, job), files) in enumerate(zip(planned, rendered), 1):
+        console.status(f"writing {index}/{len(planned)}: {job.dist or job.target}")
+        if job.dist is not None:
+            write_package(distribution_files(files, job.package, job.source.revision), job.dist, force=config.force)
+        else:
+            write_package(files, job.target, force=config.force)
+        written.append(GeneratedPackage(job.source.revision, job.package, job.target, tuple(sorted(files)), job.dist))
     return written
 
 
-def _render_all(
-    sources: list[SchemaSource],
-    packages: list[str],
-    cache_dir: Path | None = None,
-    pairings: tuple[tuple[str, str], ...] = (),
-) -> list[dict[str, str]]:
-    """Every package's files: from the cache when generated before, else rendered and formatted afresh."""
+def cache_root(cache_dir: Path | None) -> Path:
+    """The cache directory in use: `--cache-dir`, else the user's default."""
+    return cache_dir or default_cache_dir()
+
+
+def render_jobs(jobs: list[Job]) -> list[dict[str, str]]:
+    """Every job's package files: from the cache when generated before, else rendered and formatted afresh."""
     from . import cache
 
-    root = cache_dir or default_cache_dir()
-    keys = [cache.package_key(s.revision, s.sha256, p, pairings) for s, p in zip(sources, packages)] if cache.enabled() else []
-    found = [cache.load(root, key) for key in keys] or [None] * len(sources)
+    keys = [cache.package_key(j.source.revision, j.source.sha256, j.pairings) for j in jobs] if cache.enabled() else []
+    found = [cache.load(cache_root(j.cache_dir), key) for j, key in zip(jobs, keys)] or [None] * len(jobs)
     missing = [i for i, files in enumerate(found) if files is None]
-    for i, files in zip(missing, _render_fresh([sources[i] for i in missing], pairings)):
+    current().detail(f"package cache: {len(jobs) - len(missing)} of {len(jobs)} found" if keys else "package cache: off")
+    for i, files in zip(missing, _render_fresh([jobs[i] for i in missing])):
         found[i] = files
         if keys:
-            cache.store(root, keys[i], files)
+            cache.store(cache_root(jobs[i].cache_dir), keys[i], files)
     complete = [files for files in found if files is not None]
-    assert len(complete) == len(sources), "every package is either cached or rendered"
+    assert len(complete) == len(jobs), "every package is either cached or rendered"
     return complete
 
 
@@ -160,13 +211,16 @@ def _noop() -> None:
     pass
 
 
-def _render_fresh(sources: list[SchemaSource], pairings: tuple[tuple[str, str], ...] = ()) -> list[dict[str, str]]:
+def _render_fresh(jobs: list[Job]) -> list[dict[str, str]]:
     """Render and format packages, spread over one process per core when there is more than one."""
     workers = os.cpu_count() or 1
-    if not sources:
+    if not jobs:
         return []
+    console = current()
+    console.status(f"rendering {len(jobs)} package{'s' if len(jobs) > 1 else ''}")
+    sources, pairings = [j.source for j in jobs], [j.pairings for j in jobs]
     if workers <= 1:
-        return [package_files(s, pairings) for s in sources]
+        return [package_files(s, p) for s, p in zip(sources, pairings)]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -175,10 +229,10 @@ def _render_fresh(sources: list[SchemaSource], pairings: tuple[tuple[str, str], 
     fork = "fork" in multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if fork else None)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=warm) as pool:
-        if len(sources) == 1:
+        if len(jobs) == 1:
             for _ in range(workers):  # start the workers: they import black while this process parses
                 pool.submit(_noop)
-            raw = [package_sources(sources[0], pairings)]
+            raw = [package_sources(sources[0], pairings[0])]
         else:
-            raw = list(pool.map(functools.partial(package_sources, pairings=pairings), sources))
+            raw = list(pool.map(package_sources, sources, pairings))
         return format_files(raw, pool, workers)

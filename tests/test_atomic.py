@@ -44,7 +44,7 @@ def render_all(sources, *args, **kwargs):
     return [{name: output.HEADER_MARK + "fake\n" for name in ("__init__.py", "a.py", "b.py", "c.py")} for _ in sources]
 
 
-generate._render_all = render_all
+generate.render_jobs = render_all
 
 real_write_text = pathlib.Path.write_text
 written = []

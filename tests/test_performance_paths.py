@@ -79,8 +79,9 @@ def test_syntax_error_is_a_schema_error() -> None:
 
 
 def test_cache_round_trip_and_integrity(tmp_path: Path) -> None:
-    key = cache.package_key("2025-11-25", "0" * 64, "pkg")
-    assert key != cache.package_key("2025-11-25", "0" * 64, "other")
+    key = cache.package_key("2025-11-25", "0" * 64)
+    assert key != cache.package_key("2025-11-25", "0" * 64, (("PingRequest", "EmptyResult"),))
+    assert key != cache.package_key("2025-11-25", "1" * 64) != cache.package_key("2025-06-18", "0" * 64)
     assert cache.load(tmp_path, key) is None
     files = {"__init__.py": "# x\n", "py.typed": ""}
     cache.store(tmp_path, key, files)
