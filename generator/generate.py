@@ -90,8 +90,9 @@ def package_sources(source: SchemaSource, pairings: tuple[tuple[str, str], ...] 
 def package_files(source: SchemaSource, pairings: tuple[tuple[str, str], ...] = ()) -> dict[str, str]:
     """Every file of the generated package for a resolved schema, formatted, by relative path."""
     from .formatting import format_files
+    from .render import is_template_text
 
-    return format_files([package_sources(source, pairings)])[0]
+    return format_files([package_sources(source, pairings)], verbatim=is_template_text)[0]
 
 
 def _check_package_name(name: str) -> str:
@@ -207,12 +208,12 @@ def render_jobs(jobs: list[Job]) -> list[dict[str, str]]:
     return complete
 
 
-def _noop() -> None:
-    pass
-
-
 def _render_fresh(jobs: list[Job]) -> list[dict[str, str]]:
-    """Render and format packages, spread over one process per core when there is more than one."""
+    """Render and format packages, spread over one process per core when there is more than one.
+
+    Where workers are forked, black (and, for several packages, the parser) is imported here once
+    before they start, so they share it instead of each importing it again.
+    """
     workers = os.cpu_count() or 1
     if not jobs:
         return []
@@ -224,15 +225,19 @@ def _render_fresh(jobs: list[Job]) -> list[dict[str, str]]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from .formatting import format_files, warm
+    from .formatting import format_files, preload, warm
+    from .render import is_template_text
 
     fork = "fork" in multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if fork else None)
+    if fork:
+        preload()
+        if len(jobs) > 1:
+            from . import errata, protocol, render  # noqa: F401  (the parser and the templates, for the workers)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=warm) as pool:
         if len(jobs) == 1:
-            for _ in range(workers):  # start the workers: they import black while this process parses
-                pool.submit(_noop)
             raw = [package_sources(sources[0], pairings[0])]
         else:
             raw = list(pool.map(package_sources, sources, pairings))
-        return format_files(raw, pool, workers)
+        console.status(f"formatting {len(jobs)} package{'s' if len(jobs) > 1 else ''}")
+        return format_files(raw, pool, workers, verbatim=is_template_text)

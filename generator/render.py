@@ -41,6 +41,23 @@ def environment() -> jinja2.Environment:
     return env
 
 
+@lru_cache(maxsize=1)
+def template_sources() -> dict[str, str]:
+    """The source of each output file's template, by output file."""
+    root = resources.files("mcpgen.templates")
+    return {name: root.joinpath(template).read_text("utf-8") for name, template in FILES}
+
+
+def is_template_text(filename: str, chunk: str) -> bool:
+    """True when `chunk` of `filename` is literal text of its template, the same for every schema.
+
+    Such text is written black-formatted (tests/test_performance_paths.py proves it for every chunk
+    the known revisions produce), so black can skip it.
+    """
+    text = chunk.rstrip()
+    return bool(text) and text in template_sources().get(filename, "")
+
+
 def format_source(source: str, filename: str) -> str:
     """`source` formatted by black; a syntax error here is a generator bug, reported as such."""
     name = filename if filename.endswith(".py") else f"{filename}.py"
@@ -58,4 +75,4 @@ def render_sources(protocol: ir.Protocol) -> dict[str, str]:
 
 def render_package(protocol: ir.Protocol) -> dict[str, str]:
     """Every file of the generated package, by relative path, formatted."""
-    return format_files([render_sources(protocol)])[0]
+    return format_files([render_sources(protocol)], verbatim=is_template_text)[0]
