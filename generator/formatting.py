@@ -164,14 +164,14 @@ def format_files(
         {name: chunks(text, name) for name, text in package.items() if name.endswith(".py")}
         for package in packages
     ]
-    results: dict[str, tuple[bool, str]] = {}
-    if verbatim is not None:
-        for package in cut:
-            for name, parts in package.items():
-                for _, c in parts:
-                    if verbatim(name, c.removeprefix(_MEMBER)):
-                        results[c] = (True, c.rstrip() + "\n")
-    every = dict.fromkeys(c for package in cut for parts in package.values() for _, c in parts)
+    results: dict[str, tuple[bool, str]] = {
+        c: (True, c.rstrip() + "\n")
+        for by_name in cut
+        for name, parts in by_name.items()
+        for _, c in parts
+        if verbatim is not None and verbatim(name, c.removeprefix(_MEMBER))
+    }
+    every = dict.fromkeys(c for by_name in cut for parts in by_name.values() for _, c in parts)
     unique = [c for c in every if c not in results]
     if executor is None or workers <= 1:
         results.update(zip(unique, format_many(unique)))
@@ -179,20 +179,22 @@ def format_files(
         batches = _batches(unique, workers * _BATCHES_PER_WORKER)
         for batch, done in zip(batches, executor.map(format_many, batches)):
             results.update(zip(batch, done))
-    out = []
-    for package, parts_by_name in zip(packages, cut):
-        formatted = dict(package)
-        for name, parts in parts_by_name.items():
-            pieces = []
-            for separator, part in parts:
-                ok, text = results[part]
-                if not ok:
-                    raise SchemaError(f"generated {name} is not valid Python ({text}); please report this schema")
-                if separator == _MEMBER_JOIN:
-                    if not text.startswith(_MEMBER):
-                        raise SchemaError(f"black moved a method of {name} out of its class; please report this schema")
-                    text = text[len(_MEMBER) :]
-                pieces.append(separator + text if pieces else text)
-            formatted[name] = "".join(pieces)
-        out.append(formatted)
-    return out
+    return [
+        {**package, **{name: _joined(name, parts, results) for name, parts in by_name.items()}}
+        for package, by_name in zip(packages, cut)
+    ]
+
+
+def _joined(name: str, parts: list[tuple[str, str]], results: dict[str, tuple[bool, str]]) -> str:
+    """The formatted chunks of file `name` put back together."""
+    pieces: list[str] = []
+    for separator, part in parts:
+        ok, text = results[part]
+        if not ok:
+            raise SchemaError(f"generated {name} is not valid Python ({text}); please report this schema")
+        if separator == _MEMBER_JOIN:
+            if not text.startswith(_MEMBER):
+                raise SchemaError(f"black moved a method of {name} out of its class; please report this schema")
+            text = text[len(_MEMBER) :]
+        pieces.append(separator + text if pieces else text)
+    return "".join(pieces)
