@@ -197,3 +197,11 @@ def test_parse_object_fast_path_matches_the_full_path(packages: dict[str, Any], 
             assert fast == full, variant
             checked += 1
     assert checked > 50
+
+
+def test_the_fast_version_lookup_agrees_with_importlib_metadata() -> None:
+    from importlib import metadata
+
+    for library, module in cache._LIBRARIES.items():
+        assert cache.installed_version(library, module) == metadata.version(library)
+    assert cache.installed_version("no-such-library", "no_such_module") == "missing"
