@@ -15,7 +15,7 @@ from shared import REPO_ROOT
 
 def test_the_licence_is_the_one_pyproject_names() -> None:
     licence = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["license"]
-    assert licence == {"text": "MIT"}
+    assert licence == "MIT"
     text = (REPO_ROOT / "LICENSE").read_text()
     assert text.startswith("MIT License\n") and "Permission is hereby granted, free of charge" in text
 
