@@ -202,10 +202,12 @@ def given(ctx: click.Context, options: dict[str, Any]) -> dict[str, Any]:
 
 def _configured(config_path: Path | None, ad_hoc: str) -> tuple[Path, list[dict[str, Any]]]:
     from .config import config_file, configured_packages
+    from .pyproject import tool_table
 
     path = config_file(config_path)
-    if path is None:
-        raise click.UsageError(f"{ad_hoc}, or list packages under [[tool.mcpgen.packages]] in pyproject.toml")
+    if path is None or (config_path is None and not tool_table(path)):  # a project that does not use mcpgen
+        where = "pyproject.toml" if path is None else str(path)
+        raise click.UsageError(f"{ad_hoc}, or list packages under [[tool.mcpgen.packages]] in {where}")
     return path, configured_packages(path)
 
 

@@ -171,6 +171,11 @@ def test_without_arguments_or_config_says_both_ways(tmp_path: Path) -> None:
     result = run("generate", cwd=tmp_path)
     assert result.exit_code == 2
     assert "pass --revision R" in result.stderr and "[[tool.mcpgen.packages]]" in result.stderr
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "app"\n')  # a project without mcpgen's table
+    result = run("generate", cwd=tmp_path)
+    assert result.exit_code == 2 and "pass --revision R" in result.stderr and "pyproject.toml" in result.stderr
+    result = run("check", cwd=tmp_path)
+    assert result.exit_code == 2 and "pass PACKAGE_DIR" in result.stderr
     result = run("check", "--config", str(tmp_path / "nope.toml"), cwd=tmp_path)
     assert result.exit_code == 2 and "nope.toml does not exist" in result.stderr
 
