@@ -31,6 +31,8 @@ def test_dist_builds_a_wheel_that_installs_and_imports(tmp_path: Path, schema_di
     assert project["dependencies"] == [f"pydantic>={MIN_PYDANTIC},<3"]
     assert MIN_PYDANTIC in (dist / "README.md").read_text()
     assert CliRunner().invoke(main, ["check", str(dist / "acme" / "mcp")]).exit_code == 0
+    result = CliRunner().invoke(main, ["check", str(dist)])
+    assert result.exit_code == 2 and f"check the package inside it ({dist / 'acme' / 'mcp'})" in result.stderr
 
     wheels = tmp_path / "wheels"
     build = [*PIP, "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index", str(dist), "-w", str(wheels)]
