@@ -26,6 +26,7 @@ QUICK_REVISION = "2025-11-25"
 BIN = Path(sys.executable).parent
 TARGETS = {
     "generation": ("<=", 1.0),
+    "check": ("<=", 0.1),
     "all-vs-one": ("<=", 3.0),
     "parse": (">=", 3.0),
     "import": ("<=", 0.8),
@@ -90,6 +91,11 @@ def mcpgen_argv(revision: str, out: Path, schema_dir: Path) -> list[str]:
     return [str(BIN / "mcpgen"), "--revision", revision, "-o", str(out), "--schema-dir", str(schema_dir), "--force"]
 
 
+def check_argv(package: Path) -> list[str]:
+    """`mcpgen check` of a generated package (no schema options: the schema bytes come from the cache)."""
+    return [str(BIN / "mcpgen"), "check", str(package)]
+
+
 def codegen_argv(schema: Path, out: Path) -> list[str]:
     """The datamodel-codegen command line with the model options mcpgen uses, and its default formatters."""
     return [
@@ -108,27 +114,33 @@ def codegen_argv(schema: Path, out: Path) -> list[str]:
 
 
 def bench_generation(revisions: tuple[str, ...], schema_dir: Path, reps: int, work: Path, table: Table) -> None:
-    """mcpgen cold (empty cache) and warm (second run) against datamodel-codegen, per revision; `all` against one."""
+    """mcpgen cold (empty cache) and warm (second run) against datamodel-codegen, per revision; `all` against one.
+
+    A warm `check` (the package cache filled by the generate before it) is held against the cold generate.
+    """
     print("\n== generation (subprocess, fresh interpreter; wall median) ==", flush=True)
     print(f"  {'':<44} {'mcpgen':>16}  {'baseline':>16}  ratio", flush=True)
     single: dict[str, float] = {}
     peaks: list[float] = []
     for revision in revisions:
-        cold, warm, base = [], [], []
+        cold, warm, base, check = [], [], [], []
         for rep in range(reps):
             cache = work / f"cache-{revision}-{rep}"
             env = {**os.environ, "MCPGEN_CACHE_DIR": str(cache)}
             base.append(run_child(codegen_argv(schema_dir / revision / "schema.json", work / "dmcg.py")))
             cold.append(run_child(mcpgen_argv(revision, work / "pkg", schema_dir), env=env))
             warm.append(run_child(mcpgen_argv(revision, work / "pkg", schema_dir), env=env))
+            offline = {k: v for k, v in env.items() if k != "MCPGEN_SCHEMA_DIR"}
+            check.append(run_child(check_argv(work / "pkg"), env=offline))
             shutil.rmtree(cache, ignore_errors=True)
-        c, w, b = (median([r.wall for r in runs]) for runs in (cold, warm, base))
+        c, w, b, k = (median([r.wall for r in runs]) for runs in (cold, warm, base, check))
         single[revision] = c
         peaks.append(max(r.rss_mib for r in cold))
         table.add(f"generate {revision} (cold cache)", f"{c:.2f} s", f"{b:.2f} s dmcg", fmt_ratio(c / b, "generation"))
         cpu_c, cpu_b = median([r.cpu for r in cold]), median([r.cpu for r in base])
         table.add(f"  cpu time {revision}", f"{cpu_c:.2f} s", f"{cpu_b:.2f} s dmcg", f"{cpu_c / cpu_b:5.2f}x")
         table.add(f"generate {revision} (second run, cached)", f"{w:.2f} s", f"{b:.2f} s dmcg", f"{w / b:5.2f}x")
+        table.add(f"check {revision} (warm, offline)", f"{k:.2f} s", f"{c:.2f} s cold generate", fmt_ratio(k / c, "check"))
         rss_b = median([r.rss_mib for r in base])
         table.add(f"  peak RSS {revision}", f"{median([r.rss_mib for r in cold]):.0f} MiB", f"{rss_b:.0f} MiB dmcg", "")
     if len(revisions) == 1 and revisions[0] != QUICK_REVISION:

@@ -1,25 +1,28 @@
 """A cache of generated packages in the user cache dir, keyed by everything that shapes their bytes.
 
-The key covers the schema bytes, the revision, the package name, the bytes of mcpgen's own code,
+The key covers the schema bytes and revisions, the surface, the pairings, the bytes of mcpgen's own code,
 templates and errata, and the versions of the libraries that generate and format the source, so a
 hit returns exactly what a fresh generation would. Any unreadable or altered entry is a miss.
+The package name is not part of it: the modules import each other relatively, so a package's bytes
+do not depend on its name, and `mcpgen check` (which cannot know the name) finds what `generate` stored.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import sys
 import tempfile
 from functools import lru_cache
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 DISABLE_ENV = "MCPGEN_NO_CACHE"
-FORMAT = 1
-_LIBRARIES = ("black", "datamodel-code-generator", "jinja2", "pydantic")
+FORMAT = 2
+_LIBRARIES = {"black": "black", "datamodel-code-generator": "datamodel_code_generator", "jinja2": "jinja2", "pydantic": "pydantic"}
 _PARTS = ("mcpgen", "mcpgen.templates", "mcpgen.schema")
 _SUFFIXES = (".py", ".jinja", ".json")
 
@@ -41,15 +44,37 @@ def _tree_files(root: Any, prefix: str) -> list[tuple[str, Any]]:
     return found
 
 
+def installed_version(library: str, module: str) -> str:
+    """The installed version of `library` (top-level module `module`), or `missing`.
+
+    Read from the name of the one `.dist-info` directory beside the module when there is one:
+    importlib.metadata scans every entry of sys.path first, which costs more than the rest of a
+    cached run.
+    """
+    spec = importlib.util.find_spec(module)
+    if spec is not None and spec.origin:
+        site = Path(spec.origin).parent.parent
+        prefix = module.lower() + "-"
+        try:
+            found = [e for e in os.listdir(site) if e.lower().startswith(prefix) and e.endswith(".dist-info")]
+        except OSError:
+            found = []
+        if len(found) == 1:
+            return found[0][len(prefix) : -len(".dist-info")]
+    from importlib import metadata  # slow to import, and rarely needed
+
+    try:
+        return metadata.version(library)
+    except metadata.PackageNotFoundError:
+        return "missing"
+
+
 @lru_cache(maxsize=1)
 def fingerprint() -> str:
     """sha256 over mcpgen's code, templates and errata, the generating libraries' versions and Python's."""
     digest = hashlib.sha256(f"mcpgen-cache-{FORMAT}\0{sys.version_info[:2]}\0".encode())
-    for library in _LIBRARIES:
-        try:
-            digest.update(f"{library}=={metadata.version(library)}\0".encode())
-        except metadata.PackageNotFoundError:
-            digest.update(f"{library} missing\0".encode())
+    for library, module in _LIBRARIES.items():
+        digest.update(f"{library}=={installed_version(library, module)}\0".encode())
     seen = set()
     for part in _PARTS:
         root = resources.files(part)
@@ -64,13 +89,10 @@ def fingerprint() -> str:
 
 
 def package_key(
-    revisions: tuple[tuple[str, str], ...],
-    surface: str,
-    package: str,
-    pairings: tuple[tuple[str, str], ...] = (),
+    revisions: tuple[tuple[str, str], ...], surface: str, pairings: tuple[tuple[str, str], ...] = ()
 ) -> str:
-    """The cache key of one generated package: its (revision, schema sha256) pairs, surface, name and pairings."""
-    text = json.dumps([fingerprint(), revisions, surface, package, pairings])
+    """The cache key of one generated package: its (revision, schema sha256) pairs, surface and pairings."""
+    text = json.dumps([fingerprint(), revisions, surface, pairings])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

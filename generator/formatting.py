@@ -1,10 +1,13 @@
-"""Black formatting of generated files, cut into top-level chunks that black can format alone.
+"""Black formatting of generated files, cut into chunks that black can format alone.
 
 Black puts exactly two blank lines before an undecorated top-level `class` or `def`, and before
 a top-level assignment that follows one, when only blank lines separate them. So formatting
 each chunk that starts at such a statement on its own and joining the results with two blank
-lines gives black's output for the whole file. The chunks depend on the source only, so the
-output is the same however many processes format them.
+lines gives black's output for the whole file. Inside a top-level class, black keeps the one
+blank line written between two methods (at depth one it never adds or removes lines there), so an
+undecorated method after exactly one blank line is a chunk too: black formats it as the only
+member of a stand-in class, and the results are joined with one blank line. The chunks depend on
+the source only, so the output is the same however many processes format them.
 """
 
 from __future__ import annotations
@@ -12,12 +15,14 @@ from __future__ import annotations
 import ast
 import signal
 from concurrent.futures import Executor
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .errors import SchemaError
 
 LINE_LENGTH = 100
 _JOIN = "\n\n"
+_MEMBER_JOIN = "\n"
+_MEMBER = "class _:\n"  # the stand-in class a method is formatted in
 _BATCHES_PER_WORKER = 3
 
 
@@ -25,6 +30,11 @@ def _mode() -> object:
     import black
 
     return black.Mode(target_versions={black.mode.TargetVersion.PY310}, line_length=LINE_LENGTH)
+
+
+def preload() -> None:
+    """Import black in this process, so that workers forked from it share it instead of importing it again."""
+    _mode()
 
 
 def warm() -> None:
@@ -46,22 +56,41 @@ def check_syntax(source: str, filename: str) -> ast.Module:
         raise SchemaError(f"generated {filename} is not valid Python ({exc}); please report this schema") from exc
 
 
-def chunks(source: str, filename: str = "<generated>") -> list[str]:
-    """`source` cut before each top-level statement that black always puts two blank lines before."""
+def chunks(source: str, filename: str = "<generated>") -> list[tuple[str, str]]:
+    """`source` as (separator, chunk) pairs: cut before each top-level statement black puts two blank
+    lines before (separator two blank lines) and before each method black keeps one blank line before
+    (separator one blank line; the chunk is the method inside a stand-in class)."""
     tree = check_syntax(source, filename)
     if "\r" in source or "\f" in source or "\v" in source:
-        return [source]  # line numbers and black's newline handling could disagree: one chunk
+        return [("", source)]  # line numbers and black's newline handling could disagree: one chunk
     lines = source.split("\n")
-    cuts = [0]
+    cuts = {0: ""}
     for prev, node in zip(tree.body, tree.body[1:]):
         if prev.end_lineno is None or not _two_lines_before(prev, node):
             continue
         start = node.lineno - 1
         gap = lines[prev.end_lineno : start]
         if gap and not any(line.strip(" ") for line in gap) and lines[start].startswith(_first_word(node)):
-            cuts.append(start)
-    cuts.append(len(lines))
-    return ["\n".join(lines[a:b]) for a, b in zip(cuts, cuts[1:])]
+            cuts[start] = _JOIN
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.col_offset == 0:
+            for prev, member in zip(node.body, node.body[1:]):
+                if _method_after_one_blank_line(prev, member, lines):
+                    cuts[member.lineno - 1] = _MEMBER_JOIN
+    starts = sorted(cuts)
+    return [
+        (cuts[a], (_MEMBER if cuts[a] == _MEMBER_JOIN else "") + "\n".join(lines[a:b]))
+        for a, b in zip(starts, [*starts[1:], len(lines)])
+    ]
+
+
+def _method_after_one_blank_line(prev: ast.stmt, member: ast.stmt, lines: list[str]) -> bool:
+    methods = (ast.FunctionDef, ast.AsyncFunctionDef)
+    if not isinstance(prev, methods) or not isinstance(member, methods) or member.decorator_list:
+        return False
+    if prev.col_offset != 4 or member.col_offset != 4 or prev.end_lineno != member.lineno - 2:
+        return False
+    return lines[member.lineno - 2] == "" and lines[member.lineno - 1].startswith(("    def ", "    async def "))
 
 
 _DEFS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
@@ -84,10 +113,15 @@ def _first_word(node: ast.stmt) -> str:
 
 
 def format_chunk(chunk: str) -> str:
-    """One chunk through black."""
+    """One chunk through black.
+
+    Black drops trailing blank lines and formats a second time whenever its first pass changed
+    anything, so a chunk cut before two blank lines would always take two passes; without them,
+    source that is already black-formatted takes one.
+    """
     import black
 
-    return black.format_str(chunk, mode=_mode())  # type: ignore[arg-type]
+    return black.format_str(chunk.rstrip() + "\n", mode=_mode())  # type: ignore[arg-type]
 
 
 def format_many(batch: list[str]) -> list[tuple[bool, str]]:
@@ -115,32 +149,52 @@ def _batches(texts: list[str], count: int) -> list[list[str]]:
 
 
 def format_files(
-    files: Iterable[dict[str, str]], executor: Executor | None = None, workers: int = 1
+    files: Iterable[dict[str, str]],
+    executor: Executor | None = None,
+    workers: int = 1,
+    verbatim: Callable[[str, str], bool] | None = None,
 ) -> list[dict[str, str]]:
-    """Every `.py` file of each package formatted by black, chunks shared and spread over `executor`."""
+    """Every `.py` file of each package formatted by black, chunks shared and spread over `executor`.
+
+    Chunks for which `verbatim(filename, chunk)` holds are known to be black-formatted already
+    and skip black.
+    """
     packages = list(files)
-    cut: list[dict[str, list[str]]] = [
+    cut: list[dict[str, list[tuple[str, str]]]] = [
         {name: chunks(text, name) for name, text in package.items() if name.endswith(".py")}
         for package in packages
     ]
-    unique = list(dict.fromkeys(c for package in cut for parts in package.values() for c in parts))
-    results: dict[str, tuple[bool, str]] = {}
+    results: dict[str, tuple[bool, str]] = {
+        c: (True, c.rstrip() + "\n")
+        for by_name in cut
+        for name, parts in by_name.items()
+        for _, c in parts
+        if verbatim is not None and verbatim(name, c.removeprefix(_MEMBER))
+    }
+    every = dict.fromkeys(c for by_name in cut for parts in by_name.values() for _, c in parts)
+    unique = [c for c in every if c not in results]
     if executor is None or workers <= 1:
         results.update(zip(unique, format_many(unique)))
     else:
         batches = _batches(unique, workers * _BATCHES_PER_WORKER)
         for batch, done in zip(batches, executor.map(format_many, batches)):
             results.update(zip(batch, done))
-    out = []
-    for package, parts_by_name in zip(packages, cut):
-        formatted = dict(package)
-        for name, parts in parts_by_name.items():
-            pieces = []
-            for part in parts:
-                ok, text = results[part]
-                if not ok:
-                    raise SchemaError(f"generated {name} is not valid Python ({text}); please report this schema")
-                pieces.append(text)
-            formatted[name] = _JOIN.join(pieces)
-        out.append(formatted)
-    return out
+    return [
+        {**package, **{name: _joined(name, parts, results) for name, parts in by_name.items()}}
+        for package, by_name in zip(packages, cut)
+    ]
+
+
+def _joined(name: str, parts: list[tuple[str, str]], results: dict[str, tuple[bool, str]]) -> str:
+    """The formatted chunks of file `name` put back together."""
+    pieces: list[str] = []
+    for separator, part in parts:
+        ok, text = results[part]
+        if not ok:
+            raise SchemaError(f"generated {name} is not valid Python ({text}); please report this schema")
+        if separator == _MEMBER_JOIN:
+            if not text.startswith(_MEMBER):
+                raise SchemaError(f"black moved a method of {name} out of its class; please report this schema")
+            text = text[len(_MEMBER) :]
+        pieces.append(separator + text if pieces else text)
+    return "".join(pieces)

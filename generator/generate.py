@@ -1,4 +1,4 @@
-"""The library entry point: resolve a schema, build the IR, render, write the package."""
+"""The library entry point: resolve schemas, build the IR, render, write the packages."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .console import current
 from .errors import McpgenError, SchemaError
 from .output import check_target, write_package
-from .revisions import known_revisions, revision_set
-from .source import SchemaSource, default_cache_dir, resolve_schema
+from .revisions import known_revisions, latest_revision, revision_set
+from .source import SchemaSource, default_cache_dir, remember_schema, resolve_schema
 
 if TYPE_CHECKING:
     from . import ir
@@ -38,37 +39,52 @@ class GenerateConfig:
     pairings: tuple[tuple[str, str], ...] = ()
     surface: str | None = None
     """The revision whose types handlers and calls use (default: the newest of the package)."""
+    dist: Path | None = None
+    root: Path | None = None
+    """Where default outputs go: the config file's directory (default: the working directory)."""
+
+
+@dataclass(frozen=True)
+class PackageRequest:
+    """What shapes a package's bytes (the schemas of its revisions, oldest first; its surface; the
+    pairings), and where a copy of it may be cached."""
+
+    sources: tuple[SchemaSource, ...]
+    surface: str
+    pairings: tuple[tuple[str, str], ...] = ()
+    cache_dir: Path | None = None
+
+    @property
+    def revisions(self) -> tuple[str, ...]:
+        """The revision names, oldest first."""
+        return tuple(s.revision for s in self.sources)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One package to write: what it is made of, its name and its directory (or `--dist` project)."""
+
+    request: PackageRequest
+    package: str
+    target: Path
+    dist: Path | None = None
 
 
 @dataclass(frozen=True)
 class GeneratedPackage:
-    """One package written to disk."""
+    """One package written to disk (inside `dist` when it was written as a distribution)."""
 
     revisions: tuple[str, ...]
     package: str
     path: Path
     files: tuple[str, ...]
+    dist: Path | None = None
     warnings: tuple[str, ...] = ()
 
     @property
     def revision(self) -> str:
         """The revisions, as the CLI names them."""
         return ", ".join(self.revisions)
-
-
-@dataclass(frozen=True)
-class PackageRequest:
-    """One package to produce: the schemas of its revisions (oldest first), its surface and its name."""
-
-    sources: tuple[SchemaSource, ...]
-    surface: str
-    package: str
-    pairings: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def revisions(self) -> tuple[str, ...]:
-        """The revision names, oldest first."""
-        return tuple(s.revision for s in self.sources)
 
 
 def default_package(revisions: str | tuple[str, ...]) -> str:
@@ -93,7 +109,7 @@ def package_sources(request: PackageRequest | SchemaSource) -> dict[str, str]:
     from .render import render_sources
 
     if isinstance(request, SchemaSource):
-        request = PackageRequest((request,), request.revision, default_package(request.revision))
+        request = PackageRequest((request,), request.revision)
     origin = ", ".join(s.origin for s in request.sources)
     try:
         protocols = [protocol_for(s, request.pairings) for s in request.sources]
@@ -105,8 +121,9 @@ def package_sources(request: PackageRequest | SchemaSource) -> dict[str, str]:
 def package_files(request: PackageRequest | SchemaSource) -> dict[str, str]:
     """Every file of a package, formatted, by relative path."""
     from .formatting import format_files
+    from .render import is_template_text
 
-    return format_files([package_sources(request)])[0]
+    return format_files([package_sources(request)], verbatim=is_template_text)[0]
 
 
 def _check_package_name(name: str) -> str:
@@ -124,66 +141,105 @@ def _check_revision(revision: str) -> str:
     return revision
 
 
-def _target(config: GenerateConfig, package: str, parent: Path | None) -> Path:
-    if parent is not None:
-        return parent / package.rsplit(".", 1)[-1]
-    if config.output is not None:
-        return config.output
-    return Path(*package.split("."))
-
-
-def _revision_groups(config: GenerateConfig) -> tuple[list[tuple[str | None, ...]], Path | None]:
-    """The revision set of each package to write, and the parent directory for `all`."""
+def _revision_groups(config: GenerateConfig) -> list[tuple[str | None, ...]]:
+    """The revisions of each package `config` asks for (None: the one `--schema` names)."""
     if config.revision == ALL:
-        if config.package or config.schema_file or config.surface:
-            raise McpgenError("--revision all cannot be combined with --package, --surface or --schema")
-        return [(r,) for r in known_revisions()], config.output or Path(".")
+        if config.package or config.schema_file or config.dist or config.surface:
+            raise McpgenError("--revision all cannot be combined with --package, --surface, --schema or --dist")
+        return [(r,) for r in known_revisions()]
     if config.revision is None:
-        return [(None,)], None  # --schema names its own revision
+        return [(None,)]
     for piece in re.split(r"\.\.|,", config.revision):
         _check_revision(piece)
     group = revision_set(config.revision)
     if len(group) > 1 and config.schema_file is not None:
         raise McpgenError("--schema reads one schema: it cannot be combined with several revisions")
-    return [tuple(_check_revision(r) for r in group)], None
+    return [group]
 
 
-def requests_for(config: GenerateConfig) -> list[tuple[PackageRequest, Path]]:
-    """Resolve every schema a configuration needs and decide each package's name, surface and target."""
-    groups, parent = _revision_groups(config)
-    jobs = []
-    for group in groups:
-        sources = tuple(
-            resolve_schema(
-                r,
-                schema_file=config.schema_file,
-                schema_dir=config.schema_dir,
-                cache_dir=config.cache_dir,
+def _layout(config: GenerateConfig, revisions: tuple[str, ...]) -> tuple[str, Path]:
+    """The package name and the directory it is written to for one package of `config`."""
+    package = _check_package_name(config.package or default_package(revisions))
+    if config.dist is not None:
+        if config.output is not None:
+            raise McpgenError("--dist and --output both say where the package goes: pass one of them")
+        return package, config.dist.joinpath(*package.split("."))
+    root = config.root or Path()
+    if config.revision == ALL:
+        return package, (config.output or root) / package
+    return package, config.output if config.output is not None else root.joinpath(*package.split("."))
+
+
+def package_dirs(config: GenerateConfig) -> list[Path]:
+    """Where `generate(config)` writes its packages, without resolving a pinned schema (for `check`)."""
+    dirs = []
+    for group in _revision_groups(config):
+        names = tuple(
+            r if r is not None else (
+                resolve_schema(None, schema_file=config.schema_file).revision if config.schema_file else latest_revision()
             )
             for r in group
         )
+        dirs.append(_layout(config, names)[1])
+    return dirs
+
+
+def plan(config: GenerateConfig) -> list[Job]:
+    """Resolve the schemas of `config` and name each package and its directory; nothing is written."""
+    jobs = []
+    for group in _revision_groups(config):
+        sources = []
+        for revision in group:
+            source = resolve_schema(
+                revision, schema_file=config.schema_file, schema_dir=config.schema_dir, cache_dir=config.cache_dir
+            )
+            current().detail(source.describe())
+            sources.append(source)
         revisions = tuple(s.revision for s in sources)
         _check_revision(revisions[-1])
         surface = config.surface or revisions[-1]
         if surface not in revisions:
             raise McpgenError(f"--surface {surface} is not one of the package's revisions ({', '.join(revisions)})")
-        package = _check_package_name(config.package or default_package(revisions))
-        request = PackageRequest(sources, surface, package, config.pairings)
-        jobs.append((request, _target(config, package, parent)))
+        package, target = _layout(config, revisions)
+        request = PackageRequest(tuple(sources), surface, config.pairings, config.cache_dir)
+        jobs.append(Job(request, package, target, config.dist))
     return jobs
 
 
 def generate(config: GenerateConfig) -> list[GeneratedPackage]:
     """Generate one package (or one per known revision for `all`) and write it atomically."""
-    jobs = requests_for(config)
-    for _, target in jobs:
-        check_target(target, config.force)  # before rendering: refuse bad targets fast
-    rendered = render_packages([request for request, _ in jobs], config.cache_dir)
+    return generate_all([config])
+
+
+def generate_all(configs: list[GenerateConfig]) -> list[GeneratedPackage]:
+    """Generate the packages of several requests together (one process pool), each written atomically."""
+    from .dist import distribution_files
+
+    console = current()
+    planned = [(config, job) for config in configs for job in plan(config)]
+    seen: dict[Path, str] = {}
+    for config, job in planned:
+        place = (job.dist or job.target).resolve()
+        if place in seen:
+            raise McpgenError(f"{job.package} and {seen[place]} would both be written to {job.dist or job.target}")
+        seen[place] = job.package
+        check_target(job.dist or job.target, config.force)  # before rendering: refuse bad targets fast
+    for _, job in planned:
+        for source in job.request.sources:
+            remember_schema(cache_root(job.request.cache_dir), source)
+    rendered = render_packages([job.request for _, job in planned])
     written = []
-    for (request, target), files in zip(jobs, rendered):
-        write_package(files, target, force=config.force)
+    for index, ((config, job), files) in enumerate(zip(planned, rendered), 1):
+        console.status(f"writing {index}/{len(planned)}: {job.dist or job.target}")
+        if job.dist is not None:
+            newest = job.request.revisions[-1]
+            write_package(distribution_files(files, job.package, newest), job.dist, force=config.force)
+        else:
+            write_package(files, job.target, force=config.force)
         written.append(
-            GeneratedPackage(request.revisions, request.package, target, tuple(sorted(files)), _warnings(files))
+            GeneratedPackage(
+                job.request.revisions, job.package, job.target, tuple(sorted(files)), job.dist, _warnings(files)
+            )
         )
     return written
 
@@ -202,54 +258,65 @@ def _warnings(files: dict[str, str]) -> tuple[str, ...]:
     )
 
 
-def render_packages(requests: list[PackageRequest], cache_dir: Path | None = None) -> list[dict[str, str]]:
+def cache_root(cache_dir: Path | None) -> Path:
+    """The cache directory in use: `--cache-dir`, else the user's default."""
+    return cache_dir or default_cache_dir()
+
+
+def render_packages(requests: list[PackageRequest]) -> list[dict[str, str]]:
     """Every package's files, formatted: from the package cache when generated before, else afresh."""
     from . import cache
 
-    root = cache_dir or default_cache_dir()
     keys = (
-        [
-            cache.package_key(tuple((s.revision, s.sha256) for s in r.sources), r.surface, r.package, r.pairings)
-            for r in requests
-        ]
+        [cache.package_key(tuple((s.revision, s.sha256) for s in r.sources), r.surface, r.pairings) for r in requests]
         if cache.enabled()
         else []
     )
-    found = [cache.load(root, key) for key in keys] or [None] * len(requests)
+    found = [cache.load(cache_root(r.cache_dir), key) for r, key in zip(requests, keys)] or [None] * len(requests)
     missing = [i for i, files in enumerate(found) if files is None]
+    current().detail(
+        f"package cache: {len(requests) - len(missing)} of {len(requests)} found" if keys else "package cache: off"
+    )
     for i, files in zip(missing, _render_fresh([requests[i] for i in missing])):
         found[i] = files
         if keys:
-            cache.store(root, keys[i], files)
+            cache.store(cache_root(requests[i].cache_dir), keys[i], files)
     complete = [files for files in found if files is not None]
     if len(complete) != len(requests):
         raise McpgenError("internal error: a package was neither cached nor rendered (please report this)")
     return complete
 
 
-def _noop() -> None:
-    pass
-
-
 def _render_fresh(requests: list[PackageRequest]) -> list[dict[str, str]]:
-    """Render and format packages, spread over one process per core when there is more than one."""
+    """Render and format packages, spread over one process per core when there is more than one.
+
+    Where workers are forked, black (and, for several packages, the parser) is imported here once
+    before they start, so they share it instead of each importing it again.
+    """
     workers = os.cpu_count() or 1
     if not requests:
         return []
+    console = current()
+    plural = "s" if len(requests) > 1 else ""
+    console.status(f"rendering {len(requests)} package{plural}")
     if workers <= 1:
         return [package_files(r) for r in requests]
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from .formatting import format_files, warm
+    from .formatting import format_files, preload, warm
+    from .render import is_template_text
 
     fork = "fork" in multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if fork else None)
+    if fork:
+        preload()
+        if len(requests) > 1:
+            from . import errata, package, protocol, render  # noqa: F401  (the parser and the templates, for the workers)
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=warm) as pool:
         if len(requests) == 1:
-            for _ in range(workers):  # start the workers: they import black while this process parses
-                pool.submit(_noop)
             raw = [package_sources(requests[0])]
         else:
             raw = list(pool.map(package_sources, requests))
-        return format_files(raw, pool, workers)
+        console.status(f"formatting {len(requests)} package{plural}")
+        return format_files(raw, pool, workers, verbatim=is_template_text)

@@ -8,6 +8,7 @@ from importlib import resources
 import jinja2
 
 from . import ir
+from .minimums import MIN_PYDANTIC
 from .packageviews import package_view
 from .views import revision_view
 
@@ -35,7 +36,7 @@ MARKER_FILE = "py.typed"
 def environment() -> jinja2.Environment:
     """The Jinja environment over the packaged templates (strict about undefined names)."""
     root = resources.files("mcpgen.templates")
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FunctionLoader(lambda name: root.joinpath(name).read_text("utf-8")),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -43,6 +44,32 @@ def environment() -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
+    env.globals["min_pydantic"] = MIN_PYDANTIC
+    return env
+
+
+def _templates_of(filename: str) -> tuple[str, ...]:
+    """The templates an output file may come from (a multi-revision package's top `types.py` re-exports)."""
+    if "/" in filename:
+        name = filename.rsplit("/", 1)[1]
+        return tuple(t for n, t in (*REVISION_FILES, REVISION_INIT) if n == name)
+    return tuple(t for n, t in (*SHARED_FILES, *REVISION_FILES, SURFACE_TYPES) if n == filename)
+
+
+@lru_cache(maxsize=None)
+def template_source(template: str) -> str:
+    """The text of a template."""
+    return resources.files("mcpgen.templates").joinpath(template).read_text("utf-8")
+
+
+def is_template_text(filename: str, chunk: str) -> bool:
+    """True when `chunk` of `filename` is literal text of its template, the same for every schema.
+
+    Such text is written black-formatted (tests/test_performance_paths.py proves it for every chunk
+    the known revisions produce), so black can skip it.
+    """
+    text = chunk.rstrip()
+    return bool(text) and any(text in template_source(t) for t in _templates_of(filename))
 
 
 def render_sources(package: ir.Package) -> dict[str, str]:

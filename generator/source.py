@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
+from .console import current
 from .errors import SchemaError, SourceError
 from .revisions import Pin, get_pin, latest_revision, load_pins
 
@@ -19,6 +20,7 @@ Fetch = Callable[[str], bytes]
 SCHEMA_DIR_ENV = "MCPGEN_SCHEMA_DIR"
 CACHE_DIR_ENV = "MCPGEN_CACHE_DIR"
 DOWNLOAD_TIMEOUT = 20.0
+_CHUNK = 16384
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _VERSION_KEYS = ("protocolversion", "latest_protocol_version")
@@ -33,6 +35,10 @@ class SchemaSource:
     sha256: str
     origin: str
     pinned: bool
+
+    def describe(self) -> str:
+        """One line for --verbose: which revision, from where, which bytes."""
+        return f"schema {self.revision}: {self.origin} (sha256 {self.sha256[:12]}…)"
 
 
 def sha256_of(data: bytes) -> str:
@@ -56,14 +62,20 @@ def cache_path(cache_dir: Path, sha256: str) -> Path:
 
 
 def https_fetch(url: str) -> bytes:
-    """GET `url` over HTTPS with a timeout and return the body."""
+    """GET `url` over HTTPS with a timeout and return the body, showing progress on a terminal."""
     if not url.startswith("https://"):
         raise SourceError(f"refusing to download {url}: only https:// addresses are allowed")
     import urllib.request  # only when downloading: it is slow to import
 
+    console = current()
+    console.status(f"downloading {url}")
     with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT) as response:
-        body: bytes = response.read()
-        return body
+        total = int(response.headers.get("Content-Length") or 0)
+        body = bytearray()
+        while chunk := response.read(_CHUNK):
+            body += chunk
+            console.status(f"downloading {url}: {len(body) // 1024} KiB" + (f" of {total // 1024} KiB" if total else ""))
+        return bytes(body)
 
 
 def resolve_schema(
@@ -85,10 +97,46 @@ def resolve_schema(
     if directory is not None:
         return _from_dir(Path(directory), pin)
     cache = Path(cache_dir) if cache_dir is not None else default_cache_dir(env)
-    cached = _from_cache(cache, pin)
+    cached = _from_cache(cache, pin.sha256, pin.revision)
     if cached is not None:
         return cached
     return _download(cache, pin, fetch or https_fetch)
+
+
+def recorded_schema(
+    revision: str,
+    sha256: str,
+    *,
+    schema_file: Path | None = None,
+    schema_dir: Path | None = None,
+    cache_dir: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    fetch: Fetch | None = None,
+) -> SchemaSource:
+    """The schema bytes a package records (`revision`, `sha256`): `schema_file`, else the cache, else the pin."""
+    env = os.environ if env is None else env
+    if schema_file is not None:
+        source = _from_file(Path(schema_file), revision)
+        if source.sha256 != sha256:
+            raise SourceError(f"{schema_file} has sha256 {source.sha256}, but the package records {sha256}")
+        return source
+    cache = Path(cache_dir) if cache_dir is not None else default_cache_dir(env)
+    cached = _from_cache(cache, sha256, revision)
+    if cached is not None:
+        return cached
+    pin = load_pins().get(revision)
+    if pin is None or pin.sha256 != sha256:
+        raise SourceError(
+            f"the schema with sha256 {sha256} ({revision}) is not pinned and not in the cache {cache}; "
+            "pass --schema FILE with the schema the package was generated from"
+        )
+    return resolve_schema(revision, schema_dir=schema_dir, cache_dir=cache, env=env, fetch=fetch)
+
+
+def remember_schema(cache_dir: Path, source: SchemaSource) -> None:
+    """Keep the bytes of `source` in the cache by sha256 (so `check` works offline), unless already there."""
+    if not cache_path(cache_dir, source.sha256).is_file():
+        _store(cache_dir, source.sha256, source.data)
 
 
 def load_json(source: SchemaSource) -> dict[str, Any]:
@@ -186,15 +234,15 @@ def _from_dir(directory: Path, pin: Pin) -> SchemaSource:
     return _verified(pin, _read(path, "schema file"), str(path))
 
 
-def _from_cache(cache: Path, pin: Pin) -> SchemaSource | None:
-    path = cache_path(cache, pin.sha256)
+def _from_cache(cache: Path, sha256: str, revision: str) -> SchemaSource | None:
+    path = cache_path(cache, sha256)
     try:
         data = path.read_bytes()
     except OSError:
         return None
-    if sha256_of(data) != pin.sha256:
+    if sha256_of(data) != sha256:
         return None
-    return SchemaSource(revision=pin.revision, data=data, sha256=pin.sha256, origin=str(path), pinned=True)
+    return SchemaSource(revision=revision, data=data, sha256=sha256, origin=str(path), pinned=_pin_sha(revision) == sha256)
 
 
 def _download(cache: Path, pin: Pin, fetch: Fetch) -> SchemaSource:
@@ -205,7 +253,7 @@ def _download(cache: Path, pin: Pin, fetch: Fetch) -> SchemaSource:
     except Exception as exc:
         reason = " ".join(str(getattr(exc, "reason", None) or exc).split())
         raise SourceError(
-            f"cannot download the {pin.revision} schema ({reason}) and it is not cached; "
+            f"cannot download the {pin.revision} schema from {pin.url} ({reason}) and it is not cached; "
             f"pass --schema-dir DIR (or set {SCHEMA_DIR_ENV}) with {pin.revision}/schema.json inside"
         ) from exc
     source = _verified(pin, data, pin.url)

@@ -10,9 +10,12 @@ import black
 import pytest
 
 from mcpgen import cache
-from mcpgen.formatting import chunks, format_files
-from mcpgen.generate import package_sources
+from mcpgen.formatting import chunks, format_chunk, format_files
+from mcpgen.generate import PackageRequest, package_sources
+from mcpgen.revisions import revision_set
+from mcpgen.render import is_template_text
 from mcpgen.source import resolve_schema
+from shared import MULTI_REVISION, REVISIONS
 
 MODE = black.Mode(target_versions={black.TargetVersion.PY310}, line_length=100)
 
@@ -52,6 +55,44 @@ class E(A):
 
 W = "after a comment"
 async def h():  pass
+
+
+class Methods:
+    """Methods after exactly one blank line are chunks of their own."""
+
+    def a(self) -> None: ...
+
+    def b(self, x:int=1, *, a_rather_long_keyword_argument: str = 'quoted', another_one: bytes = b"") -> tuple[int, str]:
+        return (x,a_rather_long_keyword_argument,)
+
+    async def c(self): pass
+
+    @property
+    def d(self): return 1
+
+    def e(self):
+        pass
+
+
+    def f(self):
+        pass
+    # a comment before g
+
+    def g(self):
+        class Inner:
+            def h(self): ...
+
+            def i(self): ...
+        return Inner
+
+    x = 1
+
+    def j(self): ...
+    def k(self): ...
+
+    def l(self):
+        """Doc string with trailing spaces   
+        and a long line that is far longer than the line length of one hundred characters."""
 '''
 
 
@@ -60,15 +101,41 @@ def whole(source: str) -> str:
 
 
 def test_chunked_black_equals_whole_file_black_on_tricky_source() -> None:
-    assert len(chunks(TRICKY)) > 3
+    separators = [separator for separator, _ in chunks(TRICKY)]
+    assert separators.count("\n\n") > 3 and separators.count("\n") == 4  # Methods: b, c, e and l
     assert format_files([{"m.py": TRICKY}])[0]["m.py"] == whole(TRICKY)
 
 
-def test_chunked_black_equals_whole_file_black_on_a_generated_package(schema_dir: Path) -> None:
-    raw = package_sources(resolve_schema("2025-11-25", schema_dir=schema_dir))
-    formatted = format_files([raw])[0]
-    for name, text in raw.items():
-        assert formatted[name] == (whole(text) if name.endswith(".py") else text), name
+@pytest.mark.parametrize("index", range(len(REVISIONS) + 2 * len(MULTI_REVISION)))
+def test_chunked_black_equals_whole_file_black_on_a_generated_package(schema_dir: Path, index: int) -> None:
+    raw = package_sources(every_layout(schema_dir)[index])
+    for formatted in (format_files([raw])[0], format_files([raw], verbatim=is_template_text)[0]):
+        for name, text in raw.items():
+            assert formatted[name] == (whole(text) if name.endswith(".py") else text), name
+
+
+def every_layout(schema_dir: Path) -> list[PackageRequest]:
+    """One request per revision, and one per committed multi-revision package (both surfaces of the widest)."""
+    single = [PackageRequest((resolve_schema(r, schema_dir=schema_dir),), r) for r in REVISIONS]
+    multi = []
+    for spec in MULTI_REVISION:
+        sources = tuple(resolve_schema(r, schema_dir=schema_dir) for r in revision_set(spec))
+        multi += [PackageRequest(sources, s.revision) for s in sources[-2:]]
+    return single + multi
+
+
+def test_template_text_skips_black_because_it_is_black_formatted(schema_dir: Path) -> None:
+    skipped: dict[str, int] = {}
+    for request in every_layout(schema_dir):
+        revision = request.surface
+        for name, text in package_sources(request).items():
+            if not name.endswith(".py"):
+                continue
+            for _, chunk in chunks(text, name):
+                if is_template_text(name, chunk.removeprefix("class _:\n")):
+                    assert format_chunk(chunk) == chunk.rstrip() + "\n", (revision, name, chunk[:200])
+                    skipped[name] = skipped.get(name, 0) + len(chunk)
+    assert {"runtime.py", "stdio.py", "methods.py"} <= set(skipped)  # the skip is in use
 
 
 def test_syntax_error_is_a_schema_error() -> None:
@@ -79,8 +146,13 @@ def test_syntax_error_is_a_schema_error() -> None:
 
 
 def test_cache_round_trip_and_integrity(tmp_path: Path) -> None:
-    key = cache.package_key("2025-11-25", "0" * 64, "pkg")
-    assert key != cache.package_key("2025-11-25", "0" * 64, "other")
+    one = (("2025-11-25", "0" * 64),)
+    key = cache.package_key(one, "2025-11-25")
+    assert key != cache.package_key(one, "2025-11-25", (("PingRequest", "EmptyResult"),))
+    assert key != cache.package_key((("2025-11-25", "1" * 64),), "2025-11-25")
+    assert key != cache.package_key((("2025-06-18", "0" * 64),), "2025-06-18")
+    both = (("2025-06-18", "0" * 64), ("2025-11-25", "0" * 64))
+    assert cache.package_key(both, "2025-11-25") != cache.package_key(both, "2025-06-18")
     assert cache.load(tmp_path, key) is None
     files = {"__init__.py": "# x\n", "py.typed": ""}
     cache.store(tmp_path, key, files)
@@ -141,3 +213,11 @@ def test_parse_object_fast_path_matches_the_full_path(packages: dict[str, Any], 
             assert fast == full, variant
             checked += 1
     assert checked > 50
+
+
+def test_the_fast_version_lookup_agrees_with_importlib_metadata() -> None:
+    from importlib import metadata
+
+    for library, module in cache._LIBRARIES.items():
+        assert cache.installed_version(library, module) == metadata.version(library)
+    assert cache.installed_version("no-such-library", "no_such_module") == "missing"

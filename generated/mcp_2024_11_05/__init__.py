@@ -2,7 +2,10 @@
 # MCP revision: 2024-11-05
 # Schema sha256: 61cea2392d4f284092d09bc84b9ac488c0d5618ac2b38a56942fc5b99fd960ce
 # Errata applied: request-params-meta
-"""Typed bindings for the Model Context Protocol, MCP 2024-11-05."""
+"""Typed bindings for the Model Context Protocol, MCP 2024-11-05.
+
+Requires pydantic>=2.11.0 (the models use validate_by_name and serialize_by_alias).
+"""
 
 from __future__ import annotations
 

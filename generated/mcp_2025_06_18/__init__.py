@@ -2,7 +2,10 @@
 # MCP revision: 2025-06-18
 # Schema sha256: af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01
 # Errata applied: elicit-result-number, request-params-meta
-"""Typed bindings for the Model Context Protocol, MCP 2025-06-18."""
+"""Typed bindings for the Model Context Protocol, MCP 2025-06-18.
+
+Requires pydantic>=2.11.0 (the models use validate_by_name and serialize_by_alias).
+"""
 
 from __future__ import annotations
 

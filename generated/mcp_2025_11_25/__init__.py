@@ -2,7 +2,10 @@
 # MCP revision: 2025-11-25
 # Schema sha256: 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7
 # Errata applied: elicit-result-number, request-params-meta
-"""Typed bindings for the Model Context Protocol, MCP 2025-11-25."""
+"""Typed bindings for the Model Context Protocol, MCP 2025-11-25.
+
+Requires pydantic>=2.11.0 (the models use validate_by_name and serialize_by_alias).
+"""
 
 from __future__ import annotations
 

@@ -2,7 +2,10 @@
 # MCP revision: 2026-07-28
 # Schema sha256: ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203
 # Errata applied: elicit-result-number, json-value-number-null, input-required-result-type, complete-result-type
-"""Typed bindings for the Model Context Protocol, MCP 2026-07-28."""
+"""Typed bindings for the Model Context Protocol, MCP 2026-07-28.
+
+Requires pydantic>=2.11.0 (the models use validate_by_name and serialize_by_alias).
+"""
 
 from __future__ import annotations
 

@@ -67,5 +67,5 @@ def generated_package(revision: str, schema_dir: Path | None = None) -> ModuleTy
     """The package the code under test generates for `revision` (through mcpgen's package cache), imported from memory."""
     source = resolve_schema(revision, schema_dir=schema_dir)
     name = default_package(revision)
-    [files] = render_packages([PackageRequest((source,), source.revision, name)])
+    [files] = render_packages([PackageRequest((source,), source.revision)])
     return import_files(files, _ORACLE + name)

@@ -110,7 +110,7 @@ def _takes_task(defs: Mapping[str, Any], message: str) -> bool:
     task-augmented requests, which `CreateTaskResult` may answer (see `TaskAugmentedRequestParams`)."""
     params = defs[message].get("properties", {}).get("params", {})
     name = _ref(params)
-    branches = _branches(defs[name]) if name in defs else [params]
+    branches = _branches(defs[name]) if name is not None and name in defs else [params]
     resolved = [defs.get(_ref(b) or "", b) for b in branches]
     return any("task" in b.get("properties", {}) for b in resolved)
 

@@ -1,0 +1,16 @@
+"""The oldest pydantic the generated packages work with.
+
+Their models are configured with `validate_by_name` and `serialize_by_alias`, which pydantic 2.11.0
+introduced: on 2.10 a model cannot be built from Python field names, dumps use Python names, and
+`mypy --strict` rejects the configuration. CI runs the packages' behaviour tests on exactly this
+version and on the newest one.
+"""
+
+from __future__ import annotations
+
+MIN_PYDANTIC = "2.11.0"
+
+
+def pydantic_requirement() -> str:
+    """The requirement a generated package puts on pydantic: `pydantic>=2.11.0,<3`."""
+    return f"pydantic>={MIN_PYDANTIC},<3"

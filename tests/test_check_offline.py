@@ -1,0 +1,109 @@
+"""`check` after `generate` needs neither the network nor the schema directory, and is served by the package cache."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+import mcpgen.generate
+import mcpgen.source
+from mcpgen.cli import main
+
+MCPGEN = str(Path(sys.executable).parent / "mcpgen")
+REVISION = "2025-03-26"
+
+
+def run(*args: str, cache: Path, no_cache: bool = False) -> Result:
+    env = {"MCPGEN_CACHE_DIR": str(cache), "MCPGEN_SCHEMA_DIR": None, "MCPGEN_NO_CACHE": "1" if no_cache else None}
+    return CliRunner().invoke(main, list(args), env=env)
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(url: str) -> bytes:
+        raise AssertionError(f"tried to download {url}")
+
+    monkeypatch.setattr(mcpgen.source, "https_fetch", refuse)
+
+
+def offline_env(cache: Path) -> dict[str, str]:
+    """A subprocess environment with an empty schema dir setting and every HTTPS request refused at once."""
+    env = {k: v for k, v in os.environ.items() if k != "MCPGEN_SCHEMA_DIR"}
+    return {**env, "MCPGEN_CACHE_DIR": str(cache), "https_proxy": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9"}
+
+
+def test_generate_keeps_the_schema_bytes_it_used(tmp_path: Path, schema_dir: Path) -> None:
+    cache = tmp_path / "cache"
+    assert run("-r", REVISION, "-o", str(tmp_path / "pkg"), "--schema-dir", str(schema_dir), cache=cache).exit_code == 0
+    data = (schema_dir / REVISION / "schema.json").read_bytes()
+    assert (cache / f"{hashlib.sha256(data).hexdigest()}.json").read_bytes() == data
+
+
+def test_check_works_offline_after_a_generate_from_a_schema_dir(tmp_path: Path, schema_dir: Path) -> None:
+    cache, pkg = tmp_path / "cache", tmp_path / "pkg"
+    done = subprocess.run(
+        [MCPGEN, "-r", REVISION, "-o", str(pkg), "--schema-dir", str(schema_dir)],
+        env=offline_env(cache), capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    done = subprocess.run([MCPGEN, "check", str(pkg)], env=offline_env(cache), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"{pkg}: up to date ({REVISION})\n"
+
+
+def test_check_of_a_draft_needs_no_schema_option(tmp_path: Path, schema_dir: Path, no_network: None) -> None:
+    cache, pkg = tmp_path / "cache", tmp_path / "draft"
+    draft = tmp_path / "draft.json"
+    draft.write_bytes((schema_dir / REVISION / "schema.json").read_bytes() + b"\n")
+    assert run("generate", "--schema", str(draft), "-r", "2099-01-01", "-o", str(pkg), cache=cache).exit_code == 0
+    draft.unlink()
+    result = run("check", str(pkg), cache=cache)
+    assert result.exit_code == 0, result.output
+    (pkg / "types.py").write_text("# edited\n")
+    result = run("check", str(pkg), cache=cache)
+    assert result.exit_code == 1
+    fix = result.stderr.splitlines()[1]
+    assert "--revision 2099-01-01" in fix and f"--schema {cache}" in fix  # the cached bytes regenerate it
+    for entry in cache.glob("*.json"):
+        entry.unlink()
+    result = run("check", str(pkg), cache=cache)
+    assert result.exit_code == 2
+    assert "is not pinned and not in the cache" in result.stderr and "pass --schema FILE" in result.stderr
+
+
+def test_check_is_served_by_the_package_cache(
+    tmp_path: Path, schema_dir: Path, no_network: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache, pkg = tmp_path / "cache", tmp_path / "pkg"
+    assert run("-r", REVISION, "-o", str(pkg), "--schema-dir", str(schema_dir), cache=cache).exit_code == 0
+    rendered: list[int] = []
+    real = mcpgen.generate._render_fresh
+
+    def counting(jobs: list[mcpgen.generate.Job]) -> list[dict[str, str]]:
+        rendered.append(len(jobs))
+        return real(jobs)
+
+    monkeypatch.setattr(mcpgen.generate, "_render_fresh", counting)
+    assert run("check", str(pkg), cache=cache).exit_code == 0
+    assert sum(rendered) == 0  # what generate stored, under the same key
+    for entry in (cache / "packages").iterdir():
+        entry.unlink()
+    assert run("check", str(pkg), cache=cache).exit_code == 0
+    assert run("check", str(pkg), cache=cache).exit_code == 0
+    assert sum(rendered) == 1  # rendered once, then cached by check too
+
+
+def test_the_package_name_does_not_change_the_bytes(tmp_path: Path, schema_dir: Path) -> None:
+    cache = tmp_path / "cache"
+    for name in ("mcp_a", "deep.vendored.mcp_b"):
+        out = str(tmp_path / name)
+        result = run("-r", REVISION, "--package", name, "-o", out, "--schema-dir", str(schema_dir), cache=cache, no_cache=True)
+        assert result.exit_code == 0
+    for path in (tmp_path / "mcp_a").iterdir():
+        assert path.read_bytes() == (tmp_path / "deep.vendored.mcp_b" / path.name).read_bytes()

@@ -1,0 +1,90 @@
+"""`--dist DIR`: a project that builds into a wheel declaring the minimum pydantic, installable and importable."""
+
+from __future__ import annotations
+
+import email
+import os
+import subprocess
+import sys
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mcpgen import __version__
+from mcpgen.cli import main
+from mcpgen.dist import dist_version
+from mcpgen.minimums import MIN_PYDANTIC
+
+PIP = [sys.executable, "-m", "pip"]
+
+
+def test_dist_builds_a_wheel_that_installs_and_imports(tmp_path: Path, schema_dir: Path) -> None:
+    dist = tmp_path / "dist" / "acme-mcp"
+    args = ["generate", "-r", "2025-11-25", "--package", "acme.mcp", "--dist", str(dist), "--schema-dir", str(schema_dir)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    project = tomllib.loads((dist / "pyproject.toml").read_text())["project"]
+    assert (project["name"], project["version"]) == ("acme-mcp", f"2025.11.25.{__version__}")
+    assert project["dependencies"] == [f"pydantic>={MIN_PYDANTIC},<3"]
+    assert MIN_PYDANTIC in (dist / "README.md").read_text()
+    assert CliRunner().invoke(main, ["check", str(dist / "acme" / "mcp")]).exit_code == 0
+    result = CliRunner().invoke(main, ["check", str(dist)])
+    assert result.exit_code == 2 and f"check the package inside it ({dist / 'acme' / 'mcp'})" in result.stderr
+
+    wheels = tmp_path / "wheels"
+    build = [*PIP, "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-index", str(dist), "-w", str(wheels)]
+    done = subprocess.run(build, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    (wheel,) = wheels.glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        metadata = email.message_from_bytes(archive.read(next(n for n in names if n.endswith("METADATA"))))
+    assert {"acme/mcp/__init__.py", "acme/mcp/types.py", "acme/mcp/py.typed"} <= names
+    assert metadata["Version"] == f"2025.11.25.{__version__}"
+    assert metadata.get_all("Requires-Dist") == [f"pydantic<3,>={MIN_PYDANTIC}"]
+
+    site = tmp_path / "site"
+    done = subprocess.run([*PIP, "install", "-q", "--no-deps", "--no-index", "--target", str(site), str(wheel)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    code = "import acme.mcp as m; print(m.PROTOCOL_VERSION, m.__file__)"
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    version, where = done.stdout.split()
+    assert version == "2025-11-25" and where.startswith(str(site))
+
+
+def test_dist_is_replaced_only_with_force_and_never_with_output(tmp_path: Path, schema_dir: Path) -> None:
+    dist = tmp_path / "d"
+    args = ["generate", "-r", "2024-11-05", "--dist", str(dist), "--schema-dir", str(schema_dir)]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2 and "not empty (pass --force" in result.stderr
+    assert CliRunner().invoke(main, [*args, "--force"]).exit_code == 0
+    assert sorted(p.name for p in dist.iterdir()) == ["README.md", "mcp_2024_11_05", "pyproject.toml"]
+    result = CliRunner().invoke(main, [*args, "--force", "-o", str(tmp_path / "x")])
+    assert result.exit_code == 2 and "--dist and --output" in result.stderr
+    result = CliRunner().invoke(main, ["generate", "-r", "all", "--dist", str(dist), "--schema-dir", str(schema_dir)])
+    assert result.exit_code == 2 and "--revision all cannot be combined" in result.stderr
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "pyproject.toml").write_text("[project]\nname = 'mine'\n")
+    result = CliRunner().invoke(main, [*args, "--force", "--dist", str(tmp_path / "mine")])
+    assert result.exit_code == 2 and "not a package mcpgen generated" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "revision, version",
+    [("2025-06-18", f"2025.6.18.{__version__}"), ("2024-11-05,2025-11-25", f"2025.11.25.{__version__}")],
+)
+def test_versions_sort_by_revision_then_mcpgen(revision: str, version: str) -> None:
+    assert dist_version(revision) == version
+
+
+def test_an_undated_revision_has_no_version() -> None:
+    from mcpgen.errors import McpgenError
+
+    with pytest.raises(McpgenError, match="needs a dated revision"):
+        dist_version("draft")

@@ -1,0 +1,39 @@
+"""The repository's own files: licence, changelog, no build output under version control, a complete package listing."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tomllib
+
+import pytest
+
+from mcpgen import __version__
+from mcpgen.render import MARKER_FILE, REVISION_FILES, SHARED_FILES
+from shared import REPO_ROOT
+
+
+def test_the_licence_is_the_one_pyproject_names() -> None:
+    licence = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["license"]
+    assert licence == "MIT"
+    text = (REPO_ROOT / "LICENSE").read_text()
+    assert text.startswith("MIT License\n") and "Permission is hereby granted, free of charge" in text
+
+
+def test_the_changelog_covers_this_version() -> None:
+    text = (REPO_ROOT / "CHANGELOG.md").read_text()
+    assert text.startswith("# Changelog\n") and f"## {__version__}" in text
+
+
+def test_no_build_output_is_under_version_control() -> None:
+    if shutil.which("git") is None or not (REPO_ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout
+    assert not [p for p in tracked.splitlines() if ".egg-info/" in p or p.startswith(("build/", "dist/"))]
+
+
+def test_the_readme_lists_every_generated_file() -> None:
+    readme = (REPO_ROOT / "README.md").read_text()
+    listing = readme[readme.index("## The generated package") :].split("```")[1]
+    listed = [line.split()[0].removeprefix("<package>/") for line in listing.strip().splitlines()]
+    assert sorted(listed) == sorted([name for name, _ in (*SHARED_FILES, *REVISION_FILES)] + [MARKER_FILE])
