@@ -30,6 +30,7 @@ TARGETS = {
     "all-vs-one": ("<=", 3.0),
     "parse": (">=", 3.0),
     "import": ("<=", 0.8),
+    "multi": (">=", 0.8),
 }
 
 
@@ -305,17 +306,43 @@ def bench_import(revisions: tuple[str, ...], reps: int, work: Path, table: Table
         table.add(f"import {package}", f"{m * 1000:.0f} ms", f"{b * 1000:.0f} ms mcp_types", fmt_ratio(m / b, "import"))
 
 
+def bench_multi(revisions: tuple[str, ...], schema_dir: Path, seconds: float, reps: int, work: Path, table: Table) -> None:
+    """Server.handle of the every-revision package at each revision against that revision's own package."""
+    import importlib
+
+    import multi_revision
+
+    print("\n== multi-revision Server.handle (tools/list, tools/call, prompts/get, resources/read; msg/s median) ==", flush=True)
+    out = work / "multi"
+    out.mkdir(exist_ok=True)
+    sys.path.insert(0, str(out))
+    env = {**os.environ, "MCPGEN_CACHE_DIR": str(work / "c")}
+    run_child(mcpgen_argv(multi_revision.MULTI, out / "multi_all", schema_dir), env=env)
+    multi = importlib.import_module("multi_all")
+    for revision in revisions:
+        package = "mcp_" + revision.replace("-", "_")
+        run_child(mcpgen_argv(revision, out / package, schema_dir), env=env)
+        single = importlib.import_module(package)
+        messages = multi_revision.requests(revision)
+        mine, base = [], []
+        for _ in range(reps):
+            base.append(throughput(multi_revision.handler(single, revision), messages, seconds))
+            mine.append(throughput(multi_revision.handler(multi, revision), messages, seconds))
+        m, b = median(mine), median(base)
+        table.add(f"Server.handle multi-revision at {revision}", f"{m / 1000:.1f}k msg/s", f"{b / 1000:.1f}k {package}", fmt_ratio(m / b, "multi"))
+
+
 def main() -> None:
     """Run every benchmark and print a table (also as markdown at the end)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=f"one revision ({QUICK_REVISION}), fewer repetitions")
     parser.add_argument("--schema-dir", type=Path, default=Path(os.environ.get("MCPGEN_SCHEMA_DIR", Path(__file__).resolve().parents[2] / "shared" / "mcp-spec")))
     parser.add_argument("--reps", type=int, help="repetitions per measurement (default 5, quick 3)")
-    parser.add_argument("--only", choices=("generation", "parse", "import"), action="append", help="run only these parts")
+    parser.add_argument("--only", choices=("generation", "parse", "import", "multi"), action="append", help="run only these parts")
     args = parser.parse_args()
     reps = args.reps or (3 if args.quick else 5)
     revisions = (QUICK_REVISION,) if args.quick else REVISIONS
-    parts = args.only or ["generation", "parse", "import"]
+    parts = args.only or ["generation", "parse", "import", "multi"]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}, reps {reps}")
     table = Table()
     with tempfile.TemporaryDirectory(prefix="mcpgen-bench-") as tmp:
@@ -326,6 +353,8 @@ def main() -> None:
             bench_parse(revisions, args.schema_dir, 0.3 if args.quick else 1.0, reps, work, table)
         if "import" in parts:
             bench_import(revisions, reps, work, table)
+        if "multi" in parts:
+            bench_multi(revisions, args.schema_dir, 0.3 if args.quick else 1.0, reps, work, table)
     print("\n" + table.markdown())
 
 

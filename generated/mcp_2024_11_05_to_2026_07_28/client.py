@@ -211,7 +211,7 @@ class Client(Peer, abc.ABC):
             info.capabilities or {},
             info.info or {},
             info.instructions,
-            self._fills(SURFACE, method, "result"),
+            self._result_fills(SURFACE, method),
         )
 
     def _outgoing_params(

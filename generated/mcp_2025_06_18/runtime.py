@@ -11,6 +11,7 @@ import asyncio
 import contextvars
 import copy
 import logging
+from functools import lru_cache
 from typing import (
     Any,
     Awaitable,
@@ -188,31 +189,85 @@ def _repair(value: Any, errors: list[Any]) -> list[str] | None:
     return [pointer for _, _, pointer in drops]
 
 
+class Plan(NamedTuple):
+    """How a message part is converted to one revision: its validator, what is left out and filled
+    in, and its name in warnings and errors (worked out once per revision, method and part)."""
+
+    target: TypeAdapter[Any]
+    version: str
+    what: str
+    strip: frozenset[str]
+    fills: tuple[tuple[tuple[str, ...], str, Any], ...]
+
+
+@lru_cache(maxsize=None)
+def plan(
+    version: str, method: str, part: Literal["params", "result", "message"], peer: bool = False
+) -> Plan:
+    """The conversion of `method`'s `part` to protocol version `version` (`peer`: as a peer sent it)."""
+    revision = REVISIONS[version]
+    adapters = {
+        "params": revision.methods.params_adapter,
+        "result": revision.methods.result_adapter,
+        "message": revision.methods.message_adapter,
+    }
+    what = {"params": f"{method} params", "result": f"result of {method}", "message": method}[part]
+    if peer:
+        return Plan(adapters[part](method), version, f"{what} from the peer", frozenset(), ())
+    strip = frozenset(key for kind, key in revision.strips.get(method, ()) if kind == part)
+    fills = tuple(
+        (path, key, value)
+        for kind, path, key, value in revision.fills.get(method, ())
+        if kind == part
+    )
+    return Plan(adapters[part](method), version, what, strip, fills)
+
+
+def converted(
+    value: Any, how: Plan, *, policy: Policy, code: int, owned: bool = False
+) -> tuple[Any, Any]:
+    """`convert`, validating at once when the plan leaves nothing out and fills nothing in (the common case)."""
+    if not how.strip and not how.fills:
+        try:
+            return how.target.validate_python(value), value
+        except ValidationError:
+            pass
+    return convert(value, how, policy=policy, code=code, owned=owned)
+
+
 def convert(
     value: Any,
-    target: TypeAdapter[Any],
+    how: Plan,
     *,
-    fills: Sequence[tuple[tuple[str, ...], str, Any]],
     policy: Policy,
-    what: str,
-    version: str,
     code: int,
-    strip: Sequence[str] = (),
     from_peer: bool = False,
+    owned: bool = False,
+    defaults: Mapping[str, Any] | None = None,
 ) -> tuple[Any, Any]:
-    """`value` validated as `target`, a shape of protocol version `version`: (model, wire data).
+    """`value` validated as `how.target`, a shape of protocol version `how.version`: (model, wire data).
 
-    Required fields another revision lacks are filled from `fills` ((path, key, value) each). What
-    the version cannot represent (a union member or enum value it does not have, a key a closed
-    object forbids, else the list item or map entry holding it) is dropped with one warning each
-    under the `drop` policy; anything else, and any drop under `strict`, raises ProtocolError with `code`.
-    Top-level keys in `strip` (fields the version does not define) are left out first. A message
-    `from_peer` is only repaired when it fails for newer content alone, else refused as it is.
+    Top-level keys in `how.strip` (fields the version does not define) are left out, then required
+    fields another revision lacks are filled from `how.fills` ((path, key, value) each; `defaults`
+    override the top-level values). What the version cannot represent (a union member or enum value
+    it does not have, a key a closed object forbids, else the list item or map entry holding it) is
+    dropped with one warning each under the `drop` policy; anything else, and any drop under `strict`,
+    raises ProtocolError with `code`. A message `from_peer` is only repaired when it fails for newer
+    content alone, else refused as it is. An `owned` value (fresh wire data of ours) is changed in
+    place rather than copied.
     """
+    what, version, strip, fills = how.what, how.version, how.strip, how.fills
+    if defaults and fills:
+        fills = tuple(
+            (path, key, defaults.get(key, fill) if not path else fill) for path, key, fill in fills
+        )
+    target = how.target
     if strip and isinstance(value, dict):
         value = {key: item for key, item in value.items() if key not in strip}
+        owned = owned or not any(path for path, _, _ in fills)
     if fills and isinstance(value, dict):
-        value = copy.deepcopy(value) if any(path for path, _, _ in fills) else dict(value)
+        if not owned:
+            value = copy.deepcopy(value) if any(path for path, _, _ in fills) else dict(value)
         for path, key, constant in fills:
             fill(value, path, key, constant)
     try:
@@ -260,11 +315,13 @@ def _outermost(pointers: list[str]) -> list[str]:
 
 def _requested_version(obj: Any) -> str | None:
     """The protocol version a modern request declares in its `_meta`, if it declares one."""
-    if _MODERN is None or not isinstance(obj, Mapping):
+    if _MODERN is None or type(obj) is not dict:
         return None
     params = obj.get("params")
-    meta = params.get(_MODERN.meta_key) if isinstance(params, Mapping) else None
-    version = meta.get(_MODERN.version_key) if isinstance(meta, Mapping) else None
+    if type(params) is not dict or _MODERN.meta_key not in params:
+        return None
+    meta = params[_MODERN.meta_key]
+    version = meta.get(_MODERN.version_key) if type(meta) is dict else None
     return version if isinstance(version, str) else None
 
 
@@ -391,7 +448,7 @@ class Peer:
         session = self._session()
         if session is not None:
             return session
-        if isinstance(obj, Mapping):
+        if type(obj) is dict:
             handshake = _handshake_revision(obj)
             if handshake is not None:
                 return handshake
@@ -427,10 +484,10 @@ class Peer:
         return await self._handle_one(obj)
 
     async def _handle_one(self, obj: Any) -> dict[str, Any] | None:
-        request_id = obj.get("id") if isinstance(obj, Mapping) and valid_id(obj.get("id")) else None
-        notification = (
-            isinstance(obj, Mapping) and isinstance(obj.get("method"), str) and "id" not in obj
-        )
+        if type(obj) is not dict and isinstance(obj, Mapping):
+            obj = dict(obj)  # decoded JSON is a dict; one copy keeps the checks below cheap
+        request_id = obj.get("id") if type(obj) is dict and valid_id(obj.get("id")) else None
+        notification = type(obj) is dict and isinstance(obj.get("method"), str) and "id" not in obj
         try:
             revision = self._incoming_revision(obj)
             message, obj = self._peer_message(revision, obj)
@@ -477,11 +534,8 @@ class Peer:
         try:
             return convert(
                 obj,
-                revision.methods.message_adapter(method),
-                fills=[],
+                plan(revision.version, method, "message", True),
                 policy="drop",
-                what=f"{method} from the peer",
-                version=revision.version,
                 code=INVALID_PARAMS,
                 from_peer=True,
             )
@@ -490,23 +544,24 @@ class Peer:
 
     def _surface_params(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
         """The params of an incoming message as the surface revision's model."""
-        params = getattr(message, "params", None)
         if revision is SURFACE:
-            return params
+            return getattr(message, "params", None)
         spec = SURFACE.methods.METHODS.get(method)
         raw = obj.get("params")
         if spec is None or spec.params is None or raw is None:
             return None
-        model, _ = convert(
-            raw,
-            SURFACE.methods.params_adapter(method),
-            fills=self._fills(SURFACE, method, "params"),
+        how = plan(SURFACE.version, method, "params")
+        model, _ = converted(
+            self._completed(revision, method, raw),
+            how,
             policy=self.conversion_policy,
-            what=f"{method} params",
-            version=SURFACE.version,
             code=INVALID_PARAMS,
         )
         return model
+
+    def _completed(self, revision: Revision, method: str, params: Any) -> Any:
+        """Incoming params of another revision as the surface needs them (a Server adds a session's `_meta`)."""
+        return params
 
     async def _notified(self, revision: Revision, method: str, message: Any, obj: Any) -> None:
         if method == revision.cancelled:
@@ -585,19 +640,17 @@ class Peer:
             return _empty(revision, method)
         return None
 
-    def _strips(self, revision: Revision, method: str, part: str) -> list[str]:
-        return [key for kind, key in revision.strips.get(method, ()) if kind == part]
-
-    def _fills(
-        self, revision: Revision, method: str | None, part: str
-    ) -> list[tuple[tuple[str, ...], str, Any]]:
-        """What converting a `method` message part to `revision` fills in, with this peer's overrides."""
-        overrides = self.result_defaults
-        return [
-            (path, key, overrides.get(key, value) if not path else value)
-            for kind, path, key, value in revision.fills.get(method or "", ())
-            if kind == part
-        ]
+    def _result_fills(
+        self, revision: Revision, method: str | None
+    ) -> tuple[tuple[tuple[str, ...], str, Any], ...]:
+        """What a result of `method` in `revision` is filled with, this peer's `result_defaults` first."""
+        if method is None or method not in revision.methods.METHODS:
+            return ()
+        defaults = self.result_defaults
+        return tuple(
+            (path, key, defaults.get(key, value) if not path else value)
+            for path, key, value in plan(revision.version, method, "result").fills
+        )
 
     def _result_to_wire(self, revision: Revision, method: str, result: Any) -> Any:
         """A handler's surface result as validated wire data of `revision`."""
@@ -606,17 +659,21 @@ class Peer:
             SURFACE.methods.parse_result(method, wire)
         if revision is SURFACE:
             return wire
-        _, converted = convert(
-            wire,
-            revision.methods.result_adapter(method),
-            fills=self._fills(revision, method, "result"),
-            policy=self.conversion_policy,
-            what=f"result of {method}",
-            version=revision.version,
-            code=INTERNAL_ERROR,
-            strip=self._strips(revision, method, "result"),
+        how = plan(revision.version, method, "result")
+        if self.result_defaults and how.fills:
+            _, wire = convert(
+                wire,
+                how,
+                policy=self.conversion_policy,
+                code=INTERNAL_ERROR,
+                owned=True,
+                defaults=self.result_defaults,
+            )
+            return wire
+        _, wire = converted(
+            wire, how, policy=self.conversion_policy, code=INTERNAL_ERROR, owned=True
         )
-        return converted
+        return wire
 
     # --- outgoing
 
@@ -679,18 +736,13 @@ class Peer:
         spec = revision.methods.METHODS[method]
         if spec.params is None:
             return wire
-        _, converted = convert(
+        _, wire = converted(
             wire,
-            revision.methods.params_adapter(method),
-            fills=self._fills(revision, method, "params"),
+            plan(revision.version, method, "params"),
             policy=self.conversion_policy,
-            what=f"{method} params",
-            version=revision.version,
             code=INTERNAL_ERROR,
-            strip=self._strips(revision, method, "params"),
         )
-        result: dict[str, Any] = converted
-        return result
+        return wire
 
     async def _call(self, method: str, params: Any) -> Any:
         """A typed call: surface params in, the surface result out, converted both ways."""
@@ -721,11 +773,8 @@ class Peer:
         try:
             model, repaired = convert(
                 raw,
-                revision.methods.result_adapter(method),
-                fills=[],
+                plan(revision.version, method, "result", True),
                 policy="drop",
-                what=f"result of {method} from the peer",
-                version=revision.version,
                 code=INVALID_PARAMS,
                 from_peer=True,
             )
@@ -751,16 +800,14 @@ class Peer:
         surface_method = SURFACE.methods.METHODS.get(method)
         if surface_method is None or surface_method.result is None:
             return model
-        converted, _ = convert(
+        result, _ = converted(
             dump(model),
-            SURFACE.methods.result_adapter(method),
-            fills=self._fills(SURFACE, method, "result"),
+            plan(SURFACE.version, method, "result"),
             policy=self.conversion_policy,
-            what=f"result of {method}",
-            version=SURFACE.version,
             code=INVALID_PARAMS,
+            owned=True,
         )
-        return converted
+        return result
 
     async def _notify(self, method: str, params: Any) -> None:
         revision = self._revision()

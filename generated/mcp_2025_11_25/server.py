@@ -7,7 +7,10 @@
 from __future__ import annotations
 
 import abc
+from functools import lru_cache
 from typing import Any, Awaitable, ClassVar, Mapping, cast
+
+from pydantic import BaseModel
 
 from . import types
 from .jsonrpc import INTERNAL_ERROR, ProtocolError
@@ -107,7 +110,7 @@ class Server(Peer, abc.ABC):
             dump(self.derived_capabilities()),
             self.server_info(),
             self.instructions,
-            self._fills(revision, _handshake_method(revision), "result"),
+            self._result_fills(revision, _handshake_method(revision)),
         )
 
     def _builtin(self, revision: Revision, method: str, message: Any) -> Awaitable[Any] | None:
@@ -124,36 +127,55 @@ class Server(Peer, abc.ABC):
     async def _answer_handshake(self, revision: Revision, message: Any) -> Any:
         if revision.legacy is not None:
             self.peer_info = getattr(message, "params", None)
+            self.__dict__.pop("_mcp_session_meta", None)
+            self.__dict__.pop("_mcp_session_meta_models", None)
             self._set_session(revision.version)
         return self._handshake(revision)
 
-    def _surface_params(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
+    def _completed(self, revision: Revision, method: str, params: Any) -> Any:
+        """A modern surface reads version, capabilities and client info from every request's `_meta`:
+        on a legacy session they come from the session's handshake."""
         modern = SURFACE.modern
-        if (
-            modern is not None
-            and revision.legacy is not None
-            and isinstance(obj.get("params"), Mapping)
-        ):
-            # A modern surface reads version, capabilities and client info from every request's _meta:
-            # on a legacy session they come from the session's handshake.
-            keys = revision.legacy
-            session = dump(self.peer_info) or {}
-            params = dict(obj["params"])
-            meta = dict(params.get(modern.meta_key) or {})
-            meta.setdefault(modern.version_key, revision.version)
-            meta.setdefault(
-                modern.client_capabilities_key,
-                project_capabilities(
-                    session.get(keys.capabilities_key) or {},
-                    SURFACE.client_capabilities,
-                    revision.client_capabilities,
-                ),
-            )
-            if session.get(keys.client_info_key) is not None:
-                meta.setdefault(modern.client_info_key, session[keys.client_info_key])
-            params[modern.meta_key] = meta
-            obj = {**obj, "params": params}
-        return super()._surface_params(revision, method, message, obj)
+        if modern is None or revision.legacy is None or type(params) is not dict:
+            return params
+        own = params.get(modern.meta_key)
+        meta = (
+            {**self._session_meta(revision), **own}
+            if own
+            else self._session_meta_model(revision, method)
+        )
+        return {**params, modern.meta_key: meta}
+
+    def _session_meta(self, revision: Revision) -> dict[str, Any]:
+        """The modern `_meta` entries a legacy session's handshake stands for (worked out once a session)."""
+        cached: dict[str, Any] | None = self.__dict__.get("_mcp_session_meta")
+        if cached is not None:
+            return cached
+        modern, keys = SURFACE.modern, revision.legacy
+        assert modern is not None and keys is not None
+        session = dump(self.peer_info) or {}
+        capabilities = session.get(keys.capabilities_key) or {}
+        meta = {
+            modern.version_key: revision.version,
+            modern.client_capabilities_key: project_capabilities(
+                capabilities, SURFACE.client_capabilities, revision.client_capabilities
+            ),
+        }
+        if session.get(keys.client_info_key) is not None:
+            meta[modern.client_info_key] = session[keys.client_info_key]
+        self.__dict__["_mcp_session_meta"] = meta
+        return meta
+
+    def _session_meta_model(self, revision: Revision, method: str) -> Any:
+        """The session's `_meta` as the model `method`'s surface params hold, validated once a session
+        (pydantic takes an instance of a field's own model as it is)."""
+        model = _meta_model(method)
+        if model is None:
+            return self._session_meta(revision)
+        models: dict[Any, Any] = self.__dict__.setdefault("_mcp_session_meta_models", {})
+        if model not in models:
+            models[model] = model.model_validate(self._session_meta(revision))
+        return models[model]
 
     async def _fulfil_on_session(
         self, revision: Revision, method: str, handler: str, params: Any, result: Any
@@ -392,6 +414,23 @@ class Server(Peer, abc.ABC):
     ) -> None:
         """Send 'notifications/elicitation/complete' to the client."""
         await self._notify("notifications/elicitation/complete", params)
+
+
+@lru_cache(maxsize=None)
+def _meta_model(method: str) -> type[BaseModel] | None:
+    """The model class of the `_meta` field of `method`'s surface params, when they are one model."""
+    modern = SURFACE.modern
+    spec = SURFACE.methods.METHODS.get(method)
+    params = spec.params if spec is not None else None
+    if modern is None or not (isinstance(params, type) and issubclass(params, BaseModel)):
+        return None
+    field = next(
+        (f for n, f in params.model_fields.items() if (f.alias or n) == modern.meta_key), None
+    )
+    annotation = field.annotation if field is not None else None
+    return (
+        annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+    )
 
 
 def _handshake_method(revision: Revision) -> str | None:
