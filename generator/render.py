@@ -20,6 +20,7 @@ FILES: tuple[tuple[str, str], ...] = (
     ("client.py", "client.py.jinja"),
     ("runtime.py", "runtime.py.jinja"),
     ("stdio.py", "stdio.py.jinja"),
+    ("http.py", "http.py.jinja"),
 )
 MARKER_FILE = "py.typed"
 

@@ -14,6 +14,7 @@ from .pysource import (
     lazy_annotation,
     string_literal,
 )
+from .httpview import HttpView, http_view
 from .stubviews import SideView, request_meta, side_view
 
 
@@ -80,6 +81,7 @@ class PackageView:
     server: SideView | None = None
     client: SideView | None = None
     request_meta: bool = False
+    http: HttpView = HttpView(False, (), None)
 
 
 def _indent_doc(text: str | None, indent: int) -> str | None:
@@ -196,4 +198,5 @@ def package_view(protocol: ir.Protocol) -> PackageView:
         server=side_view(protocol, "server"),
         client=side_view(protocol, "client"),
         request_meta=request_meta(protocol),
+        http=http_view(protocol),
     )
