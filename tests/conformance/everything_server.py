@@ -7,8 +7,12 @@ Implements the tools, resources and prompts the `@modelcontextprotocol/conforman
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
+import hmac
 import importlib
 import json
+import secrets
 import sys
 from typing import Any
 
@@ -29,11 +33,36 @@ SCHEMA_2020_12 = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
     "$defs": {
-        "address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}
+        "address": {
+            "$anchor": "addressDef",
+            "type": "object",
+            "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+        }
     },
-    "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+    "properties": {
+        "name": {"type": "string"},
+        "address": {"$ref": "#/$defs/address"},
+        "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+        "phone": {"type": "string"},
+        "email": {"type": "string"},
+    },
+    "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then": {"required": ["phone"]},
+    "else": {"required": ["email"]},
     "additionalProperties": False,
 }
+HEADER_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "region": {"type": "string", "x-mcp-header": "Region"},
+        "priority": {"type": "integer", "x-mcp-header": "Priority"},
+        "query": {"type": "string"},
+    },
+}
+STATE_KEY = secrets.token_bytes(32)
+LISTENERS: list[tuple[asyncio.Queue[str], dict[str, Any]]] = []
+"""Open subscriptions/listen streams (stateless era): a queue of change kinds and the filter each honours."""
 SEP1034_SCHEMA = {
     "type": "object",
     "properties": {
@@ -123,6 +152,59 @@ TOOLS = [
     tool("test_elicitation_sep1330_enums", "Tests elicitation with enum schema improvements per SEP-1330"),
     tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features (SEP-1613)", SCHEMA_2020_12),
 ]
+STATELESS_TOOLS = [
+    tool("test_input_required_result_elicitation", "Asks for a name (elicitation input request)"),
+    tool("test_input_required_result_sampling", "Asks a question (sampling input request)"),
+    tool("test_input_required_result_list_roots", "Asks for the roots (roots/list input request)"),
+    tool("test_input_required_result_request_state", "Round-trips a signed requestState"),
+    tool("test_input_required_result_multiple_inputs", "Asks for three inputs at once"),
+    tool("test_input_required_result_multi_round", "Asks twice, with evolving requestState"),
+    tool("test_input_required_result_tampered_state", "Rejects a tampered requestState"),
+    tool("test_input_required_result_capabilities", "Asks only for what the client declared"),
+    tool("test_missing_capability", "Needs the sampling client capability"),
+    tool("test_streaming_elicitation", "Answers with an input request"),
+    tool("test_logging_tool", "Logs only when the request sets a log level"),
+    tool("test_trigger_tool_change", "Changes the tool list"),
+    tool("test_trigger_prompt_change", "Changes the prompt list"),
+    tool("test_custom_headers", "Mirrors region and priority into Mcp-Param headers", HEADER_SCHEMA),
+]
+ASK_NAME = {
+    "method": "elicitation/create",
+    "params": {
+        "message": "What is your name?",
+        "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+    },
+}
+ASK_CAPITAL = {
+    "method": "sampling/createMessage",
+    "params": {
+        "messages": [{"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}],
+        "maxTokens": 100,
+    },
+}
+ASK_ROOTS: dict[str, Any] = {"method": "roots/list", "params": {}}
+
+
+def ask(message: str, field: str, kind: str = "string") -> dict[str, Any]:
+    """An elicitation input request for one field."""
+    schema = {"type": "object", "properties": {field: {"type": kind}}, "required": [field]}
+    return {"method": "elicitation/create", "params": {"message": message, "requestedSchema": schema}}
+
+
+def sign(payload: str) -> str:
+    """An integrity-protected requestState carrying `payload`."""
+    body = base64.urlsafe_b64encode(payload.encode()).decode()
+    return body + "." + hmac.new(STATE_KEY, body.encode(), hashlib.sha256).hexdigest()
+
+
+def verify(state: Any) -> str | None:
+    """The payload of a requestState this server signed; None when it was tampered with."""
+    if not isinstance(state, str) or "." not in state:
+        return None
+    body, _, mac = state.rpartition(".")
+    if not hmac.compare_digest(mac, hmac.new(STATE_KEY, body.encode(), hashlib.sha256).hexdigest()):
+        return None
+    return base64.urlsafe_b64decode(body.encode()).decode()
 RESOURCES = [
     {"uri": "test://static-text", "name": "static-text", "title": "Static Text Resource", "mimeType": "text/plain"},
     {"uri": "test://static-binary", "name": "static-binary", "title": "Static Binary Resource", "mimeType": "image/png"},
@@ -162,6 +244,19 @@ def text(value: str) -> dict[str, Any]:
     return {"type": "text", "text": value}
 
 
+def needs(requests: dict[str, Any], state: str | None = None) -> Any:
+    """An InputRequiredResult asking the client for `requests` (stateless era)."""
+    result: dict[str, Any] = {"resultType": "input_required", "inputRequests": requests}
+    if state is not None:
+        result["requestState"] = state
+    return types.InputRequiredResult.model_validate(result)
+
+
+def done(message: str) -> Any:
+    """A complete tool result with one text block."""
+    return types.CallToolResult.model_validate({"resultType": "complete", "content": [text(message)]})
+
+
 def wire(params: Any) -> dict[str, Any]:
     """The wire form of typed params."""
     return runtime.dump(params) or {}
@@ -188,7 +283,7 @@ class EverythingServer(mcp.Server):
 
     async def on_list_tools(self, params: Any) -> Any:
         """Every test tool."""
-        return types.ListToolsResult.model_validate(self.cacheable({"tools": TOOLS}))
+        return types.ListToolsResult.model_validate(self.cacheable({"tools": TOOLS + (STATELESS_TOOLS if STATELESS else [])}))
 
     def cacheable(self, result: dict[str, Any]) -> dict[str, Any]:
         """A result with the caching hints the stateless revision asks for on list and read results."""
@@ -208,6 +303,8 @@ class EverythingServer(mcp.Server):
         name = call["name"]
         arguments = call.get("arguments") or {}
         meta = call.get("_meta") or {}
+        if STATELESS and name in {t["name"] for t in STATELESS_TOOLS}:
+            return await self.stateless_tool(name, call)
         if name == "test_simple_text":
             content = [text("This is a simple text response for testing.")]
         elif name == "test_image_content":
@@ -268,6 +365,106 @@ class EverythingServer(mcp.Server):
             raise mcp.ProtocolError(methods.INVALID_PARAMS, f"Unknown tool: {name}")
         return types.CallToolResult.model_validate(self.complete({"content": content}))
 
+    async def stateless_tool(self, name: str, call: dict[str, Any]) -> Any:
+        """The stateless era's tools: multi round-trip input requests, capability checks, subscriptions."""
+        answers = call.get("inputResponses") or {}
+        meta = call.get("_meta") or {}
+        state = call.get("requestState")
+        declared = meta.get("io.modelcontextprotocol/clientCapabilities") or {}
+        if not isinstance(answers, dict):
+            raise mcp.ProtocolError(methods.INVALID_PARAMS, "inputResponses must be an object")
+        if name == "test_input_required_result_elicitation":
+            if not isinstance(answers.get("user_name"), dict):
+                return needs({"user_name": ASK_NAME})
+            person = (answers["user_name"].get("content") or {}).get("name", "stranger")
+            return done(f"Hello, {person}!")
+        if name == "test_input_required_result_sampling":
+            if not isinstance(answers.get("capital_question"), dict):
+                return needs({"capital_question": ASK_CAPITAL})
+            reply = answers["capital_question"].get("content") or {}
+            return done(f"The model said: {reply.get('text', '') if isinstance(reply, dict) else reply}")
+        if name == "test_input_required_result_list_roots":
+            if not isinstance(answers.get("client_roots"), dict):
+                return needs({"client_roots": ASK_ROOTS})
+            roots = answers["client_roots"].get("roots") or []
+            return done("Roots: " + ", ".join(str(r.get("uri")) for r in roots if isinstance(r, dict)))
+        if name in ("test_input_required_result_request_state", "test_input_required_result_tampered_state"):
+            if state is None:
+                return needs({"confirm": ask("Please confirm", "ok", "boolean")}, sign(name))
+            if verify(state) != name:
+                raise mcp.ProtocolError(methods.INVALID_PARAMS, "Invalid requestState: integrity check failed")
+            if not isinstance(answers.get("confirm"), dict):
+                return needs({"confirm": ask("Please confirm", "ok", "boolean")}, sign(name))
+            return done("Confirmed: state-ok")
+        if name == "test_input_required_result_multiple_inputs":
+            wanted = {
+                "user_name": ASK_NAME,
+                "greeting": {
+                    "method": "sampling/createMessage",
+                    "params": {"messages": [{"role": "user", "content": text("Generate a greeting")}], "maxTokens": 50},
+                },
+                "client_roots": ASK_ROOTS,
+            }
+            if state is None or verify(state) != name or any(not isinstance(answers.get(k), dict) for k in wanted):
+                return needs(wanted, sign(name))
+            return done("All inputs received")
+        if name == "test_input_required_result_multi_round":
+            step = verify(state) if state is not None else None
+            if step is None or (step == "round-1" and not isinstance(answers.get("step1"), dict)):
+                return needs({"step1": ask("Step 1: What is your name?", "name")}, sign("round-1"))
+            if step == "round-1" or (step == "round-2" and not isinstance(answers.get("step2"), dict)):
+                return needs({"step2": ask("Step 2: What is your favorite color?", "color")}, sign("round-2"))
+            return done("Both rounds complete")
+        if name == "test_input_required_result_capabilities":
+            offered = {
+                key: request
+                for key, request, capability in (
+                    ("user_name", ASK_NAME, "elicitation"),
+                    ("capital_question", ASK_CAPITAL, "sampling"),
+                    ("client_roots", ASK_ROOTS, "roots"),
+                )
+                if capability in declared and not isinstance(answers.get(key), dict)
+            }
+            return needs(offered) if offered else done("Nothing more needed")
+        if name == "test_missing_capability":
+            if "sampling" not in declared:
+                data = {"requiredCapabilities": {"sampling": {}}}
+                raise mcp.ProtocolError(-32021, "Missing required client capability: sampling", data)
+            return done("sampling is declared")
+        if name == "test_streaming_elicitation":
+            return needs({"user_name": ASK_NAME})
+        if name == "test_logging_tool":
+            if meta.get("io.modelcontextprotocol/logLevel") is not None:
+                await self.log("test_logging_tool ran")
+            return done("Logging tool done")
+        if name in ("test_trigger_tool_change", "test_trigger_prompt_change"):
+            kind = "toolsListChanged" if name == "test_trigger_tool_change" else "promptsListChanged"
+            for queue, honoured in LISTENERS:
+                if honoured.get(kind):
+                    queue.put_nowait(kind)
+            return done(f"{kind} announced")
+        arguments = call.get("arguments") or {}
+        return done(f"Headers matched: region={arguments.get('region')}, priority={arguments.get('priority')}")
+
+    async def on_subscriptions_listen(self, params: Any) -> Any:
+        """Acknowledge the filter, then relay list changes until the client closes the stream."""
+        wanted = wire(params).get("notifications") or {}
+        honoured = {k: True for k in ("toolsListChanged", "promptsListChanged") if wanted.get(k) is True}
+        subscription = {"io.modelcontextprotocol/subscriptionId": runtime.REQUEST_ID.get()}
+        await self.notify_subscriptions_acknowledged({"notifications": honoured, "_meta": subscription})
+        queue: asyncio.Queue[str] = asyncio.Queue()
+        entry = (queue, honoured)
+        LISTENERS.append(entry)
+        try:
+            while True:
+                kind = await queue.get()
+                if kind == "toolsListChanged":
+                    await self.notify_tool_list_changed({"_meta": subscription})
+                else:
+                    await self.notify_prompt_list_changed({"_meta": subscription})
+        finally:
+            LISTENERS.remove(entry)
+
     async def on_list_resources(self, params: Any) -> Any:
         """The static resources."""
         return types.ListResourcesResult.model_validate(self.cacheable({"resources": RESOURCES}))
@@ -290,7 +487,8 @@ class EverythingServer(mcp.Server):
             body = {"id": item, "templateTest": True, "data": f"Data for ID: {item}"}
             contents = [{"uri": uri, "mimeType": "application/json", "text": json.dumps(body)}]
         else:
-            raise mcp.ProtocolError(-32002, f"Resource not found: {uri}", {"uri": uri})
+            code = methods.INVALID_PARAMS if STATELESS else -32002
+            raise mcp.ProtocolError(code, f"Resource not found: {uri}", {"uri": uri})
         return types.ReadResourceResult.model_validate(self.cacheable({"contents": contents}))
 
     async def on_subscribe(self, params: Any) -> Any:
@@ -322,6 +520,12 @@ class EverythingServer(mcp.Server):
                 {"role": "user", "content": {"type": "resource", "resource": resource}},
                 {"role": "user", "content": text("Please process the embedded resource above.")},
             ]
+        elif name == "test_input_required_result_prompt" and STATELESS:
+            answer = (call.get("inputResponses") or {}).get("user_context")
+            if not isinstance(answer, dict):
+                return needs({"user_context": ask("What context should the prompt use?", "context")})
+            context = (answer.get("content") or {}).get("context", "")
+            messages = [{"role": "user", "content": text(f"Use this context: {context}")}]
         elif name == "test_prompt_with_image":
             messages = [
                 {"role": "user", "content": {"type": "image", "data": IMAGE, "mimeType": "image/png"}},
