@@ -213,9 +213,10 @@ def test_session_limit_and_idle_sessions_expire(packages: dict[str, ModuleType])
         time.sleep(0.4)
         fresh = client.post(served.url, json=initialize_message("2025-11-25"), headers=post_headers())
         stale = client.post(served.url, json=call_message("echo", {}, 2), headers=post_headers("2025-11-25", opened[0].headers["mcp-session-id"]))
+        assert list(app.sessions) == [fresh.headers["mcp-session-id"]]
     assert fresh.status_code == 200
     assert stale.status_code == 404
-    assert list(app.sessions) == [fresh.headers["mcp-session-id"]]
+    assert app.sessions == {}, "server shutdown (ASGI lifespan) ends every session"
 
 
 def test_resumed_stream_replays_only_after_the_given_event(packages: dict[str, ModuleType]) -> None:
