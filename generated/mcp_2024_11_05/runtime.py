@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from typing import Any, ClassVar, Mapping, Protocol
 
@@ -25,6 +26,14 @@ from .methods import (
 
 PROTOCOL_VERSION = "2024-11-05"
 BATCHING = False
+SUPPORTED_VERSIONS: tuple[str, ...] = ("2024-11-05",)
+"""The protocol versions this package speaks, newest first."""
+STATELESS_VERSIONS: frozenset[str] = frozenset()
+"""The versions of the stateless era: no handshake and no session, each request names its version."""
+NAME_HEADERS: Mapping[str, str] = {}
+"""Request method → the params field its HTTP `Mcp-Name` header mirrors (stateless era)."""
+TOOL_HEADERS: tuple[str, str, str] | None = None
+"""(call, list request, result field) whose tools' `x-mcp-header` arguments travel as `Mcp-Param-*` headers."""
 
 logger = logging.getLogger(__name__.rpartition(".")[0] or __name__)
 
@@ -42,6 +51,13 @@ class Channel(Protocol):
     async def notify(self, method: str, params: dict[str, Any] | None) -> None:
         """Send a notification."""
         ...
+
+
+ROUTE: contextvars.ContextVar[Channel | None] = contextvars.ContextVar("mcp_route", default=None)
+"""The channel of the message being handled when its transport gives each message its own (Streamable HTTP);
+the handler's outgoing messages take it over the attached channel."""
+REQUEST_ID: contextvars.ContextVar[Any] = contextvars.ContextVar("mcp_request_id", default=None)
+"""The id of the request whose handler is running (None outside a request handler)."""
 
 
 def dump(value: Any) -> Any:
@@ -89,7 +105,7 @@ class Peer:
         self.__dict__["_mcp_channel"] = channel
 
     def _channel(self) -> Channel:
-        channel: Channel | None = self.__dict__.get("_mcp_channel")
+        channel: Channel | None = ROUTE.get() or self.__dict__.get("_mcp_channel")
         if channel is None:
             raise ProtocolError(
                 INTERNAL_ERROR, "Not connected: attach a transport or override send_request"
@@ -185,7 +201,11 @@ class Peer:
     async def _answer(
         self, method: str, handler_name: str, request_id: Any, params: Any
     ) -> dict[str, Any] | None:
-        task: asyncio.Future[Any] = asyncio.ensure_future(getattr(self, handler_name)(params))
+        token = REQUEST_ID.set(request_id)
+        try:
+            task: asyncio.Future[Any] = asyncio.ensure_future(getattr(self, handler_name)(params))
+        finally:
+            REQUEST_ID.reset(token)
         self._flights()[request_id] = task
         try:
             result = await task
