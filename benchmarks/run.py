@@ -29,6 +29,7 @@ TARGETS = {
     "all-vs-one": ("<=", 3.0),
     "parse": (">=", 3.0),
     "import": ("<=", 0.8),
+    "http": (">=", 3.0),
 }
 
 
@@ -293,17 +294,27 @@ def bench_import(revisions: tuple[str, ...], reps: int, work: Path, table: Table
         table.add(f"import {package}", f"{m * 1000:.0f} ms", f"{b * 1000:.0f} ms mcp_types", fmt_ratio(m / b, "import"))
 
 
+def bench_http_echo(schema_dir: Path, reps: int, seconds: float, work: Path, table: Table) -> None:
+    """`tools/call` echo over Streamable HTTP under uvicorn: the generated app against the SDK's MCPServer."""
+    from http_bench import VERSION, bench_http
+
+    print("\n== Streamable HTTP (uvicorn, loopback; median req/s) ==", flush=True)
+    out = work / "http"
+    run_child(mcpgen_argv(VERSION, out / ("mcp_" + VERSION.replace("-", "_")), schema_dir))
+    bench_http(out, reps, seconds, lambda what, ours, base, ratio: table.add(what, ours, base, fmt_ratio(ratio, "http")))
+
+
 def main() -> None:
     """Run every benchmark and print a table (also as markdown at the end)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=f"one revision ({QUICK_REVISION}), fewer repetitions")
     parser.add_argument("--schema-dir", type=Path, default=Path(os.environ.get("MCPGEN_SCHEMA_DIR", Path(__file__).resolve().parents[2] / "shared" / "mcp-spec")))
     parser.add_argument("--reps", type=int, help="repetitions per measurement (default 5, quick 3)")
-    parser.add_argument("--only", choices=("generation", "parse", "import"), action="append", help="run only these parts")
+    parser.add_argument("--only", choices=("generation", "parse", "import", "http"), action="append", help="run only these parts")
     args = parser.parse_args()
     reps = args.reps or (3 if args.quick else 5)
     revisions = (QUICK_REVISION,) if args.quick else REVISIONS
-    parts = args.only or ["generation", "parse", "import"]
+    parts = args.only or ["generation", "parse", "import", "http"]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}, reps {reps}")
     table = Table()
     with tempfile.TemporaryDirectory(prefix="mcpgen-bench-") as tmp:
@@ -314,6 +325,8 @@ def main() -> None:
             bench_parse(revisions, args.schema_dir, 0.3 if args.quick else 1.0, reps, work, table)
         if "import" in parts:
             bench_import(revisions, reps, work, table)
+        if "http" in parts:
+            bench_http_echo(args.schema_dir, reps, 1.0 if args.quick else 3.0, work, table)
     print("\n" + table.markdown())
 
 

@@ -249,6 +249,7 @@ async def _respond(
     headers: Iterable[tuple[str, str]] = (),
 ) -> None:
     raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+    raw.append((b"content-length", str(len(body)).encode("ascii")))
     if content_type is not None:
         raw.append((b"content-type", content_type.encode("latin-1")))
     await send({"type": "http.response.start", "status": status, "headers": raw})
