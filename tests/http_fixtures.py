@@ -91,7 +91,7 @@ def tool_server(package: ModuleType, probe: Probe) -> type:
                 answer = runtime.dump(await self.elicit({"mode": "form", "message": "Answer?", "requestedSchema": schema}))
                 return result(json.dumps(answer, sort_keys=True))
             if name == "poll":
-                http.close_sse_stream()
+                await http.close_sse_stream()
                 await asyncio.sleep(float(args.get("seconds", 0.2)))
                 return result("after the poll")
             if name == "flood":

@@ -285,8 +285,9 @@ def test_allow_lists_replace_the_loopback_default(packages: dict[str, ModuleType
     assert (ok.status_code, port_any.status_code, loopback.status_code, origin.status_code) == (200, 200, 403, 403)
 
 
-def test_star_admits_every_host(packages: dict[str, ModuleType]) -> None:
-    app = _app(packages, "2025-11-25", Probe(), allowed_hosts=["*"], allowed_origins=["*"])
+@pytest.mark.parametrize("origins", [["*"], None])
+def test_star_admits_every_host(packages: dict[str, ModuleType], origins: list[str] | None) -> None:
+    app = _app(packages, "2025-11-25", Probe(), allowed_hosts=["*"], allowed_origins=origins)
     with serve(app) as served, httpx_client() as client:
         response = client.post(served.url, json=initialize_message("2025-11-25"), headers={**post_headers(), "host": "anything.example", "origin": "http://x.example"})
     assert response.status_code == 200

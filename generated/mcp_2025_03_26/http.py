@@ -605,7 +605,7 @@ class StreamableHTTP:
         hosts, origins = self.allowed_hosts, self.allowed_origins
         if hosts is None and request.server_host is not None and _is_loopback(request.server_host):
             hosts = LOOPBACK_HOSTS
-        if origins is None and hosts is not None:
+        if origins is None and hosts is not None and "*" not in hosts:
             origins = tuple(f"{scheme}://{h}" for h in hosts for scheme in ("http", "https"))
         host = request.get("host")
         if hosts is not None and (host is None or not _matches(host, hosts, _host_name(host))):
@@ -1006,14 +1006,14 @@ async def _tool_annotations(server: Peer, tool: Any, meta: Any) -> dict[str, tup
     return {}
 
 
-def close_sse_stream() -> bool:
+async def close_sse_stream() -> bool:
     """From inside a handler: end the HTTP connection of its SSE stream now (session era), leaving the stream
     resumable with `Last-Event-ID` after the `retry` delay (SSE polling). False when there is no such stream.
     """
     stream = ROUTE.get()
     if not isinstance(stream, _Stream) or stream.session is None or stream.finished:
         return False
-    asyncio.ensure_future(stream.close())
+    await stream.close()
     return True
 
 

@@ -342,7 +342,7 @@ class EverythingServer(mcp.Server):
                 self.complete({"isError": True, "content": [text("This tool intentionally returns an error for testing")]})
             )
         elif name == "test_reconnection":
-            http.close_sse_stream()
+            await http.close_sse_stream()
             await asyncio.sleep(0.1)
             content = [text("Reconnection test completed successfully.")]
         elif name == "test_sampling":
