@@ -58,6 +58,7 @@ from .runtime import (
     SUPPORTED_VERSIONS,
     TOOL_HEADERS,
     Peer,
+    settle,
 )
 
 Scope = MutableMapping[str, Any]
@@ -260,6 +261,19 @@ async def _respond_json(
     send: Send, status: int, body: Any, headers: Iterable[tuple[str, str]] = ()
 ) -> None:
     await _respond(send, status, _json(body), "application/json", headers)
+
+
+async def _start_sse(send: Send, session_id: str | None) -> Send:
+    """Begin a 200 text/event-stream answer (unbuffered by proxies); the `send` that writes its events."""
+    headers = [
+        (b"content-type", b"text/event-stream"),
+        (b"cache-control", b"no-cache"),
+        (b"x-accel-buffering", b"no"),
+    ]
+    if session_id is not None:
+        headers.append((b"mcp-session-id", session_id.encode("ascii")))
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    return send
 
 
 async def _read_body(receive: Receive, limit: int) -> bytes:
@@ -484,15 +498,7 @@ class _Session:
         if future is None or future.done():
             logger.warning("response to unknown request id %r ignored", response.get("id"))
             return
-        error = response.get("error")
-        if error is None:
-            future.set_result(response.get("result"))
-        elif isinstance(error, Mapping) and isinstance(error.get("code"), int):
-            future.set_exception(
-                ProtocolError(error["code"], str(error.get("message", "")), error.get("data"))
-            )
-        else:
-            future.set_exception(ProtocolError(INTERNAL_ERROR, "Malformed error response", error))
+        settle(future, response)
 
     async def close(self) -> None:
         """End the session: cancel its handlers and its requests to the client, end its streams."""
@@ -749,19 +755,7 @@ class StreamableHTTP:
 
         async def begin() -> Send:
             session.keep(stream)
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 200,
-                    "headers": [
-                        (b"content-type", b"text/event-stream"),
-                        (b"cache-control", b"no-cache"),
-                        (b"x-accel-buffering", b"no"),
-                        (b"mcp-session-id", session.id.encode("ascii")),
-                    ],
-                }
-            )
-            return send
+            return await _start_sse(send, session.id)
 
         stream.start = begin
         token = ROUTE.set(stream)
@@ -810,18 +804,7 @@ class StreamableHTTP:
             stream, after = session.standalone, session.standalone.sent
         if stream.send is not None:
             raise _Reject(409, _error(INVALID_REQUEST, "Conflict: the stream is already connected"))
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [
-                    (b"content-type", b"text/event-stream"),
-                    (b"cache-control", b"no-cache"),
-                    (b"x-accel-buffering", b"no"),
-                    (b"mcp-session-id", session.id.encode("ascii")),
-                ],
-            }
-        )
+        await _start_sse(send, session.id)
         if last is None:
             await send({"type": "http.response.body", "body": stream._prime(), "more_body": True})
         await stream.resume(send, after)
@@ -869,21 +852,7 @@ class StreamableHTTP:
             return
         stream = _Stream(None, "0", self.replay_limit, self.retry_ms)
 
-        async def begin() -> Send:
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 200,
-                    "headers": [
-                        (b"content-type", b"text/event-stream"),
-                        (b"cache-control", b"no-cache"),
-                        (b"x-accel-buffering", b"no"),
-                    ],
-                }
-            )
-            return send
-
-        stream.start = begin
+        stream.start = lambda: _start_sse(send, None)
         server.attach(stream)
         watcher = asyncio.ensure_future(_disconnected(receive))
         watcher.add_done_callback(
@@ -1107,7 +1076,7 @@ class HttpConnection:
         self._tasks: set[asyncio.Future[Any]] = set()
         self._listener: asyncio.Future[Any] | None = None
         self._tools: dict[str, dict[str, tuple[str, ...]]] = {}
-        self._pending: dict[Any, asyncio.Future[dict[str, Any]]] = {}
+        self._pending: dict[Any, asyncio.Future[Any]] = {}
         self._closed = False
 
     def _headers(self, message: Mapping[str, Any] | None) -> dict[str, str]:
@@ -1145,11 +1114,11 @@ class HttpConnection:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         try:
             await self._post(message, future)
-            response = await future
+            result = await future
         except asyncio.CancelledError:
             if not self._closed and method != "initialize" and self.session_id is not None:
                 cancel = {"requestId": request_id, "reason": "cancelled"}
@@ -1157,12 +1126,6 @@ class HttpConnection:
             raise
         finally:
             self._pending.pop(request_id, None)
-        error = response.get("error")
-        if error is not None:
-            if isinstance(error, Mapping) and isinstance(error.get("code"), int):
-                raise ProtocolError(error["code"], str(error.get("message", "")), error.get("data"))
-            raise ProtocolError(INTERNAL_ERROR, "Malformed error response", error)
-        result = response.get("result")
         self._learn(method, result)
         return result
 
@@ -1190,18 +1153,14 @@ class HttpConnection:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(opened.wait(), 10)
 
-    def _settle(
-        self, response: Mapping[str, Any], future: asyncio.Future[dict[str, Any]] | None
-    ) -> None:
+    def _settle(self, response: Mapping[str, Any], future: asyncio.Future[Any] | None) -> None:
         """Hand a response to the request it answers (by id; else to `future`, the request of the POST it came on)."""
         waiting = self._pending.get(response.get("id"))
         target = waiting if waiting is not None else future
         if target is not None and not target.done():
-            target.set_result(dict(response))
+            settle(target, response)
 
-    async def _post(
-        self, message: Mapping[str, Any], future: asyncio.Future[dict[str, Any]] | None
-    ) -> None:
+    async def _post(self, message: Mapping[str, Any], future: asyncio.Future[Any] | None) -> None:
         """POST one message; for a request, read its answer (JSON or SSE, resumed if cut) into `future`."""
         last: list[str | None] = [None]
         async with self.http.stream(

@@ -85,6 +85,19 @@ def overridden_capabilities(
     return found
 
 
+def settle(future: asyncio.Future[Any], response: Mapping[str, Any]) -> None:
+    """Resolve `future` with a JSON-RPC response: its result, or ProtocolError for its error."""
+    error = response.get("error")
+    if error is None:
+        future.set_result(response.get("result"))
+    elif isinstance(error, Mapping) and isinstance(error.get("code"), int):
+        future.set_exception(
+            ProtocolError(error["code"], str(error.get("message", "")), error.get("data"))
+        )
+    else:
+        future.set_exception(ProtocolError(INTERNAL_ERROR, "Malformed error response", error))
+
+
 def _valid_id(value: Any) -> bool:
     return isinstance(value, (str, int)) and not isinstance(value, bool)
 
