@@ -48,7 +48,11 @@ def _post(port: int, message: dict[str, Any], session: str | None) -> tuple[dict
     import http.client
 
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream", "mcp-protocol-version": VERSION}
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": VERSION,
+    }
     if session:
         headers["mcp-session-id"] = session
     connection.request("POST", "/mcp", json.dumps(message), headers)
@@ -71,7 +75,9 @@ def open_session(port: int) -> str:
 async def _worker(port: int, session: str, k: int, until: float) -> tuple[int, int]:
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     text = f"hello {k}"
-    body = json.dumps({"jsonrpc": "2.0", "id": k + 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": text}}}).encode()
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": k + 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": text}}}
+    ).encode()
     request = (
         f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
         f"Accept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\n"
@@ -82,7 +88,14 @@ async def _worker(port: int, session: str, k: int, until: float) -> tuple[int, i
     while time.perf_counter() < until:
         writer.write(request)
         head = await reader.readuntil(b"\r\n\r\n")
-        length = next((int(line.split(b":", 1)[1]) for line in head.lower().split(b"\r\n") if line.startswith(b"content-length:")), None)
+        length = next(
+            (
+                int(line.split(b":", 1)[1])
+                for line in head.lower().split(b"\r\n")
+                if line.startswith(b"content-length:")
+            ),
+            None,
+        )
         if length is not None:
             payload = await reader.readexactly(length)
         else:  # chunked
@@ -120,7 +133,10 @@ def bench_http(package_dir: Path, reps: int, seconds: float, add: Callable[[str,
 
     ports = {"mcpgen": _free_port(), "sdk": _free_port()}
     servers = [
-        _start([sys.executable, str(HERE / "http_servers.py"), "mcpgen", str(ports["mcpgen"]), str(package_dir)], ports["mcpgen"]),
+        _start(
+            [sys.executable, str(HERE / "http_servers.py"), "mcpgen", str(ports["mcpgen"]), str(package_dir)],
+            ports["mcpgen"],
+        ),
         _start([sys.executable, str(HERE / "http_servers.py"), "sdk", str(ports["sdk"])], ports["sdk"]),
     ]
     try:
@@ -136,7 +152,12 @@ def bench_http(package_dir: Path, reps: int, seconds: float, add: Callable[[str,
             server.terminate()
             server.wait(30)
     ours, base = statistics.median(results["mcpgen"]), statistics.median(results["sdk"])
-    add(f"tools/call echo over HTTP {VERSION} (uvicorn)", f"{ours / 1000:.2f}k req/s", f"{base / 1000:.2f}k MCPServer", ours / base)
+    add(
+        f"tools/call echo over HTTP {VERSION} (uvicorn)",
+        f"{ours / 1000:.2f}k req/s",
+        f"{base / 1000:.2f}k MCPServer",
+        ours / base,
+    )
 
 
 if __name__ == "__main__":

@@ -19,7 +19,9 @@ def mcpgen_app(package_dir: str) -> Any:
 
     class Echo(Server):
         async def on_list_tools(self, params: Any) -> types.ListToolsResult:
-            return types.ListToolsResult.model_validate({"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]})
+            return types.ListToolsResult.model_validate(
+                {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+            )
 
         async def on_call_tool(self, params: types.CallToolRequestParams) -> types.CallToolResult:
             text = str((params.arguments or {}).get("text", ""))

@@ -49,7 +49,9 @@ def _tool_headers(protocol: ir.Protocol) -> tuple[str, str, str] | None:
             m.name
             for m in protocol.methods
             if _name_field(protocol, m) == "name"
-            and any(f.wire_name == "arguments" and f.type == ir.DictOf(ir.AnyType()) for f in _fields(protocol, m.params))
+            and any(
+                f.wire_name == "arguments" and f.type == ir.DictOf(ir.AnyType()) for f in _fields(protocol, m.params)
+            )
         ),
         None,
     )
@@ -67,7 +69,5 @@ def http_view(protocol: ir.Protocol) -> HttpView:
     stateless = request_meta(protocol)
     if not stateless:
         return HttpView(False, (), None)
-    names = tuple(
-        (m.name, field) for m in protocol.methods if (field := _name_field(protocol, m)) is not None
-    )
+    names = tuple((m.name, field) for m in protocol.methods if (field := _name_field(protocol, m)) is not None)
     return HttpView(True, names, _tool_headers(protocol))

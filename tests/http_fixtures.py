@@ -84,11 +84,15 @@ def tool_server(package: ModuleType, probe: Probe) -> type:
                 return result(tag)
             if name == "progress":
                 for step in (1, 2, 3):
-                    await self.notify_progress({"progressToken": meta.get("progressToken", 0), "progress": step, "total": 3})
+                    await self.notify_progress(
+                        {"progressToken": meta.get("progressToken", 0), "progress": step, "total": 3}
+                    )
                 return result("done")
             if name == "ask":
                 schema = {"type": "object", "properties": {"answer": {"type": "string"}}}
-                answer = runtime.dump(await self.elicit({"mode": "form", "message": "Answer?", "requestedSchema": schema}))
+                answer = runtime.dump(
+                    await self.elicit({"mode": "form", "message": "Answer?", "requestedSchema": schema})
+                )
                 return result(json.dumps(answer, sort_keys=True))
             if name == "poll":
                 await http.close_sse_stream()
@@ -111,6 +115,13 @@ def tool_server(package: ModuleType, probe: Probe) -> type:
     return ToolServer
 
 
+def tool_app(packages: dict[str, ModuleType], revision: str, probe: Probe, **options: Any) -> Any:
+    """The Streamable HTTP app of `revision`'s package serving the tool server."""
+    package = packages[revision]
+    http = importlib.import_module(f"{package.__name__}.http")
+    return http.streamable_http_app(tool_server(package, probe), **options)
+
+
 def post_headers(version: str | None = None, session: str | None = None, **extra: str) -> dict[str, str]:
     """Headers of a well-formed POST."""
     headers = {"content-type": "application/json", "accept": ACCEPT}
@@ -124,7 +135,11 @@ def post_headers(version: str | None = None, session: str | None = None, **extra
 
 def initialize_message(version: str, request_id: int = 1) -> dict[str, Any]:
     """A client's initialize request for `version`."""
-    params = {"protocolVersion": version, "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "1"}}
+    params = {
+        "protocolVersion": version,
+        "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "t", "version": "1"},
+    }
     return {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": params}
 
 

@@ -75,7 +75,9 @@ def test_session_era_round_trips(packages: dict[str, ModuleType]) -> None:
     assert "echo" in answers["tools"]
     assert answers["echo"] == '{"k": "v"}'
     assert answers["asked"] == {"action": "accept", "content": {"answer": "yes"}}
-    assert answers["progress"] == "done" and [s for s in seen if s[0] == "progress"] == [("progress", p) for p in (1, 2, 3)]
+    assert answers["progress"] == "done" and [s for s in seen if s[0] == "progress"] == [
+        ("progress", p) for p in (1, 2, 3)
+    ]
     assert answers["polled"] == "after the poll", "the answer arrives on the resumed stream"
     assert ("elicit", "Answer?") in seen and ("tools changed", None) in seen
 
@@ -161,6 +163,8 @@ def test_httpx_is_needed_only_by_connect_http(generated_root: Path) -> None:
         "except ImportError as exc:\n"
         "    print(exc)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], cwd=generated_root, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=generated_root, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     assert "pip install httpx" in done.stdout

@@ -4,7 +4,6 @@ clients that go away mid-stream (no task left behind, memory bounded by the repl
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import time
 from pathlib import Path
@@ -14,20 +13,16 @@ from typing import Any, Callable
 import httpx
 import pytest
 
-from http_fixtures import Probe, call_message, initialize_message, post_headers, stateless_message, tool_server
+from http_fixtures import Probe, call_message, initialize_message, post_headers, stateless_message, tool_app
 from httpserve import serve, sse_events, wire_check
-
-
-def _app(packages: dict[str, ModuleType], revision: str, probe: Probe, **options: Any) -> Any:
-    package = packages[revision]
-    http = importlib.import_module(f"{package.__name__}.http")
-    return http.streamable_http_app(tool_server(package, probe), **options)
 
 
 async def _session(client: httpx.AsyncClient, url: str) -> str:
     response = await client.post(url, json=initialize_message("2025-11-25"), headers=post_headers())
     session: str = response.headers["mcp-session-id"]
-    done = await client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=post_headers("2025-11-25", session))
+    done = await client.post(
+        url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=post_headers("2025-11-25", session)
+    )
     assert done.status_code == 202
     return session
 
@@ -42,7 +37,7 @@ def _wait_for(condition: Callable[[], bool], timeout: float = 10) -> None:
 def test_many_sessions_with_many_requests_in_flight(packages: dict[str, ModuleType], schema_dir: Path) -> None:
     check = wire_check(schema_dir, "2025-11-25")
     probe = Probe()
-    app = _app(packages, "2025-11-25", probe)
+    app = tool_app(packages, "2025-11-25", probe)
     sessions, per_session = 20, 10
 
     async def run(url: str) -> list[tuple[str, int, dict[str, Any]]]:
@@ -77,14 +72,16 @@ def test_many_sessions_with_many_requests_in_flight(packages: dict[str, ModuleTy
 def test_stateless_requests_in_flight_at_once(packages: dict[str, ModuleType], schema_dir: Path) -> None:
     check = wire_check(schema_dir, "2026-07-28")
     probe = Probe()
-    app = _app(packages, "2026-07-28", probe)
+    app = tool_app(packages, "2026-07-28", probe)
     count = 100
 
     async def run(url: str) -> list[dict[str, Any]]:
         async with httpx.AsyncClient(limits=httpx.Limits(max_connections=count + 10), timeout=30) as client:
 
             async def call(n: int) -> dict[str, Any]:
-                message = stateless_message("tools/call", {"name": "slow", "arguments": {"tag": str(n), "seconds": 0.2}}, "2026-07-28", n)
+                message = stateless_message(
+                    "tools/call", {"name": "slow", "arguments": {"tag": str(n), "seconds": 0.2}}, "2026-07-28", n
+                )
                 headers = post_headers("2026-07-28", mcp_method="tools/call", mcp_name="slow")
                 response = await client.post(url, json=message, headers=headers)
                 body: dict[str, Any] = response.json()
@@ -104,16 +101,22 @@ def test_stateless_requests_in_flight_at_once(packages: dict[str, ModuleType], s
 
 def test_cancelled_notification_stops_the_handler(packages: dict[str, ModuleType]) -> None:
     probe = Probe()
-    app = _app(packages, "2025-11-25", probe)
+    app = tool_app(packages, "2025-11-25", probe)
 
     async def run(url: str) -> httpx.Response:
         async with httpx.AsyncClient(timeout=30) as client:
             session = await _session(client, url)
             headers = post_headers("2025-11-25", session)
-            slow = asyncio.ensure_future(client.post(url, json=call_message("slow", {"tag": "c", "seconds": 30}, 7), headers=headers))
+            slow = asyncio.ensure_future(
+                client.post(url, json=call_message("slow", {"tag": "c", "seconds": 30}, 7), headers=headers)
+            )
             while "c" not in probe.started:
                 await asyncio.sleep(0.01)
-            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7, "reason": "test"}}
+            cancel = {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": 7, "reason": "test"},
+            }
             accepted = await client.post(url, json=cancel, headers=headers)
             assert accepted.status_code == 202
             return await asyncio.wait_for(slow, 10)
@@ -128,10 +131,12 @@ def test_cancelled_notification_stops_the_handler(packages: dict[str, ModuleType
 
 def test_stateless_disconnect_cancels_the_handler(packages: dict[str, ModuleType]) -> None:
     probe = Probe()
-    app = _app(packages, "2026-07-28", probe)
+    app = tool_app(packages, "2026-07-28", probe)
 
     async def run(url: str) -> None:
-        message = stateless_message("tools/call", {"name": "slow", "arguments": {"tag": "gone", "seconds": 30}}, "2026-07-28")
+        message = stateless_message(
+            "tools/call", {"name": "slow", "arguments": {"tag": "gone", "seconds": 30}}, "2026-07-28"
+        )
         headers = post_headers("2026-07-28", mcp_method="tools/call", mcp_name="slow")
         async with httpx.AsyncClient(timeout=30) as client:
             request = asyncio.ensure_future(client.post(url, json=message, headers=headers))
@@ -152,14 +157,16 @@ def test_stateless_disconnect_cancels_the_handler(packages: dict[str, ModuleType
 def test_session_client_leaving_mid_stream_keeps_memory_bounded(packages: dict[str, ModuleType]) -> None:
     probe = Probe()
     limit = 32
-    app = _app(packages, "2025-11-25", probe, replay_limit=limit)
+    app = tool_app(packages, "2025-11-25", probe, replay_limit=limit)
     count = 2000
 
     async def run(url: str) -> str:
         async with httpx.AsyncClient(timeout=30) as client:
             session = await _session(client, url)
             message = call_message("flood", {"tag": "f", "count": count, "pause": 0.0005}, 3)
-            async with client.stream("POST", url, json=message, headers=post_headers("2025-11-25", session)) as response:
+            async with client.stream(
+                "POST", url, json=message, headers=post_headers("2025-11-25", session)
+            ) as response:
                 seen = 0
                 async for line in response.aiter_lines():
                     seen += line.startswith("data: {")
@@ -182,10 +189,12 @@ def test_session_client_leaving_mid_stream_keeps_memory_bounded(packages: dict[s
 
 def test_stateless_client_leaving_mid_stream_cancels_the_handler(packages: dict[str, ModuleType]) -> None:
     probe = Probe()
-    app = _app(packages, "2026-07-28", probe)
+    app = tool_app(packages, "2026-07-28", probe)
 
     async def run(url: str) -> None:
-        message = stateless_message("tools/call", {"name": "flood", "arguments": {"tag": "s", "count": 100000, "pause": 0.001}}, "2026-07-28")
+        message = stateless_message(
+            "tools/call", {"name": "flood", "arguments": {"tag": "s", "count": 100000, "pause": 0.001}}, "2026-07-28"
+        )
         headers = post_headers("2026-07-28", mcp_method="tools/call", mcp_name="flood")
         async with httpx.AsyncClient(timeout=30) as client:
             async with client.stream("POST", url, json=message, headers=headers) as response:
@@ -205,14 +214,20 @@ def test_stateless_client_leaving_mid_stream_cancels_the_handler(packages: dict[
 
 
 def test_session_limit_and_idle_sessions_expire(packages: dict[str, ModuleType]) -> None:
-    app = _app(packages, "2025-11-25", Probe(), max_sessions=3, session_timeout=0.3)
+    app = tool_app(packages, "2025-11-25", Probe(), max_sessions=3, session_timeout=0.3)
     with serve(app) as served, httpx.Client() as client:
-        opened = [client.post(served.url, json=initialize_message("2025-11-25"), headers=post_headers()) for _ in range(4)]
+        opened = [
+            client.post(served.url, json=initialize_message("2025-11-25"), headers=post_headers()) for _ in range(4)
+        ]
         assert [r.status_code for r in opened] == [200, 200, 200, 503]
         assert opened[3].headers["retry-after"] == "1"
         time.sleep(0.4)
         fresh = client.post(served.url, json=initialize_message("2025-11-25"), headers=post_headers())
-        stale = client.post(served.url, json=call_message("echo", {}, 2), headers=post_headers("2025-11-25", opened[0].headers["mcp-session-id"]))
+        stale = client.post(
+            served.url,
+            json=call_message("echo", {}, 2),
+            headers=post_headers("2025-11-25", opened[0].headers["mcp-session-id"]),
+        )
         assert list(app.sessions) == [fresh.headers["mcp-session-id"]]
     assert fresh.status_code == 200
     assert stale.status_code == 404
@@ -220,7 +235,7 @@ def test_session_limit_and_idle_sessions_expire(packages: dict[str, ModuleType])
 
 
 def test_resumed_stream_replays_only_after_the_given_event(packages: dict[str, ModuleType]) -> None:
-    app = _app(packages, "2025-11-25", Probe(), replay_limit=1000)
+    app = tool_app(packages, "2025-11-25", Probe(), replay_limit=1000)
 
     async def run(url: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         async with httpx.AsyncClient(timeout=30) as client:
@@ -229,7 +244,9 @@ def test_resumed_stream_replays_only_after_the_given_event(packages: dict[str, M
             full = await client.post(url, json=message, headers=post_headers("2025-11-25", session))
             events = sse_events(full.text)
             middle = events[10]["id"]
-            again = await client.get(url, headers={"accept": "text/event-stream", "mcp-session-id": session, "last-event-id": middle})
+            again = await client.get(
+                url, headers={"accept": "text/event-stream", "mcp-session-id": session, "last-event-id": middle}
+            )
             return events, sse_events(again.text)
 
     with serve(app) as served:

@@ -7,7 +7,6 @@ may leave an error (a traceback) in the server's log.
 from __future__ import annotations
 
 import base64
-import importlib
 import json
 import logging
 from pathlib import Path
@@ -23,7 +22,7 @@ from http_fixtures import (
     initialize_message,
     post_headers,
     stateless_message,
-    tool_server,
+    tool_app,
 )
 from httpserve import Served, serve, sse_events, wire_check
 
@@ -39,17 +38,11 @@ def no_tracebacks(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     assert not errors, [r.getMessage() for r in errors]
 
 
-def _app(packages: dict[str, ModuleType], revision: str, probe: Probe, **options: Any) -> Any:
-    package = packages[revision]
-    http = importlib.import_module(f"{package.__name__}.http")
-    return http.streamable_http_app(tool_server(package, probe), **options)
-
-
 @pytest.fixture(scope="module")
 def session_era(packages: dict[str, ModuleType]) -> Iterator[tuple[Served, Any, Probe]]:
     """The 2025-11-25 tool server, served."""
     probe = Probe()
-    app = _app(packages, "2025-11-25", probe, retry_ms=300)
+    app = tool_app(packages, "2025-11-25", probe, retry_ms=300)
     with serve(app) as served:
         yield served, app, probe
 
@@ -58,7 +51,7 @@ def session_era(packages: dict[str, ModuleType]) -> Iterator[tuple[Served, Any, 
 def stateless_era(packages: dict[str, ModuleType]) -> Iterator[tuple[Served, Any, Probe]]:
     """The 2026-07-28 tool server, served."""
     probe = Probe()
-    app = _app(packages, "2026-07-28", probe)
+    app = tool_app(packages, "2026-07-28", probe)
     with serve(app) as served:
         yield served, app, probe
 
@@ -90,7 +83,9 @@ def _start(client: httpx.Client, url: str, check: Callable[[Any], None]) -> str:
     return session
 
 
-def _refused(response: httpx.Response, status: int, check: Callable[[Any], None] | None, code: int | None = None) -> dict[str, Any]:
+def _refused(
+    response: httpx.Response, status: int, check: Callable[[Any], None] | None, code: int | None = None
+) -> dict[str, Any]:
     assert response.status_code == status, (response.status_code, response.text)
     body: dict[str, Any] = response.json() if response.content else {}
     if check is not None and body:
@@ -110,7 +105,9 @@ def test_wrong_path_is_404(session_era: tuple[Served, Any, Probe]) -> None:
     assert response.status_code == 404
 
 
-def test_other_methods_are_405_with_allow(session_era: tuple[Served, Any, Probe], stateless_era: tuple[Served, Any, Probe]) -> None:
+def test_other_methods_are_405_with_allow(
+    session_era: tuple[Served, Any, Probe], stateless_era: tuple[Served, Any, Probe]
+) -> None:
     with httpx_client() as client:
         put = client.put(session_era[0].url, json={}, headers=post_headers())
         assert put.status_code == 405 and set(put.headers["allow"].split(", ")) == {"GET", "POST", "DELETE"}
@@ -120,7 +117,9 @@ def test_other_methods_are_405_with_allow(session_era: tuple[Served, Any, Probe]
 
 
 @pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", ""])
-def test_wrong_content_type_is_415(session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None], content_type: str) -> None:
+def test_wrong_content_type_is_415(
+    session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None], content_type: str
+) -> None:
     served, _, _ = session_era
     headers = post_headers()
     headers["content-type"] = content_type
@@ -130,7 +129,9 @@ def test_wrong_content_type_is_415(session_era: tuple[Served, Any, Probe], check
 
 
 @pytest.mark.parametrize("accept", ["application/json", "text/event-stream", "text/html", ""])
-def test_post_must_accept_json_and_sse(session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None], accept: str) -> None:
+def test_post_must_accept_json_and_sse(
+    session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None], accept: str
+) -> None:
     served, _, _ = session_era
     headers = post_headers()
     headers["accept"] = accept
@@ -157,7 +158,9 @@ def test_get_must_accept_sse(session_era: tuple[Served, Any, Probe], check_2025:
 
 
 @pytest.mark.parametrize("body", [b"{not json", b"", b"\xff\xfe\x00", b'{"jsonrpc": "2.0", "id": 1, "method": '])
-def test_malformed_body_is_parse_error(session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None], body: bytes) -> None:
+def test_malformed_body_is_parse_error(
+    session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None], body: bytes
+) -> None:
     served, _, _ = session_era
     with httpx_client() as client:
         response = client.post(served.url, content=body, headers=post_headers())
@@ -165,7 +168,9 @@ def test_malformed_body_is_parse_error(session_era: tuple[Served, Any, Probe], c
 
 
 @pytest.mark.parametrize("body", [b"42", b'"text"', b"null", b'{"jsonrpc": "2.0"}'])
-def test_invalid_message_is_refused(session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None], body: bytes) -> None:
+def test_invalid_message_is_refused(
+    session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None], body: bytes
+) -> None:
     served, _, _ = session_era
     with httpx_client() as client:
         session = _start(client, served.url, check_2025)
@@ -174,19 +179,25 @@ def test_invalid_message_is_refused(session_era: tuple[Served, Any, Probe], chec
 
 
 def test_body_over_the_limit_is_413(packages: dict[str, ModuleType], check_2025: Callable[[Any], None]) -> None:
-    app = _app(packages, "2025-11-25", Probe(), max_body=1000)
+    app = tool_app(packages, "2025-11-25", Probe(), max_body=1000)
     big = initialize_message("2025-11-25")
     big["params"]["clientInfo"]["name"] = "x" * 2000
     with serve(app) as served, httpx_client() as client:
         declared = client.post(served.url, json=big, headers=post_headers())
-        chunked = client.post(served.url, content=iter([json.dumps(big).encode()[:600], json.dumps(big).encode()[600:]]), headers=post_headers())
+        chunked = client.post(
+            served.url,
+            content=iter([json.dumps(big).encode()[:600], json.dumps(big).encode()[600:]]),
+            headers=post_headers(),
+        )
         small = client.post(served.url, json=initialize_message("2025-11-25"), headers=post_headers())
     _refused(declared, 413, check_2025, -32600)
     _refused(chunked, 413, check_2025, -32600)
     assert small.status_code == 200
 
 
-def test_batch_refused_where_the_revision_has_none(session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None]) -> None:
+def test_batch_refused_where_the_revision_has_none(
+    session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None]
+) -> None:
     served, _, _ = session_era
     with httpx_client() as client:
         session = _start(client, served.url, check_2025)
@@ -197,11 +208,17 @@ def test_batch_refused_where_the_revision_has_none(session_era: tuple[Served, An
 
 def test_batches_served_where_the_revision_has_them(packages: dict[str, ModuleType], schema_dir: Path) -> None:
     check = wire_check(schema_dir, "2025-03-26")
-    with serve(_app(packages, "2025-03-26", Probe())) as served, httpx_client() as client:
+    with serve(tool_app(packages, "2025-03-26", Probe())) as served, httpx_client() as client:
         init = client.post(served.url, json=initialize_message("2025-03-26"), headers=post_headers())
         session = init.headers["mcp-session-id"]
-        in_batch = client.post(served.url, json=[initialize_message("2025-03-26", 5)], headers=post_headers(session=session))
-        batch = [call_message("echo", {"n": 1}, 2), {"jsonrpc": "2.0", "method": "notifications/initialized"}, call_message("echo", {"n": 2}, 3)]
+        in_batch = client.post(
+            served.url, json=[initialize_message("2025-03-26", 5)], headers=post_headers(session=session)
+        )
+        batch = [
+            call_message("echo", {"n": 1}, 2),
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            call_message("echo", {"n": 2}, 3),
+        ]
         answered = client.post(served.url, json=batch, headers=post_headers("2025-03-26", session))
     _refused(in_batch, 400, None, -32600)
     assert answered.status_code == 200
@@ -209,12 +226,18 @@ def test_batches_served_where_the_revision_has_them(packages: dict[str, ModuleTy
     assert sorted(r["id"] for r in answered.json()) == [2, 3]
 
 
-def test_session_required_and_unknown_sessions_404(session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None]) -> None:
+def test_session_required_and_unknown_sessions_404(
+    session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None]
+) -> None:
     served, _, _ = session_era
     with httpx_client() as client:
         missing = client.post(served.url, json=call_message("echo", {}, 2), headers=post_headers("2025-11-25"))
-        unknown = client.post(served.url, json=call_message("echo", {}, 2), headers=post_headers("2025-11-25", "no-such-session"))
-        get_unknown = client.get(served.url, headers={"accept": "text/event-stream", "mcp-session-id": "no-such-session"})
+        unknown = client.post(
+            served.url, json=call_message("echo", {}, 2), headers=post_headers("2025-11-25", "no-such-session")
+        )
+        get_unknown = client.get(
+            served.url, headers={"accept": "text/event-stream", "mcp-session-id": "no-such-session"}
+        )
         delete_missing = client.delete(served.url)
     _refused(missing, 400, check_2025, -32600)
     _refused(unknown, 404, check_2025)
@@ -237,7 +260,9 @@ def test_delete_ends_the_session(session_era: tuple[Served, Any, Probe], check_2
 
 
 @pytest.mark.parametrize("version", ["1999-01-01", "2026-07-28", "garbage", ""])
-def test_unsupported_protocol_version_header_is_400(session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None], version: str) -> None:
+def test_unsupported_protocol_version_header_is_400(
+    session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None], version: str
+) -> None:
     served, _, _ = session_era
     with httpx_client() as client:
         session = _start(client, served.url, check_2025)
@@ -246,11 +271,15 @@ def test_unsupported_protocol_version_header_is_400(session_era: tuple[Served, A
 
 
 @pytest.mark.parametrize("version", [None, "2025-11-25", "2025-03-26"])
-def test_session_version_header_absent_negotiated_or_the_assumed_default(session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None], version: str | None) -> None:
+def test_session_version_header_absent_negotiated_or_the_assumed_default(
+    session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None], version: str | None
+) -> None:
     served, _, _ = session_era
     with httpx_client() as client:
         session = _start(client, served.url, check_2025)
-        response = client.post(served.url, json=call_message("echo", {"v": 1}, 2), headers=post_headers(version, session))
+        response = client.post(
+            served.url, json=call_message("echo", {"v": 1}, 2), headers=post_headers(version, session)
+        )
     assert response.status_code == 200
     check_2025(response.json())
 
@@ -266,7 +295,9 @@ def test_session_version_header_absent_negotiated_or_the_assumed_default(session
         ({"host": "[::1]", "origin": "https://localhost"}, 200),
     ],
 )
-def test_loopback_servers_refuse_foreign_host_and_origin(session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None], headers: dict[str, str], status: int) -> None:
+def test_loopback_servers_refuse_foreign_host_and_origin(
+    session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None], headers: dict[str, str], status: int
+) -> None:
     served, _, _ = session_era
     with httpx_client() as client:
         response = client.post(served.url, json=initialize_message("2025-11-25"), headers={**post_headers(), **headers})
@@ -275,21 +306,35 @@ def test_loopback_servers_refuse_foreign_host_and_origin(session_era: tuple[Serv
 
 
 def test_allow_lists_replace_the_loopback_default(packages: dict[str, ModuleType]) -> None:
-    app = _app(packages, "2025-11-25", Probe(), allowed_hosts=["mcp.example.com"], allowed_origins=["https://app.example.com"])
+    app = tool_app(
+        packages, "2025-11-25", Probe(), allowed_hosts=["mcp.example.com"], allowed_origins=["https://app.example.com"]
+    )
     message = initialize_message("2025-11-25")
     with serve(app) as served, httpx_client() as client:
-        ok = client.post(served.url, json=message, headers={**post_headers(), "host": "mcp.example.com", "origin": "https://app.example.com"})
+        ok = client.post(
+            served.url,
+            json=message,
+            headers={**post_headers(), "host": "mcp.example.com", "origin": "https://app.example.com"},
+        )
         port_any = client.post(served.url, json=message, headers={**post_headers(), "host": "mcp.example.com:8443"})
         loopback = client.post(served.url, json=message, headers={**post_headers(), "host": "localhost"})
-        origin = client.post(served.url, json=message, headers={**post_headers(), "host": "mcp.example.com", "origin": "http://localhost"})
+        origin = client.post(
+            served.url,
+            json=message,
+            headers={**post_headers(), "host": "mcp.example.com", "origin": "http://localhost"},
+        )
     assert (ok.status_code, port_any.status_code, loopback.status_code, origin.status_code) == (200, 200, 403, 403)
 
 
 @pytest.mark.parametrize("origins", [["*"], None])
 def test_star_admits_every_host(packages: dict[str, ModuleType], origins: list[str] | None) -> None:
-    app = _app(packages, "2025-11-25", Probe(), allowed_hosts=["*"], allowed_origins=origins)
+    app = tool_app(packages, "2025-11-25", Probe(), allowed_hosts=["*"], allowed_origins=origins)
     with serve(app) as served, httpx_client() as client:
-        response = client.post(served.url, json=initialize_message("2025-11-25"), headers={**post_headers(), "host": "anything.example", "origin": "http://x.example"})
+        response = client.post(
+            served.url,
+            json=initialize_message("2025-11-25"),
+            headers={**post_headers(), "host": "anything.example", "origin": "http://x.example"},
+        )
     assert response.status_code == 200
 
 
@@ -305,7 +350,9 @@ def _stateless_headers(message: dict[str, Any], **extra: str) -> dict[str, str]:
     return headers
 
 
-def test_stateless_request_is_answered_without_a_session(stateless_era: tuple[Served, Any, Probe], check_2026: Callable[[Any], None]) -> None:
+def test_stateless_request_is_answered_without_a_session(
+    stateless_era: tuple[Served, Any, Probe], check_2026: Callable[[Any], None]
+) -> None:
     served, app, _ = stateless_era
     message = stateless_message("tools/call", {"name": "echo", "arguments": {"a": 1}}, "2026-07-28")
     with httpx_client() as client:
@@ -330,7 +377,13 @@ def test_stateless_request_is_answered_without_a_session(stateless_era: tuple[Se
         ({"mcp-name": "=?base64?not base64?="}, 400, -32020),
     ],
 )
-def test_stateless_headers_must_match_the_body(stateless_era: tuple[Served, Any, Probe], check_2026: Callable[[Any], None], change: dict[str, str | None], status: int, code: int | None) -> None:
+def test_stateless_headers_must_match_the_body(
+    stateless_era: tuple[Served, Any, Probe],
+    check_2026: Callable[[Any], None],
+    change: dict[str, str | None],
+    status: int,
+    code: int | None,
+) -> None:
     served, _, _ = stateless_era
     message = stateless_message("tools/call", {"name": "echo", "arguments": {}}, "2026-07-28", request_id=7)
     headers: dict[str, str] = _stateless_headers(message)
@@ -347,7 +400,9 @@ def test_stateless_headers_must_match_the_body(stateless_era: tuple[Served, Any,
         assert body["error"]["data"] == {"supported": ["2026-07-28"], "requested": "2099-01-01"}
 
 
-def test_unsupported_body_version_is_refused(stateless_era: tuple[Served, Any, Probe], check_2026: Callable[[Any], None]) -> None:
+def test_unsupported_body_version_is_refused(
+    stateless_era: tuple[Served, Any, Probe], check_2026: Callable[[Any], None]
+) -> None:
     served, _, _ = stateless_era
     message = stateless_message("tools/list", {}, "2099-01-01")
     with httpx_client() as client:
@@ -360,7 +415,11 @@ def test_unsupported_body_version_is_refused(stateless_era: tuple[Served, Any, P
     [
         ({"region": "eu-west", "count": 3}, {"mcp-param-region": "eu-west", "mcp-param-count": "3"}, 200),
         ({"region": "eu-west"}, {"Mcp-Param-Region": "eu-west"}, 200),
-        ({"region": "Grüße"}, {"mcp-param-region": "=?base64?" + base64.b64encode("Grüße".encode()).decode() + "?="}, 200),
+        (
+            {"region": "Grüße"},
+            {"mcp-param-region": "=?base64?" + base64.b64encode("Grüße".encode()).decode() + "?="},
+            200,
+        ),
         ({"count": 42}, {"mcp-param-count": "42.0"}, 200),
         ({}, {}, 200),
         ({"region": "eu-west"}, {}, 400),
@@ -369,7 +428,13 @@ def test_unsupported_body_version_is_refused(stateless_era: tuple[Served, Any, P
         ({"region": "eu-west"}, {"mcp-param-region": "=?base64?!!!?="}, 400),
     ],
 )
-def test_x_mcp_header_arguments_must_arrive_as_headers(stateless_era: tuple[Served, Any, Probe], check_2026: Callable[[Any], None], arguments: dict[str, Any], headers: dict[str, str], status: int) -> None:
+def test_x_mcp_header_arguments_must_arrive_as_headers(
+    stateless_era: tuple[Served, Any, Probe],
+    check_2026: Callable[[Any], None],
+    arguments: dict[str, Any],
+    headers: dict[str, str],
+    status: int,
+) -> None:
     served, _, _ = stateless_era
     message = stateless_message("tools/call", {"name": "headers", "arguments": arguments}, "2026-07-28")
     with httpx_client() as client:
@@ -377,17 +442,23 @@ def test_x_mcp_header_arguments_must_arrive_as_headers(stateless_era: tuple[Serv
     _refused(response, status, check_2026, -32020 if status == 400 else None)
 
 
-def test_stateless_refuses_batches_and_responses(stateless_era: tuple[Served, Any, Probe], check_2026: Callable[[Any], None]) -> None:
+def test_stateless_refuses_batches_and_responses(
+    stateless_era: tuple[Served, Any, Probe], check_2026: Callable[[Any], None]
+) -> None:
     served, _, _ = stateless_era
     message = stateless_message("tools/list", {}, "2026-07-28")
     with httpx_client() as client:
         batch = client.post(served.url, json=[message], headers=_stateless_headers(message))
-        response = client.post(served.url, json={"jsonrpc": "2.0", "id": 1, "result": {}}, headers=post_headers("2026-07-28"))
+        response = client.post(
+            served.url, json={"jsonrpc": "2.0", "id": 1, "result": {}}, headers=post_headers("2026-07-28")
+        )
     _refused(batch, 400, check_2026, -32600)
     _refused(response, 400, check_2026, -32600)
 
 
-def test_unknown_method_is_404_in_the_stateless_era(stateless_era: tuple[Served, Any, Probe], check_2026: Callable[[Any], None]) -> None:
+def test_unknown_method_is_404_in_the_stateless_era(
+    stateless_era: tuple[Served, Any, Probe], check_2026: Callable[[Any], None]
+) -> None:
     served, _, _ = stateless_era
     message = stateless_message("no/such/method", {}, "2026-07-28", request_id=9)
     with httpx_client() as client:
@@ -395,7 +466,9 @@ def test_unknown_method_is_404_in_the_stateless_era(stateless_era: tuple[Served,
     assert _refused(response, 404, check_2026, -32601)["id"] == 9
 
 
-def test_stateless_progress_streams_then_answers(stateless_era: tuple[Served, Any, Probe], check_2026: Callable[[Any], None]) -> None:
+def test_stateless_progress_streams_then_answers(
+    stateless_era: tuple[Served, Any, Probe], check_2026: Callable[[Any], None]
+) -> None:
     served, _, _ = stateless_era
     message = stateless_message("tools/call", {"name": "progress", "arguments": {}}, "2026-07-28")
     message["params"]["_meta"]["progressToken"] = "p1"
@@ -412,12 +485,20 @@ def test_stateless_progress_streams_then_answers(stateless_era: tuple[Served, An
 # --- answers, SSE and resumption (session era) ---------------------------------------------------
 
 
-def test_quiet_handler_answers_json_chatty_handler_answers_sse(session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None]) -> None:
+def test_quiet_handler_answers_json_chatty_handler_answers_sse(
+    session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None]
+) -> None:
     served, _, _ = session_era
     with httpx_client() as client:
         session = _start(client, served.url, check_2025)
-        quiet = client.post(served.url, json=call_message("echo", {"x": 1}, 2), headers=post_headers("2025-11-25", session))
-        chatty = client.post(served.url, json=call_message("progress", {}, 3, progressToken=5), headers=post_headers("2025-11-25", session))
+        quiet = client.post(
+            served.url, json=call_message("echo", {"x": 1}, 2), headers=post_headers("2025-11-25", session)
+        )
+        chatty = client.post(
+            served.url,
+            json=call_message("progress", {}, 3, progressToken=5),
+            headers=post_headers("2025-11-25", session),
+        )
     assert quiet.headers["content-type"] == "application/json"
     check_2025(quiet.json())
     assert chatty.headers["content-type"] == "text/event-stream"
@@ -434,7 +515,9 @@ def test_quiet_handler_answers_json_chatty_handler_answers_sse(session_era: tupl
     assert messages[-1]["id"] == 3
 
 
-def test_server_request_on_the_post_stream_and_the_posted_answer(session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None]) -> None:
+def test_server_request_on_the_post_stream_and_the_posted_answer(
+    session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None]
+) -> None:
     served, _, _ = session_era
     with httpx_client() as client:
         session = _start(client, served.url, check_2025)
@@ -459,15 +542,24 @@ def test_server_request_on_the_post_stream_and_the_posted_answer(session_era: tu
     assert json.loads(final["result"]["content"][0]["text"]) == {"action": "accept", "content": {"answer": "42"}}
 
 
-def test_closed_stream_resumes_with_last_event_id(session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None]) -> None:
+def test_closed_stream_resumes_with_last_event_id(
+    session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None]
+) -> None:
     served, _, _ = session_era
     with httpx_client() as client:
         session = _start(client, served.url, check_2025)
-        cut = client.post(served.url, json=call_message("poll", {"seconds": 0.1}, 2), headers=post_headers("2025-11-25", session))
+        cut = client.post(
+            served.url, json=call_message("poll", {"seconds": 0.1}, 2), headers=post_headers("2025-11-25", session)
+        )
         events = sse_events(cut.text)
         assert len(events) == 1 and events[0]["data"] is None and events[0]["retry"] == "300", "only the priming event"
-        resumed = client.get(served.url, headers={"accept": "text/event-stream", "mcp-session-id": session, "last-event-id": events[0]["id"]})
-        unknown = client.get(served.url, headers={"accept": "text/event-stream", "mcp-session-id": session, "last-event-id": "nonsense"})
+        resumed = client.get(
+            served.url,
+            headers={"accept": "text/event-stream", "mcp-session-id": session, "last-event-id": events[0]["id"]},
+        )
+        unknown = client.get(
+            served.url, headers={"accept": "text/event-stream", "mcp-session-id": session, "last-event-id": "nonsense"}
+        )
     assert resumed.status_code == 200 and resumed.headers["content-type"] == "text/event-stream"
     answers = [e["data"] for e in sse_events(resumed.text) if e["data"] is not None]
     assert len(answers) == 1 and answers[0]["id"] == 2
@@ -475,13 +567,17 @@ def test_closed_stream_resumes_with_last_event_id(session_era: tuple[Served, Any
     _refused(unknown, 400, check_2025)
 
 
-def test_standalone_stream_carries_messages_outside_requests(session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None]) -> None:
+def test_standalone_stream_carries_messages_outside_requests(
+    session_era: tuple[Served, Any, Probe], check_2025: Callable[[Any], None]
+) -> None:
     served, app, _ = session_era
     with httpx_client() as client:
         session = _start(client, served.url, check_2025)
         server = app.sessions[session].server
         served.run(server.notify_tool_list_changed())
-        with client.stream("GET", served.url, headers={"accept": "text/event-stream", "mcp-session-id": session}) as stream:
+        with client.stream(
+            "GET", served.url, headers={"accept": "text/event-stream", "mcp-session-id": session}
+        ) as stream:
             assert stream.status_code == 200
             second = client.get(served.url, headers={"accept": "text/event-stream", "mcp-session-id": session})
             received: list[dict[str, Any]] = []
@@ -501,10 +597,12 @@ def test_standalone_stream_carries_messages_outside_requests(session_era: tuple[
 
 def test_2024_11_05_is_served_over_streamable_http(packages: dict[str, ModuleType], schema_dir: Path) -> None:
     check = wire_check(schema_dir, "2024-11-05")
-    with serve(_app(packages, "2024-11-05", Probe())) as served, httpx_client() as client:
+    with serve(tool_app(packages, "2024-11-05", Probe())) as served, httpx_client() as client:
         init = client.post(served.url, json=initialize_message("2024-11-05"), headers=post_headers())
         session = init.headers["mcp-session-id"]
-        call = client.post(served.url, json=call_message("echo", {"old": True}, 2), headers=post_headers(session=session))
+        call = client.post(
+            served.url, json=call_message("echo", {"old": True}, 2), headers=post_headers(session=session)
+        )
     check(init.json())
     check(call.json())
     assert init.json()["result"]["protocolVersion"] == "2024-11-05"

@@ -38,7 +38,12 @@ class EverythingClient(mcp.Client):
     async def on_create_message(self, params: Any) -> Any:
         """A fixed assistant message."""
         return types.CreateMessageResult.model_validate(
-            {"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "fixed", "stopReason": "endTurn"}
+            {
+                "role": "assistant",
+                "content": {"type": "text", "text": "Paris"},
+                "model": "fixed",
+                "stopReason": "endTurn",
+            }
         )
 
 

@@ -82,7 +82,11 @@ SEP1034_SCHEMA = {
 SEP1330_SCHEMA = {
     "type": "object",
     "properties": {
-        "untitledSingle": {"type": "string", "description": "Select one option", "enum": ["option1", "option2", "option3"]},
+        "untitledSingle": {
+            "type": "string",
+            "description": "Select one option",
+            "enum": ["option1", "option2", "option3"],
+        },
         "titledSingle": {
             "type": "string",
             "description": "Select one option with titles",
@@ -205,10 +209,22 @@ def verify(state: Any) -> str | None:
     if not hmac.compare_digest(mac, hmac.new(STATE_KEY, body.encode(), hashlib.sha256).hexdigest()):
         return None
     return base64.urlsafe_b64decode(body.encode()).decode()
+
+
 RESOURCES = [
     {"uri": "test://static-text", "name": "static-text", "title": "Static Text Resource", "mimeType": "text/plain"},
-    {"uri": "test://static-binary", "name": "static-binary", "title": "Static Binary Resource", "mimeType": "image/png"},
-    {"uri": "test://watched-resource", "name": "watched-resource", "title": "Watched Resource", "mimeType": "text/plain"},
+    {
+        "uri": "test://static-binary",
+        "name": "static-binary",
+        "title": "Static Binary Resource",
+        "mimeType": "image/png",
+    },
+    {
+        "uri": "test://watched-resource",
+        "name": "watched-resource",
+        "title": "Watched Resource",
+        "mimeType": "text/plain",
+    },
 ]
 TEMPLATES = [
     {
@@ -235,7 +251,11 @@ PROMPTS = [
         "description": "A prompt that includes an embedded resource",
         "arguments": [{"name": "resourceUri", "description": "URI of the resource to embed", "required": True}],
     },
-    {"name": "test_prompt_with_image", "title": "Prompt With Image", "description": "A prompt that includes image content"},
+    {
+        "name": "test_prompt_with_image",
+        "title": "Prompt With Image",
+        "description": "A prompt that includes image content",
+    },
 ]
 
 
@@ -283,7 +303,9 @@ class EverythingServer(mcp.Server):
 
     async def on_list_tools(self, params: Any) -> Any:
         """Every test tool."""
-        return types.ListToolsResult.model_validate(self.cacheable({"tools": TOOLS + (STATELESS_TOOLS if STATELESS else [])}))
+        return types.ListToolsResult.model_validate(
+            self.cacheable({"tools": TOOLS + (STATELESS_TOOLS if STATELESS else [])})
+        )
 
     def cacheable(self, result: dict[str, Any]) -> dict[str, Any]:
         """A result with the caching hints the stateless revision asks for on list and read results."""
@@ -312,7 +334,11 @@ class EverythingServer(mcp.Server):
         elif name == "test_audio_content":
             content = [{"type": "audio", "data": AUDIO, "mimeType": "audio/wav"}]
         elif name == "test_embedded_resource":
-            resource = {"uri": "test://embedded-resource", "mimeType": "text/plain", "text": "This is an embedded resource content."}
+            resource = {
+                "uri": "test://embedded-resource",
+                "mimeType": "text/plain",
+                "text": "This is an embedded resource content.",
+            }
             content = [{"type": "resource", "resource": resource}]
         elif name == "test_multiple_content_types":
             resource = {
@@ -333,32 +359,53 @@ class EverythingServer(mcp.Server):
         elif name == "test_tool_with_progress":
             token = meta.get("progressToken", 0)
             for step in (0, 50, 100):
-                progress = {"progressToken": token, "progress": step, "total": 100, "message": f"Completed step {step} of 100"}
+                progress = {
+                    "progressToken": token,
+                    "progress": step,
+                    "total": 100,
+                    "message": f"Completed step {step} of 100",
+                }
                 await self.notify_progress(progress)
                 await asyncio.sleep(0.05)
             content = [text(str(token))]
         elif name == "test_error_handling":
             return types.CallToolResult.model_validate(
-                self.complete({"isError": True, "content": [text("This tool intentionally returns an error for testing")]})
+                self.complete(
+                    {"isError": True, "content": [text("This tool intentionally returns an error for testing")]}
+                )
             )
         elif name == "test_reconnection":
             await http.close_sse_stream()
             await asyncio.sleep(0.1)
             content = [text("Reconnection test completed successfully.")]
         elif name == "test_sampling":
-            result = wire(await self.create_message({"messages": [{"role": "user", "content": text(arguments.get("prompt", ""))}], "maxTokens": 100}))
-            answer = result.get("content", {}).get("text", "No response") if isinstance(result.get("content"), dict) else "No response"
+            result = wire(
+                await self.create_message(
+                    {"messages": [{"role": "user", "content": text(arguments.get("prompt", ""))}], "maxTokens": 100}
+                )
+            )
+            answer = (
+                result.get("content", {}).get("text", "No response")
+                if isinstance(result.get("content"), dict)
+                else "No response"
+            )
             content = [text(f"LLM response: {answer}")]
         elif name in ("test_elicitation", "test_elicitation_sep1034_defaults", "test_elicitation_sep1330_enums"):
             if name == "test_elicitation":
-                schema = {"type": "object", "properties": {"response": {"type": "string", "description": "User's response"}}, "required": ["response"]}
+                schema = {
+                    "type": "object",
+                    "properties": {"response": {"type": "string", "description": "User's response"}},
+                    "required": ["response"],
+                }
                 message = arguments.get("message", "")
             elif name == "test_elicitation_sep1034_defaults":
                 schema, message = SEP1034_SCHEMA, "Please review and update the form fields with defaults"
             else:
                 schema, message = SEP1330_SCHEMA, "Please select options from the enum fields"
             result = wire(await self.elicit({"mode": "form", "message": message, "requestedSchema": schema}))
-            content = [text(f"User response: action={result.get('action')}, content={json.dumps(result.get('content') or {})}")]
+            content = [
+                text(f"User response: action={result.get('action')}, content={json.dumps(result.get('content') or {})}")
+            ]
         elif name == "json_schema_2020_12_tool":
             content = [text(f"JSON Schema 2020-12 tool called with: {json.dumps(arguments)}")]
         else:
@@ -477,7 +524,9 @@ class EverythingServer(mcp.Server):
         """Read a static resource or the template's instance."""
         uri = wire(params)["uri"]
         if uri == "test://static-text":
-            contents = [{"uri": uri, "mimeType": "text/plain", "text": "This is the content of the static text resource."}]
+            contents = [
+                {"uri": uri, "mimeType": "text/plain", "text": "This is the content of the static text resource."}
+            ]
         elif uri == "test://static-binary":
             contents = [{"uri": uri, "mimeType": "image/png", "blob": IMAGE}]
         elif uri == "test://watched-resource":
@@ -515,7 +564,11 @@ class EverythingServer(mcp.Server):
             line = f"Prompt with arguments: arg1='{arguments.get('arg1')}', arg2='{arguments.get('arg2')}'"
             messages = [{"role": "user", "content": text(line)}]
         elif name == "test_prompt_with_embedded_resource":
-            resource = {"uri": arguments.get("resourceUri", "test://example"), "mimeType": "text/plain", "text": "Embedded resource content for testing."}
+            resource = {
+                "uri": arguments.get("resourceUri", "test://example"),
+                "mimeType": "text/plain",
+                "text": "Embedded resource content for testing.",
+            }
             messages = [
                 {"role": "user", "content": {"type": "resource", "resource": resource}},
                 {"role": "user", "content": text("Please process the embedded resource above.")},
@@ -542,7 +595,9 @@ class EverythingServer(mcp.Server):
 
     async def on_complete(self, params: Any) -> Any:
         """No completions."""
-        return types.CompleteResult.model_validate(self.complete({"completion": {"values": [], "total": 0, "hasMore": False}}))
+        return types.CompleteResult.model_validate(
+            self.complete({"completion": {"values": [], "total": 0, "hasMore": False}})
+        )
 
 
 def main() -> None:

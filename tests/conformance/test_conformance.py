@@ -82,7 +82,11 @@ def _checks(out: Path) -> list[dict[str, Any]]:
 
 
 def _assert_all_pass(checks: list[dict[str, Any]], done: subprocess.CompletedProcess[str]) -> None:
-    bad = [f"{c['scenario']}: {c['id']} {c['status']} {c.get('errorMessage', '')}" for c in checks if c["status"] not in PASSING]
+    bad = [
+        f"{c['scenario']}: {c['id']} {c['status']} {c.get('errorMessage', '')}"
+        for c in checks
+        if c["status"] not in PASSING
+    ]
     assert not bad, "\n".join(bad)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
@@ -100,7 +104,18 @@ def test_server_suite_passes_every_check(
 ) -> None:
     package = "mcp_" + revision.replace("-", "_")
     with _fixture_server(generated_root, package) as url:
-        command = [str(node), str(SUITES[suite]), "server", "--url", url, "--suite", "all", "-o", str(tmp_path), *options]
+        command = [
+            str(node),
+            str(SUITES[suite]),
+            "server",
+            "--url",
+            url,
+            "--suite",
+            "all",
+            "-o",
+            str(tmp_path),
+            *options,
+        ]
         done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=tmp_path)
     checks = _checks(tmp_path)
     _assert_all_pass(checks, done)
@@ -111,7 +126,17 @@ def test_server_suite_passes_every_check(
 @pytest.mark.parametrize("scenario", ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"])
 def test_client_scenario_passes(node: Path, generated_root: Path, tmp_path: Path, suite: str, scenario: str) -> None:
     client = f"{sys.executable} {HERE / 'everything_client.py'} mcp_2025_11_25"
-    command = [str(node), str(SUITES[suite]), "client", "--command", client, "--scenario", scenario, "-o", str(tmp_path)]
+    command = [
+        str(node),
+        str(SUITES[suite]),
+        "client",
+        "--command",
+        client,
+        "--scenario",
+        scenario,
+        "-o",
+        str(tmp_path),
+    ]
     if suite == "0.2":
         command += ["--spec-version", "2025-11-25"]
     env = {**os.environ, "PYTHONPATH": str(generated_root)}
