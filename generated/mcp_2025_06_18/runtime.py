@@ -30,6 +30,8 @@ SUPPORTED_VERSIONS: tuple[str, ...] = ("2025-06-18",)
 """The protocol versions this package speaks, newest first."""
 STATELESS_VERSIONS: frozenset[str] = frozenset()
 """The versions of the stateless era: no handshake and no session, each request names its version."""
+BATCH_VERSIONS: frozenset[str] = frozenset()
+"""The versions whose JSON-RPC envelope allows batches."""
 NAME_HEADERS: Mapping[str, str] = {}
 """Request method → the params field its HTTP `Mcp-Name` header mirrors (stateless era)."""
 TOOL_HEADERS: tuple[str, str, str] | None = None

@@ -51,7 +51,7 @@ from .methods import (
     load,
 )
 from .runtime import (
-    BATCHING,
+    BATCH_VERSIONS,
     NAME_HEADERS,
     ROUTE,
     STATELESS_VERSIONS,
@@ -713,8 +713,17 @@ class StreamableHTTP:
         )
 
     async def _post_session(self, request: _Request, body: Any, send: Send) -> None:
-        messages = body if isinstance(body, list) and BATCHING else [body]
-        if isinstance(body, list) and not BATCHING:
+        batch = isinstance(body, list)
+        messages = body if batch else [body]
+        if not all(isinstance(m, Mapping) for m in messages):
+            raise _Reject(400, _error(INVALID_REQUEST, "Invalid Request: not a JSON-RPC message"))
+        initialize = any(m.get("method") == "initialize" for m in messages)
+        if initialize and batch:
+            raise _Reject(
+                400, _error(INVALID_REQUEST, "Invalid Request: initialize must not be batched")
+            )
+        session = self._new_session() if initialize else self._session(request)
+        if batch and session.version not in BATCH_VERSIONS:
             raise _Reject(
                 400,
                 _error(
@@ -723,19 +732,6 @@ class StreamableHTTP:
             )
         if not messages:
             raise _Reject(400, _error(INVALID_REQUEST, "Invalid Request: empty batch"))
-        if not all(isinstance(m, Mapping) for m in messages):
-            raise _Reject(400, _error(INVALID_REQUEST, "Invalid Request: not a JSON-RPC message"))
-        initialize = any(
-            isinstance(m, Mapping) and m.get("method") == "initialize" for m in messages
-        )
-        if initialize:
-            if isinstance(body, list):
-                raise _Reject(
-                    400, _error(INVALID_REQUEST, "Invalid Request: initialize must not be batched")
-                )
-            session = self._new_session()
-        else:
-            session = self._session(request)
         responses = [m for m in messages if _is_response(m)]
         for response in responses:
             session.settle(response)

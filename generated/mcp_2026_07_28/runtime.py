@@ -30,6 +30,8 @@ SUPPORTED_VERSIONS: tuple[str, ...] = ("2026-07-28",)
 """The protocol versions this package speaks, newest first."""
 STATELESS_VERSIONS: frozenset[str] = frozenset({"2026-07-28"})
 """The versions of the stateless era: no handshake and no session, each request names its version."""
+BATCH_VERSIONS: frozenset[str] = frozenset()
+"""The versions whose JSON-RPC envelope allows batches."""
 NAME_HEADERS: Mapping[str, str] = {
     "resources/read": "uri",
     "prompts/get": "name",
