@@ -253,3 +253,30 @@ def test_resumed_stream_replays_only_after_the_given_event(packages: dict[str, M
         events, replayed = asyncio.run(run(served.url))
     assert [e["id"] for e in replayed] == [e["id"] for e in events[11:]]
     assert replayed[-1]["data"]["id"] == 4
+
+
+@pytest.mark.parametrize("revision", ["2025-11-25", "2026-07-28"])
+def test_quiet_streams_get_keepalive_comments(packages: dict[str, ModuleType], revision: str) -> None:
+    app = tool_app(packages, revision, Probe(), keepalive=0.05)
+
+    async def run(url: str) -> str:
+        async with httpx.AsyncClient(timeout=30) as client:
+            if revision == "2026-07-28":
+                message = stateless_message(
+                    "tools/call", {"name": "flood", "arguments": {"count": 3, "pause": 0.3}}, revision
+                )
+                headers = post_headers(revision, mcp_method="tools/call", mcp_name="flood")
+            else:
+                message = call_message("flood", {"count": 3, "pause": 0.3}, 2)
+                headers = post_headers(revision, await _session(client, url))
+            response = await client.post(url, json=message, headers=headers)
+            return response.text
+
+    with serve(app) as served:
+        baseline = served.tasks()
+        text = asyncio.run(run(served.url))
+        assert served.settle(baseline) == baseline, "the keep-alive ends with its stream"
+    comments = [block for block in text.split("\n\n") if block.startswith(":")]
+    assert len(comments) >= 6, text
+    events = sse_events(text)
+    assert [e["data"].get("method") for e in events if e["data"]] == ["notifications/message"] * 3 + [None]

@@ -28,6 +28,7 @@ import itertools
 import logging
 import secrets
 import time
+from dataclasses import dataclass
 from typing import (
     Any,
     AsyncIterator,
@@ -292,23 +293,38 @@ async def _read_body(receive: Receive, limit: int) -> bytes:
             return b"".join(chunks)
 
 
+@dataclass(frozen=True)
+class StreamOptions:
+    """How SSE streams behave: the `retry` they announce, the events kept for resumption, keep-alive comments."""
+
+    retry_ms: int = 1000
+    replay_limit: int = 256
+    keepalive: float | None = 15.0
+    """Seconds between `:` comment lines on an SSE connection with nothing to say (None: never)."""
+    max_streams: int = 64
+    """Streams a session keeps for resumption once they went SSE (the oldest are forgotten first)."""
+
+
 class _Stream:
     """One SSE stream: the answer to a POST or the standalone GET stream of a session.
 
     A Channel for the messages a handler sends while it runs (`runtime.ROUTE` points at it). Events are
-    numbered and the last `limit` kept, so a client that lost the connection resumes with `Last-Event-ID`.
+    numbered and the last `replay_limit` kept, so a client that lost the connection resumes with `Last-Event-ID`.
     """
 
-    def __init__(self, session: _Session | None, key: str, limit: int, retry_ms: int) -> None:
+    def __init__(self, session: _Session | None, key: str, options: StreamOptions) -> None:
         self.session = session
         self.key = key
+        self.options = options
         self.seq = 0
         self.sent = 0
         """The last event written to a connection (a new standalone GET starts after it)."""
-        self.events: collections.deque[tuple[int, bytes]] = collections.deque(maxlen=limit)
+        self.events: collections.deque[tuple[int, bytes]] = collections.deque(
+            maxlen=options.replay_limit
+        )
         self.lock = asyncio.Lock()
-        self.retry_ms = retry_ms
         self.send: Send | None = None
+        self._beat: asyncio.Future[None] | None = None
         self.start: Callable[[], Awaitable[Send]] | None = None
         """Begins the SSE answer of the POST that owns this stream; None once begun or when it answered JSON."""
         self.finished = False
@@ -316,13 +332,25 @@ class _Stream:
         """Set when no connection writes the stream any more (finished, or the connection was let go)."""
 
     def _prime(self) -> bytes:
-        return f"id: {self.key}-0\nretry: {self.retry_ms}\ndata: \n\n".encode("ascii")
+        return f"id: {self.key}-0\nretry: {self.options.retry_ms}\ndata: \n\n".encode("ascii")
 
     async def _begin(self) -> None:
         if self.start is not None:
             begin, self.start = self.start, None
             self.send = await begin()
             await self._write(self._prime())
+            self._pulse()
+
+    def _pulse(self) -> None:
+        """Start the keep-alive comments of the connection just attached."""
+        if self.options.keepalive and self._beat is None:
+            self._beat = asyncio.ensure_future(self._heartbeat(self.options.keepalive))
+
+    async def _heartbeat(self, seconds: float) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            async with self.lock:
+                await self._write(b":\n\n")
 
     async def _write(self, chunk: bytes, more: bool = True) -> None:
         if self.send is not None:
@@ -354,6 +382,9 @@ class _Stream:
     def _release(self) -> None:
         self.send = None
         self.ended.set()
+        if self._beat is not None:
+            self._beat.cancel()
+            self._beat = None
 
     async def answer_json(self) -> bool:
         """Claim the POST for a plain JSON answer; False when it already went SSE."""
@@ -390,6 +421,8 @@ class _Stream:
             if self.finished:
                 await self._write(b"", more=False)
                 self._release()
+            else:
+                self._pulse()
 
     async def detach(self, send: Send) -> None:
         """End and forget the connection `send` if it still writes this stream."""
@@ -425,32 +458,28 @@ class _Stream:
 class _Session:
     """A session-era conversation: its Server, the requests it sent the client, its SSE streams."""
 
-    def __init__(
-        self, session_id: str, server: Peer, limit: int, retry_ms: int, max_streams: int
-    ) -> None:
+    def __init__(self, session_id: str, server: Peer, options: StreamOptions) -> None:
         self.id = session_id
         self.server = server
-        self.limit = limit
-        self.retry_ms = retry_ms
-        self.max_streams = max_streams
+        self.options = options
         self.version: str | None = None
         self.last_seen = time.monotonic()
         self.pending: dict[int, asyncio.Future[Any]] = {}
         self.ids = itertools.count(1)
         self.keys = itertools.count(1)
-        self.standalone = _Stream(self, "0", limit, retry_ms)
+        self.standalone = _Stream(self, "0", options)
         self.streams: collections.OrderedDict[str, _Stream] = collections.OrderedDict()
         self.closed = False
         server.attach(self)
 
     def stream(self) -> _Stream:
         """A new stream for one POST."""
-        return _Stream(self, str(next(self.keys)), self.limit, self.retry_ms)
+        return _Stream(self, str(next(self.keys)), self.options)
 
     def keep(self, stream: _Stream) -> None:
         """Keep a stream that went SSE for resumption, forgetting the oldest beyond the bound."""
         self.streams[stream.key] = stream
-        while len(self.streams) > self.max_streams:
+        while len(self.streams) > self.options.max_streams:
             self.streams.popitem(last=False)
 
     def find(self, event_id: str) -> tuple[_Stream, int] | None:
@@ -535,9 +564,7 @@ class StreamableHTTP:
         max_body: int = 4 * 1024 * 1024,
         max_sessions: int = 10_000,
         session_timeout: float = 3600.0,
-        retry_ms: int = 1000,
-        replay_limit: int = 256,
-        max_streams: int = 64,
+        streams: StreamOptions = StreamOptions(),
     ) -> None:
         self.make_server = make_server
         self.path = path.rstrip("/") or "/"
@@ -546,9 +573,7 @@ class StreamableHTTP:
         self.max_body = max_body
         self.max_sessions = max_sessions
         self.session_timeout = session_timeout
-        self.retry_ms = retry_ms
-        self.replay_limit = replay_limit
-        self.max_streams = max_streams
+        self.streams = streams
         self.sessions: dict[str, _Session] = {}
         self._swept = time.monotonic()
 
@@ -708,9 +733,7 @@ class StreamableHTTP:
         if len(self.sessions) >= self.max_sessions:
             raise _Reject(503, _error(INTERNAL_ERROR, "Too many sessions"), [("retry-after", "1")])
         server = self.make_server()
-        return _Session(
-            secrets.token_urlsafe(24), server, self.replay_limit, self.retry_ms, self.max_streams
-        )
+        return _Session(secrets.token_urlsafe(24), server, self.streams)
 
     async def _post_session(self, request: _Request, body: Any, send: Send) -> None:
         batch = isinstance(body, list)
@@ -846,7 +869,7 @@ class StreamableHTTP:
                 raise _Reject(400, {k: v for k, v in _mapping(reply).items() if v is not None})
             await _respond(send, 202)
             return
-        stream = _Stream(None, "0", self.replay_limit, self.retry_ms)
+        stream = _Stream(None, "0", self.streams)
 
         stream.start = lambda: _start_sse(send, None)
         server.attach(stream)
@@ -993,14 +1016,15 @@ def streamable_http_app(
     session_timeout: float = 3600.0,
     retry_ms: int = 1000,
     replay_limit: int = 256,
+    keepalive: float | None = 15.0,
 ) -> StreamableHTTP:
     """An ASGI 3 app serving the MCP endpoint at `path` with a fresh `make_server()` per session or stateless request.
 
     Host and Origin are checked against `allowed_hosts`/`allowed_origins` ("*" admits all; an entry without
     port admits every port); left None, a server bound to a loopback address admits only localhost,
     127.0.0.1 and [::1] (DNS rebinding protection) and any other admits all. Bodies above `max_body` bytes
-    are refused (413); sessions idle for `session_timeout` seconds are dropped; SSE streams carry `retry_ms`
-    and keep their last `replay_limit` events for `Last-Event-ID`.
+    are refused (413); sessions idle for `session_timeout` seconds are dropped; SSE streams carry `retry_ms`,
+    keep their last `replay_limit` events for `Last-Event-ID` and send a comment every `keepalive` seconds.
     """
     return StreamableHTTP(
         make_server,
@@ -1010,8 +1034,7 @@ def streamable_http_app(
         max_body=max_body,
         max_sessions=max_sessions,
         session_timeout=session_timeout,
-        retry_ms=retry_ms,
-        replay_limit=replay_limit,
+        streams=StreamOptions(retry_ms=retry_ms, replay_limit=replay_limit, keepalive=keepalive),
     )
 
 
