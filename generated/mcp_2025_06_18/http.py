@@ -94,10 +94,6 @@ SENTINEL = ("=?base64?", "?=")
 logger = logging.getLogger(__name__.rpartition(".")[0] or __name__)
 
 
-def _json(message: Any) -> bytes:
-    return to_json(message)
-
-
 def _error(code: int, message: str, request_id: Any = None, data: Any = None) -> dict[str, Any]:
     """A JSON-RPC error response; without a request id it has no `id` (the transport chapter's form)."""
     error: dict[str, Any] = {"code": code, "message": message}
@@ -261,7 +257,7 @@ async def _respond(
 async def _respond_json(
     send: Send, status: int, body: Any, headers: Iterable[tuple[str, str]] = ()
 ) -> None:
-    await _respond(send, status, _json(body), "application/json", headers)
+    await _respond(send, status, to_json(body), "application/json", headers)
 
 
 async def _start_sse(send: Send, session_id: str | None) -> Send:
@@ -368,7 +364,7 @@ class _Stream:
             chunk = b"id: %s-%d\ndata: %s\n\n" % (
                 self.key.encode("ascii"),
                 self.seq,
-                _json(message),
+                to_json(message),
             )
             self.events.append((self.seq, chunk))
             await self._begin()
@@ -1183,7 +1179,7 @@ class HttpConnection:
         """POST one message; for a request, read its answer (JSON or SSE, resumed if cut) into `future`."""
         last: list[str | None] = [None]
         async with self.http.stream(
-            "POST", self.url, content=_json(message), headers=self._headers(message)
+            "POST", self.url, content=to_json(message), headers=self._headers(message)
         ) as response:
             session_id = response.headers.get("mcp-session-id")
             if session_id is not None and self.session_id is None:
