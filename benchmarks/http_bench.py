@@ -3,7 +3,9 @@ against the official SDK's `MCPServer` (mcp 2.3.0), both under uvicorn, one load
 
 The load generator keeps `CONNECTIONS` keep-alive connections busy with one request in flight each,
 using prebuilt request bytes (so its own cost is small and the same for both), and counts only answers
-that are 200 and carry the echoed text.
+that are 200 and carry the echoed text. Two rates: per wall second (what a client sees on this machine,
+shared with the load generator and whatever else runs) and per second of the server process's own CPU
+time (what one saturated core serves: steadier under other load, and not capped by the load generator).
 """
 
 from __future__ import annotations
@@ -111,53 +113,63 @@ async def _worker(port: int, session: str, k: int, until: float) -> tuple[int, i
     return ok, bad
 
 
-def requests_per_second(port: int, session: str, seconds: float) -> float:
-    """Echo calls answered correctly per second over `seconds`, CONNECTIONS at a time."""
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def requests_per_second(port: int, session: str, seconds: float, pid: int) -> tuple[float, float]:
+    """Echo calls answered correctly per wall second over `seconds` (CONNECTIONS at a time), and per second
+    of CPU time of the server process `pid`: the rate one saturated core sustains, steadier under other load."""
 
     async def run() -> list[tuple[int, int]]:
         until = time.perf_counter() + seconds
         return await asyncio.gather(*(_worker(port, session, k, until) for k in range(CONNECTIONS)))
 
+    cpu = cpu_seconds(pid)
     start = time.perf_counter()
     counts = asyncio.run(run())
     elapsed = time.perf_counter() - start
+    cpu = cpu_seconds(pid) - cpu
     bad = sum(b for _, b in counts)
     if bad:
         raise SystemExit(f"{bad} wrong answers from the server on port {port}")
-    return sum(o for o, _ in counts) / elapsed
+    done = sum(o for o, _ in counts)
+    return done / elapsed, done / max(cpu, 0.01)
 
 
-def bench_http(package_dir: Path, reps: int, seconds: float, add: Callable[[str, str, str, float], None]) -> None:
+def bench_http(
+    package_dir: Path, reps: int, seconds: float, add: Callable[[str, str, str, float], None], http: str = "httptools"
+) -> None:
     """Interleaved runs against both servers; `add(what, ours, baseline, ratio)` records the medians."""
     import statistics
 
     ports = {"mcpgen": _free_port(), "sdk": _free_port()}
-    servers = [
-        _start(
-            [sys.executable, str(HERE / "http_servers.py"), "mcpgen", str(ports["mcpgen"]), str(package_dir)],
+    servers = {
+        "mcpgen": _start(
+            [sys.executable, str(HERE / "http_servers.py"), "mcpgen", http, str(ports["mcpgen"]), str(package_dir)],
             ports["mcpgen"],
         ),
-        _start([sys.executable, str(HERE / "http_servers.py"), "sdk", str(ports["sdk"])], ports["sdk"]),
-    ]
+        "sdk": _start([sys.executable, str(HERE / "http_servers.py"), "sdk", http, str(ports["sdk"])], ports["sdk"]),
+    }
+    rates: dict[str, list[tuple[float, float]]] = {"mcpgen": [], "sdk": []}
     try:
         sessions = {name: open_session(port) for name, port in ports.items()}
         for name in ports:
-            requests_per_second(ports[name], sessions[name], min(seconds, 1.0))  # warm up
-        results: dict[str, list[float]] = {"mcpgen": [], "sdk": []}
+            requests_per_second(ports[name], sessions[name], min(seconds, 1.0), servers[name].pid)  # warm up
         for _ in range(reps):
             for name in ("sdk", "mcpgen"):
-                results[name].append(requests_per_second(ports[name], sessions[name], seconds))
+                rates[name].append(requests_per_second(ports[name], sessions[name], seconds, servers[name].pid))
     finally:
-        for server in servers:
+        for server in servers.values():
             server.terminate()
             server.wait(30)
-    ours, base = statistics.median(results["mcpgen"]), statistics.median(results["sdk"])
-    add(
-        f"tools/call echo over HTTP {VERSION} (uvicorn)",
-        f"{ours / 1000:.2f}k req/s",
-        f"{base / 1000:.2f}k MCPServer",
-        ours / base,
-    )
+    for column, unit in ((0, "req/s"), (1, "req/CPU-s")):
+        ours = statistics.median(r[column] for r in rates["mcpgen"])
+        base = statistics.median(r[column] for r in rates["sdk"])
+        what = f"tools/call echo over HTTP {VERSION}, {http}, {unit}"
+        add(what, f"{ours / 1000:.2f}k", f"{base / 1000:.2f}k MCPServer", ours / base)
 
 
 if __name__ == "__main__":

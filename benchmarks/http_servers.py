@@ -1,6 +1,7 @@
 """The two servers of the HTTP benchmark, each a `tools/call` echo under uvicorn on loopback.
 
-Usage: python http_servers.py mcpgen PORT PACKAGE_DIR | python http_servers.py sdk PORT
+Usage: python http_servers.py mcpgen HTTP PORT PACKAGE_DIR | python http_servers.py sdk HTTP PORT
+(HTTP is uvicorn's HTTP implementation: h11, or httptools, its default when installed).
 """
 
 from __future__ import annotations
@@ -46,9 +47,9 @@ def sdk_app() -> Any:
 
 def main() -> None:
     """Serve the chosen app until killed."""
-    kind, port = sys.argv[1], int(sys.argv[2])
-    app = mcpgen_app(sys.argv[3]) if kind == "mcpgen" else sdk_app()
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    kind, http, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    app = mcpgen_app(sys.argv[4]) if kind == "mcpgen" else sdk_app()
+    uvicorn.run(app, host="127.0.0.1", port=port, http=http, log_level="warning", access_log=False)
 
 
 if __name__ == "__main__":

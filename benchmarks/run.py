@@ -301,7 +301,8 @@ def bench_http_echo(schema_dir: Path, reps: int, seconds: float, work: Path, tab
     print("\n== Streamable HTTP (uvicorn, loopback; median req/s) ==", flush=True)
     out = work / "http"
     run_child(mcpgen_argv(VERSION, out / ("mcp_" + VERSION.replace("-", "_")), schema_dir))
-    bench_http(out, reps, seconds, lambda what, ours, base, ratio: table.add(what, ours, base, fmt_ratio(ratio, "http")))
+    for http in ("httptools", "h11"):
+        bench_http(out, reps, seconds, lambda w, ours, base, ratio: table.add(w, ours, base, fmt_ratio(ratio, "http")), http)
 
 
 def main() -> None:

@@ -29,16 +29,9 @@ import logging
 import secrets
 import time
 from dataclasses import dataclass
-from typing import (
-    Any,
-    AsyncIterator,
-    Awaitable,
-    Callable,
-    Iterable,
-    Mapping,
-    MutableMapping,
-    TypeGuard,
-)
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, MutableMapping
+from functools import lru_cache
+from typing import Any, TypeGuard
 
 from pydantic_core import to_json
 
@@ -113,10 +106,10 @@ def _media_types(value: str) -> list[str]:
     return [part.split(";", 1)[0].strip().lower() for part in value.split(",") if part.strip()]
 
 
-def _accepts(accept: str, media: str) -> bool:
-    """True when an Accept header admits `media` (wildcards count)."""
-    kind = media.split("/", 1)[0]
-    return any(r in (media, "*/*", f"{kind}/*") for r in _media_types(accept))
+def _accepts(accept: str, *media: str) -> bool:
+    """True when an Accept header admits every one of `media` (wildcards count)."""
+    ranges = _media_types(accept)
+    return all(any(r in (m, "*/*", m.split("/", 1)[0] + "/*") for r in ranges) for m in media)
 
 
 def _host_name(host: str) -> str:
@@ -128,6 +121,7 @@ def _host_name(host: str) -> str:
     return name if name and port.isdigit() else host
 
 
+@lru_cache(maxsize=64)
 def _is_loopback(address: str) -> bool:
     if address.strip("[]") == "localhost":
         return True
@@ -671,7 +665,7 @@ class StreamableHTTP:
                 ),
             )
         accept = request.get("accept") or ""
-        if not (_accepts(accept, "application/json") and _accepts(accept, "text/event-stream")):
+        if not _accepts(accept, "application/json", "text/event-stream"):
             raise _Reject(
                 406,
                 _error(
