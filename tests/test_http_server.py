@@ -607,3 +607,33 @@ def test_2024_11_05_is_served_over_streamable_http(packages: dict[str, ModuleTyp
     check(call.json())
     assert init.json()["result"]["protocolVersion"] == "2024-11-05"
     assert call.json()["result"]["content"][0]["text"] == '{"old": true}'
+
+
+def test_header_values_lose_surrounding_whitespace(
+    packages: dict[str, ModuleType], check_2026: Callable[[Any], None]
+) -> None:
+    """ASGI servers may pass optional whitespace around a value (httptools does); it is not part of it."""
+    import asyncio
+
+    app = tool_app(packages, "2026-07-28", Probe())
+    message = stateless_message("tools/call", {"name": "echo", "arguments": {}}, "2026-07-28")
+    headers = [(k.encode(), f"  {v}\t".encode()) for k, v in _stateless_headers(message).items()]
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "headers": [(b"host", b"localhost"), *headers]}
+    sent: list[dict[str, Any]] = []
+
+    requests = [{"type": "http.request", "body": json.dumps(message).encode(), "more_body": False}]
+
+    async def receive() -> dict[str, Any]:
+        if requests:
+            return requests.pop()
+        await asyncio.Event().wait()  # the client stays until the answer is sent
+        raise AssertionError("unreachable")
+
+    async def send(event: dict[str, Any]) -> None:
+        sent.append(event)
+
+    asyncio.run(app(scope, receive, send))
+    assert sent[0]["status"] == 200
+    body = json.loads(b"".join(e.get("body", b"") for e in sent[1:]))
+    check_2026(body)
+    assert body["result"]["content"][0]["text"] == "{}"

@@ -222,7 +222,9 @@ class _Request:
         headers: dict[str, str] = {}
         for raw_name, raw_value in scope.get("headers", ()):
             name = raw_name.decode("latin-1").lower()
-            value = raw_value.decode("latin-1")
+            value = raw_value.decode("latin-1").strip(
+                " \t"
+            )  # optional whitespace is not part of a value (RFC 9110)
             headers[name] = f"{headers[name]}, {value}" if name in headers else value
         self.headers = headers
         server = scope.get("server")
