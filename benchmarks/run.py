@@ -31,6 +31,7 @@ TARGETS = {
     "parse": (">=", 3.0),
     "import": ("<=", 0.8),
     "multi": (">=", 0.8),
+    "http": (">=", 3.0),
 }
 
 
@@ -330,6 +331,15 @@ def bench_multi(revisions: tuple[str, ...], schema_dir: Path, seconds: float, re
             mine.append(throughput(multi_revision.handler(multi, revision), messages, seconds))
         m, b = median(mine), median(base)
         table.add(f"Server.handle multi-revision at {revision}", f"{m / 1000:.1f}k msg/s", f"{b / 1000:.1f}k {package}", fmt_ratio(m / b, "multi"))
+def bench_http_echo(schema_dir: Path, reps: int, seconds: float, work: Path, table: Table) -> None:
+    """`tools/call` echo over Streamable HTTP under uvicorn: the generated app against the SDK's MCPServer."""
+    from http_bench import VERSION, bench_http
+
+    print("\n== Streamable HTTP (uvicorn, loopback; median req/s) ==", flush=True)
+    out = work / "http"
+    run_child(mcpgen_argv(VERSION, out / ("mcp_" + VERSION.replace("-", "_")), schema_dir))
+    for http in ("httptools", "h11"):
+        bench_http(out, reps, seconds, lambda w, ours, base, ratio: table.add(w, ours, base, fmt_ratio(ratio, "http")), http)
 
 
 def main() -> None:
@@ -338,11 +348,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help=f"one revision ({QUICK_REVISION}), fewer repetitions")
     parser.add_argument("--schema-dir", type=Path, default=Path(os.environ.get("MCPGEN_SCHEMA_DIR", Path(__file__).resolve().parents[2] / "shared" / "mcp-spec")))
     parser.add_argument("--reps", type=int, help="repetitions per measurement (default 5, quick 3)")
-    parser.add_argument("--only", choices=("generation", "parse", "import", "multi"), action="append", help="run only these parts")
+    parser.add_argument("--only", choices=("generation", "parse", "import", "multi", "http"), action="append", help="run only these parts")
     args = parser.parse_args()
     reps = args.reps or (3 if args.quick else 5)
     revisions = (QUICK_REVISION,) if args.quick else REVISIONS
-    parts = args.only or ["generation", "parse", "import", "multi"]
+    parts = args.only or ["generation", "parse", "import", "multi", "http"]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}, reps {reps}")
     table = Table()
     with tempfile.TemporaryDirectory(prefix="mcpgen-bench-") as tmp:
@@ -355,6 +365,8 @@ def main() -> None:
             bench_import(revisions, reps, work, table)
         if "multi" in parts:
             bench_multi(revisions, args.schema_dir, 0.3 if args.quick else 1.0, reps, work, table)
+        if "http" in parts:
+            bench_http_echo(args.schema_dir, reps, 1.0 if args.quick else 3.0, work, table)
     print("\n" + table.markdown())
 
 

@@ -257,6 +257,25 @@ class ModernHandshake:
     unsupported_code: int
     requested_key: str
     supported_key: str
+    header_mismatch_code: int | None = None
+    missing_capability_code: int | None = None
+    name_headers: tuple[tuple[str, str], ...] = ()
+    """(request method, params field) an HTTP request mirrors in its `Mcp-Name` header."""
+    tool_headers: ToolHeaders | None = None
+
+
+@dataclass(frozen=True)
+class ToolHeaders:
+    """Where the tool arguments that travel as `Mcp-Param-*` HTTP headers are declared and sent."""
+
+    call: str
+    listing: str
+    tools_key: str
+    name_key: str
+    schema_key: str
+    arguments_key: str
+    cursor_key: str | None
+    next_cursor_key: str | None
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from . import ir
 from .errors import SchemaError
+from .httpview import name_headers, tool_headers
 
 INITIALIZE = "initialize"
 PING = "ping"
@@ -15,6 +16,8 @@ CANCELLED = "notifications/cancelled"
 INITIALIZED = "notifications/initialized"
 DISCOVER = "server/discover"
 UNSUPPORTED_VERSION_ERROR = "UnsupportedProtocolVersionError"
+HEADER_MISMATCH_ERROR = "HeaderMismatchError"
+MISSING_CAPABILITY_ERROR = "MissingRequiredClientCapabilityError"
 INPUT_REQUIRED_RESULT = "InputRequiredResult"
 CREATE_TASK_RESULT = "CreateTaskResult"
 TASK_PARAM = "task"
@@ -104,6 +107,7 @@ def _modern(find: _Finder, spec: ir.MethodSpec) -> ir.ModernHandshake:
     data = find.ref_model(body, "data")
     for wire in ("requested", "supported"):
         find.field(data, wire)
+    protocol = find.protocol
     return ir.ModernHandshake(
         discover=spec.name,
         result=result.name,
@@ -118,7 +122,19 @@ def _modern(find: _Finder, spec: ir.MethodSpec) -> ir.ModernHandshake:
         unsupported_code=code,
         requested_key="requested",
         supported_key="supported",
+        header_mismatch_code=_error_code(find, HEADER_MISMATCH_ERROR),
+        missing_capability_code=_error_code(find, MISSING_CAPABILITY_ERROR),
+        name_headers=name_headers(protocol),
+        tool_headers=tool_headers(protocol),
     )
+
+
+def _error_code(find: _Finder, definition: str) -> int | None:
+    """The constant `error.code` of an error response definition, when the schema has it."""
+    if not isinstance(find.defs.get(definition), ir.Model):
+        return None
+    code = find.const(find.ref_model(find.model(definition, definition), "error"), "code")
+    return code if isinstance(code, int) and not isinstance(code, bool) else None
 
 
 def _input_required(find: _Finder) -> ir.InputRequired | None:

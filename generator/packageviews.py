@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from . import __version__, ir
 from .pysource import comment, py_literal, string_literal
 from .stubnames import PEER_MEMBERS
+from .httpview import HttpView, http_view
 from .stubviews import SideView, side_view
 
 REGISTRY_ALIAS = "r{index}"
@@ -50,6 +51,7 @@ class PackageView:
     client: SideView
     single: ir.Protocol | None
     errata_literal: str
+    http: HttpView
 
 
 def header(package: ir.Package) -> str:
@@ -88,6 +90,17 @@ def _literals(facts: object, **models: str) -> dict[str, str]:
     return out
 
 
+def _modern_literals(modern: ir.ModernHandshake, result: str) -> dict[str, str]:
+    """The modern facts as literals; the header mirrors as a mapping, the tool header facts as a record."""
+    out = _literals(modern, result=result)
+    out["name_headers"] = "{" + ", ".join(f"{string_literal(m)}: {string_literal(f)}" for m, f in modern.name_headers) + "}"
+    tools = modern.tool_headers
+    out["tool_headers"] = (
+        "ToolHeaders(" + ", ".join(f"{k}={py_literal(v)}" for k, v in vars(tools).items()) + ")" if tools else "None"
+    )
+    return out
+
+
 def _fills(revision: ir.Revision) -> tuple[tuple[str, str], ...]:
     by_method: dict[str, list[str]] = {}
     for f in revision.fills:
@@ -119,7 +132,7 @@ def _entry(revision: ir.Revision, index: int, multi: bool) -> RegistryEntryView:
         version_literal=string_literal(revision.protocol.revision),
         batching=revision.protocol.envelope.batching,
         legacy=_literals(lc.legacy, params=model(lc.legacy.params), result=model(lc.legacy.result)) if lc.legacy else None,
-        modern=_literals(lc.modern, result=model(lc.modern.result)) if lc.modern else None,
+        modern=_modern_literals(lc.modern, model(lc.modern.result)) if lc.modern else None,
         input_required=_literals(lc.input_required, result=model(lc.input_required.result)) if lc.input_required else None,
         server_capabilities=model("ServerCapabilities"),
         client_capabilities=model("ClientCapabilities"),
@@ -153,4 +166,5 @@ def package_view(package: ir.Package) -> PackageView:
         client=side_view(package, "client"),
         single=None if package.multi else surface.protocol,
         errata_literal="(" + "".join(f"{string_literal(e.id)}, " for e in surface.protocol.errata) + ")",
+        http=http_view(),
     )

@@ -21,6 +21,7 @@ SHARED_FILES: tuple[tuple[str, str], ...] = (
     ("server.py", "server.py.jinja"),
     ("client.py", "client.py.jinja"),
     ("stdio.py", "stdio.py.jinja"),
+    ("http.py", "http.py.jinja"),
 )
 # The files of one revision: at the top of a single-revision package, in `v<revision>/` otherwise.
 REVISION_FILES: tuple[tuple[str, str], ...] = (

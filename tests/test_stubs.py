@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import logging
 from pathlib import Path
@@ -225,6 +226,27 @@ def test_many_requests_in_flight(pkg: ModuleType) -> None:
     replies = run(scenario())
     assert [r["result"]["content"][0]["text"] for r in replies] == [f"t{i}" for i in range(50)]
     assert [r["id"] for r in replies] == list(range(50))
+
+
+def test_handlers_see_the_id_of_the_request_they_answer(pkg: ModuleType) -> None:
+    runtime = importlib.import_module(f"{pkg.__name__}.runtime")
+    types = pkg.types
+
+    class Echo(pkg.Server):  # type: ignore[misc,name-defined]
+        async def on_call_tool(self, params: Any) -> Any:
+            await asyncio.sleep(0.01 * (5 - int(params.name)))
+            seen = repr(runtime.REQUEST_ID.get())
+            return types.CallToolResult(content=[types.TextContent(type="text", text=seen)])
+
+    async def scenario() -> list[Any]:
+        server = Echo()
+        ids: list[Any] = [0, "a", 2, "b", 4]
+        calls = [server.handle(request("tools/call", {"name": str(i)}, id=ids[i])) for i in range(5)]
+        return [*await asyncio.gather(*calls), runtime.REQUEST_ID.get()]
+
+    *replies, outside = run(scenario())
+    assert [r["result"]["content"][0]["text"] for r in replies] == ["0", "'a'", "2", "'b'", "4"]
+    assert outside is None
 
 
 def test_cancelled_notification_cancels_the_handler(pkg: ModuleType) -> None:

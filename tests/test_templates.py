@@ -11,9 +11,13 @@ from typing import Any, Iterator
 from shared import REVISIONS
 
 # JSON-RPC 2.0's own envelope and JSON Schema's `const` (the constant-field marker) are not MCP's;
-# nor is pydantic's validation-error vocabulary, read and written in the one module that handles it.
+# nor is pydantic's validation-error vocabulary, read and written in the one module that handles it,
+# nor ASGI's message keys in the HTTP transport.
 ALLOWED = {"jsonrpc", "id", "method", "params", "result", "error", "code", "message", "data", "2.0", "const"}
-ALLOWED_IN = {"jsonrpc.py.jinja": {"loc", "msg", "type", "enum"}}
+ALLOWED_IN = {
+    "jsonrpc.py.jinja": {"loc", "msg", "type", "enum"},
+    "http.py.jinja": {"type", "status", "properties"},  # ASGI's message keys; JSON Schema's `properties`
+}
 _DOCSTRING = re.compile(r'"""[\s\S]*?"""')
 _JINJA = re.compile(r"\{%[\s\S]*?%\}|\{\{[\s\S]*?\}\}|\{#[\s\S]*?#\}")
 _LITERAL = re.compile(r'"([^"\\\n]*)"|\'([^\'\\\n]*)\'')

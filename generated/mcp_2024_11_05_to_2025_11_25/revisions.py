@@ -35,6 +35,20 @@ class Legacy:
 
 
 @dataclass(frozen=True)
+class ToolHeaders:
+    """Where tool arguments sent as `Mcp-Param-*` HTTP headers are declared (list) and sent (call)."""
+
+    call: str
+    listing: str
+    tools_key: str
+    name_key: str
+    schema_key: str
+    arguments_key: str
+    cursor_key: str | None
+    next_cursor_key: str | None
+
+
+@dataclass(frozen=True)
 class Modern:
     """A modern revision's per-request `_meta` keys, its discovery method and its version error."""
 
@@ -51,6 +65,11 @@ class Modern:
     unsupported_code: int
     requested_key: str
     supported_key: str
+    header_mismatch_code: int | None
+    missing_capability_code: int | None
+    name_headers: Mapping[str, str]
+    """Request method → the params field its HTTP `Mcp-Name` header mirrors."""
+    tool_headers: ToolHeaders | None
 
 
 @dataclass(frozen=True)
@@ -266,7 +285,11 @@ SURFACE_VERSION = "2025-11-25"
 
 SURFACE = REVISIONS[SURFACE_VERSION]
 LEGACY_VERSIONS = tuple(r.version for r in REVISIONS.values() if r.legacy is not None)
+"""The handshake-era versions: an `initialize` opens a session."""
 MODERN_VERSIONS = tuple(r.version for r in REVISIONS.values() if r.modern is not None)
+"""The stateless-era versions: every request carries its version in `_meta`."""
+BATCH_VERSIONS = frozenset(r.version for r in REVISIONS.values() if r.batching)
+"""The versions whose JSON-RPC envelope allows batches."""
 
 
 def negotiate(requested: str, among: Iterable[str] = SUPPORTED_VERSIONS) -> str:

@@ -14,8 +14,8 @@ import logging
 import sys
 from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 
-from .jsonrpc import INTERNAL_ERROR, PARSE_ERROR, ProtocolError, error_response, load
-from .runtime import Peer
+from .jsonrpc import PARSE_ERROR, ProtocolError, error_response, load
+from .runtime import Peer, settle
 
 LIMIT = 64 * 1024 * 1024
 """The longest message line read, in bytes."""
@@ -103,15 +103,7 @@ class Connection:
         if future is None or future.done():
             logger.warning("response to unknown request id %r ignored", response.get("id"))
             return
-        error = response.get("error")
-        if error is None:
-            future.set_result(response.get("result"))
-        elif isinstance(error, Mapping) and isinstance(error.get("code"), int):
-            future.set_exception(
-                ProtocolError(error["code"], str(error.get("message", "")), error.get("data"))
-            )
-        else:
-            future.set_exception(ProtocolError(INTERNAL_ERROR, "Malformed error response", error))
+        settle(future, response)
 
     async def _reply(self, obj: Any) -> None:
         reply = await self.peer.handle(obj)

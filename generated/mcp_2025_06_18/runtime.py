@@ -64,6 +64,11 @@ MAX_INPUT_ROUNDS = 8
 _CURRENT: contextvars.ContextVar[Revision | None] = contextvars.ContextVar(
     "mcp_revision", default=None
 )
+ROUTE: contextvars.ContextVar[Channel | None] = contextvars.ContextVar("mcp_route", default=None)
+"""The channel of the message being handled when its transport gives each message its own (Streamable HTTP);
+the handler's outgoing messages take it over the attached channel."""
+REQUEST_ID: contextvars.ContextVar[Any] = contextvars.ContextVar("mcp_request_id", default=None)
+"""The id of the request whose handler is running (None outside a request handler)."""
 _MODERN = REVISIONS[MODERN_VERSIONS[-1]].modern if MODERN_VERSIONS else None
 _DEFAULT = REVISIONS[(LEGACY_VERSIONS or MODERN_VERSIONS)[-1]]
 
@@ -89,6 +94,19 @@ def dump(value: Any) -> Any:
     if isinstance(value, Mapping):
         return dict(value)
     raise TypeError(f"expected a model or a mapping, not {type(value).__name__}")
+
+
+def settle(future: asyncio.Future[Any], response: Mapping[str, Any]) -> None:
+    """Resolve `future` with a JSON-RPC response: its result, or ProtocolError for its error."""
+    error = response.get("error")
+    if error is None:
+        future.set_result(response.get("result"))
+    elif isinstance(error, Mapping) and isinstance(error.get("code"), int):
+        future.set_exception(
+            ProtocolError(error["code"], str(error.get("message", "")), error.get("data"))
+        )
+    else:
+        future.set_exception(ProtocolError(INTERNAL_ERROR, "Malformed error response", error))
 
 
 def overridden_capabilities(
@@ -384,7 +402,7 @@ class Peer:
         self.__dict__["_mcp_channel"] = channel
 
     def _channel(self) -> Channel:
-        channel: Channel | None = self.__dict__.get("_mcp_channel")
+        channel: Channel | None = ROUTE.get() or self.__dict__.get("_mcp_channel")
         if channel is None:
             raise ProtocolError(
                 INTERNAL_ERROR, "Not connected: attach a transport or override send_request"
@@ -586,9 +604,13 @@ class Peer:
     async def _answer(
         self, revision: Revision, method: str, request_id: Any, message: Any, obj: Any
     ) -> dict[str, Any] | None:
-        task: asyncio.Future[Any] = asyncio.ensure_future(
-            self._serve(revision, method, message, obj)
-        )
+        token = REQUEST_ID.set(request_id)
+        try:
+            task: asyncio.Future[Any] = asyncio.ensure_future(
+                self._serve(revision, method, message, obj)
+            )
+        finally:
+            REQUEST_ID.reset(token)
         self._flights()[request_id] = task
         try:
             wire = await task

@@ -1,0 +1,173 @@
+"""The official MCP conformance suite (`@modelcontextprotocol/conformance`, pinned in package-lock.json) against
+the generated Streamable HTTP transport: every server check and the OAuth-free client scenarios must pass.
+
+Node ≥ 22 comes from the `node` npm package installed beside the suite (`npm ci --prefix tests/conformance`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from shared import missing
+
+HERE = Path(__file__).resolve().parent
+NODE = HERE / "node_modules" / "node" / "bin" / "node"
+SUITES = {
+    "0.1": HERE / "node_modules" / "conformance-0.1" / "dist" / "index.js",
+    "0.2": HERE / "node_modules" / "conformance-0.2" / "dist" / "index.js",
+}
+PASSING = {"SUCCESS", "INFO"}
+"""Statuses that count as passed; FAILURE, WARNING and SKIPPED all fail the test."""
+
+
+@pytest.fixture(scope="module")
+def node() -> Path:
+    """The pinned Node 22 and both conformance suites; missing() when `npm ci` has not run."""
+    if not NODE.is_file() or not all(s.is_file() for s in SUITES.values()):
+        missing("conformance suites not installed: run `npm ci --prefix tests/conformance`")
+    version = subprocess.run([str(NODE), "--version"], capture_output=True, text=True, timeout=30).stdout
+    if int(version.lstrip("v").split(".")[0]) < 22:
+        missing(f"the conformance suite needs Node >= 22, {NODE} is {version.strip()}")
+    return NODE
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextlib.contextmanager
+def _fixture_server(generated_root: Path, package: str) -> Iterator[str]:
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(generated_root)}
+    process = subprocess.Popen(
+        [sys.executable, str(HERE / "everything_server.py"), package, str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+            assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
+            assert time.monotonic() < deadline, "fixture server did not start"
+            time.sleep(0.05)
+        yield f"http://localhost:{port}/mcp"
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=30)
+        assert b"Traceback" not in stderr, stderr.decode()
+
+
+def _checks(out: Path) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = []
+    for path in sorted(out.glob("*/checks.json")):
+        for check in json.loads(path.read_text("utf-8")):
+            found.append({"scenario": path.parent.name, **check})
+    return found
+
+
+def _assert_all_pass(checks: list[dict[str, Any]], done: subprocess.CompletedProcess[str]) -> None:
+    bad = [
+        f"{c['scenario']}: {c['id']} {c['status']} {c.get('errorMessage', '')}"
+        for c in checks
+        if c["status"] not in PASSING
+    ]
+    assert not bad, "\n".join(bad)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+
+@pytest.mark.parametrize(
+    ("suite", "revision", "minimum", "options"),
+    [
+        ("0.1", "2025-11-25", 46, []),
+        ("0.2", "2025-11-25", 83, ["--spec-version", "2025-11-25"]),
+        ("0.2", "2026-07-28", 152, ["--spec-version", "2026-07-28"]),
+    ],
+)
+def test_server_suite_passes_every_check(
+    node: Path, generated_root: Path, tmp_path: Path, suite: str, revision: str, minimum: int, options: list[str]
+) -> None:
+    package = "mcp_" + revision.replace("-", "_")
+    with _fixture_server(generated_root, package) as url:
+        command = [
+            str(node),
+            str(SUITES[suite]),
+            "server",
+            "--url",
+            url,
+            "--suite",
+            "all",
+            "-o",
+            str(tmp_path),
+            *options,
+        ]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    checks = _checks(tmp_path)
+    _assert_all_pass(checks, done)
+    assert sum(c["status"] == "SUCCESS" for c in checks) >= minimum, f"only {len(checks)} checks ran"
+
+
+CLIENT_SCENARIOS = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"]
+SINGLE, MULTI = "mcp_2025_11_25", "mcp_2024_11_05_to_2025_11_25"
+
+
+def _client_cases() -> list[tuple[str, str, str]]:
+    """Every scenario of both suites with the single-revision client and the multi-revision one.
+
+    Suite 0.1's sse-retry server negotiates 2025-03-26, which a 2025-11-25-only client must refuse (the test
+    below), so that scenario runs with the multi-revision client only there."""
+    cases = [(suite, scenario, MULTI) for suite in SUITES for scenario in CLIENT_SCENARIOS]
+    cases += [(suite, s, SINGLE) for suite in SUITES for s in CLIENT_SCENARIOS if (suite, s) != ("0.1", "sse-retry")]
+    return cases
+
+
+def _run_client(node: Path, generated_root: Path, tmp_path: Path, suite: str, scenario: str, package: str) -> Any:
+    """Play `scenario` of `suite` with the conformance client on `package`; the suite's process and its checks."""
+    client = f"{sys.executable} {HERE / 'everything_client.py'} {package}"
+    command = [
+        str(node),
+        str(SUITES[suite]),
+        "client",
+        "--command",
+        client,
+        "--scenario",
+        scenario,
+        "-o",
+        str(tmp_path),
+    ]
+    if suite == "0.2":
+        command += ["--spec-version", "2025-11-25"]
+    env = {**os.environ, "PYTHONPATH": str(generated_root)}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    return done, _checks(tmp_path)
+
+
+@pytest.mark.parametrize(("suite", "scenario", "package"), _client_cases())
+def test_client_scenario_passes(
+    node: Path, generated_root: Path, tmp_path: Path, suite: str, scenario: str, package: str
+) -> None:
+    done, checks = _run_client(node, generated_root, tmp_path, suite, scenario, package)
+    assert checks, done.stdout[-3000:]
+    _assert_all_pass(checks, done)
+
+
+def test_single_revision_client_refuses_a_server_of_another_revision(
+    node: Path, generated_root: Path, tmp_path: Path
+) -> None:
+    done, _ = _run_client(node, generated_root, tmp_path, "0.1", "sse-retry", SINGLE)
+    assert "the server speaks protocol versions 2025-03-26; this client speaks 2025-11-25" in done.stdout + done.stderr
