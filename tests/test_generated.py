@@ -20,23 +20,44 @@ GOLDEN = REPO_ROOT / "generated"
 
 
 def round_trip(adapter: TypeAdapter[Any], value: Any) -> Any:
-    return adapter.dump_python(adapter.validate_python(value), mode="json", by_alias=True, exclude_unset=True)
+    return adapter.dump_python(
+        adapter.validate_python(value), mode="json", by_alias=True, exclude_unset=True
+    )
 
 
 def files(root: Path) -> list[str]:
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.suffix != ".pyc")
+    return sorted(
+        str(p.relative_to(root))
+        for p in root.rglob("*")
+        if p.is_file() and p.suffix != ".pyc"
+    )
 
 
 @pytest.mark.parametrize("package", committed_packages())
-def test_committed_output_matches_a_fresh_generation(generated_root: Path, package: str) -> None:
+def test_committed_output_matches_a_fresh_generation(
+    generated_root: Path, package: str
+) -> None:
     fresh, golden = generated_root / package, GOLDEN / package
     names = files(fresh)
     assert names == files(golden)
-    assert sorted(p.name for p in GOLDEN.iterdir() if p.is_dir()) == sorted(committed_packages())
+    assert sorted(
+        p.name for p in GOLDEN.iterdir() if p.is_dir() and not p.name.startswith(".")
+    ) == sorted(committed_packages())
     for name in names:
-        want, have = (fresh / name).read_text("utf-8"), (golden / name).read_text("utf-8")
-        diff = "".join(difflib.unified_diff(have.splitlines(True), want.splitlines(True), f"generated/{name}", "fresh"))
-        assert not diff, f"generated/ is stale; regenerate it (see README):\n{diff[:4000]}"
+        want, have = (fresh / name).read_text("utf-8"), (golden / name).read_text(
+            "utf-8"
+        )
+        diff = "".join(
+            difflib.unified_diff(
+                have.splitlines(True),
+                want.splitlines(True),
+                f"generated/{name}",
+                "fresh",
+            )
+        )
+        assert (
+            not diff
+        ), f"generated/ is stale; regenerate it (see README):\n{diff[:4000]}"
 
 
 def test_generated_code_passes_mypy_strict(generated_root: Path) -> None:
@@ -51,8 +72,12 @@ def test_generated_code_passes_mypy_strict(generated_root: Path) -> None:
 
 
 @pytest.mark.parametrize("package", committed_packages())
-def test_packages_import_only_pydantic_and_the_standard_library(generated_root: Path, package: str) -> None:
-    allowed = {"pydantic", "pydantic_core", "typing_extensions"} | set(sys.stdlib_module_names)
+def test_packages_import_only_pydantic_and_the_standard_library(
+    generated_root: Path, package: str
+) -> None:
+    allowed = {"pydantic", "pydantic_core", "typing_extensions"} | set(
+        sys.stdlib_module_names
+    )
     for path in (generated_root / package).rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text("utf-8"))):
             if isinstance(node, ast.Import):
@@ -65,20 +90,28 @@ def test_packages_import_only_pydantic_and_the_standard_library(generated_root: 
 
 
 @pytest.mark.parametrize("revision", REVISIONS)
-def test_header_and_constants(packages: dict[str, Any], revision: str, schema_dir: Path) -> None:
+def test_header_and_constants(
+    packages: dict[str, Any], revision: str, schema_dir: Path
+) -> None:
     import hashlib
 
     pkg = packages[revision]
-    sha = hashlib.sha256((schema_dir / revision / "schema.json").read_bytes()).hexdigest()
+    sha = hashlib.sha256(
+        (schema_dir / revision / "schema.json").read_bytes()
+    ).hexdigest()
     assert pkg.PROTOCOL_VERSION == revision and pkg.SCHEMA_SHA256 == sha
     for path in Path(pkg.__file__).parent.glob("*.py"):
         head = path.read_text("utf-8").splitlines()[:4]
         assert head[1:3] == [f"# MCP revision: {revision}", f"# Schema sha256: {sha}"]
-        assert head[3].startswith("# Errata applied: ") and all(e in head[3] for e in pkg.ERRATA)
+        assert head[3].startswith("# Errata applied: ") and all(
+            e in head[3] for e in pkg.ERRATA
+        )
 
 
 @pytest.mark.parametrize("revision", REVISIONS)
-def test_every_definition_is_a_public_name(packages: dict[str, Any], schema_dir: Path, revision: str) -> None:
+def test_every_definition_is_a_public_name(
+    packages: dict[str, Any], schema_dir: Path, revision: str
+) -> None:
     schema = json.loads((schema_dir / revision / "schema.json").read_text("utf-8"))
     names = schema.get("$defs") or schema["definitions"]
     types = packages[revision].types
@@ -91,11 +124,16 @@ def test_every_definition_is_a_public_name(packages: dict[str, Any], schema_dir:
 EXAMPLE_BUGS = {
     # lacks cacheScope and ttlMs, which ReadResourceResult requires; upstream only accepted it
     # through InputRequiredResult's bare-string resultType, closed by erratum input-required-result-type
-    "ReadResourceResultResponse/read-resource-result-response.json": {"cacheScope", "ttlMs"},
+    "ReadResourceResultResponse/read-resource-result-response.json": {
+        "cacheScope",
+        "ttlMs",
+    },
 }
 
 
-def test_all_2026_07_28_typed_examples_round_trip_exactly(packages: dict[str, Any], schema_dir: Path) -> None:
+def test_all_2026_07_28_typed_examples_round_trip_exactly(
+    packages: dict[str, Any], schema_dir: Path
+) -> None:
     from pydantic import ValidationError
 
     types = packages["2026-07-28"].types
@@ -108,7 +146,9 @@ def test_all_2026_07_28_typed_examples_round_trip_exactly(packages: dict[str, An
         try:
             out = round_trip(TypeAdapter(getattr(types, path.parent.name)), value)
         except ValidationError as exc:
-            rejected[key] = {str(e["loc"][-1]) for e in exc.errors() if e["type"] == "missing"}
+            rejected[key] = {
+                str(e["loc"][-1]) for e in exc.errors() if e["type"] == "missing"
+            }
             continue
         if not same_json(out, value):
             failures.append(f"{key}: {json.dumps(out)[:300]}")
@@ -131,14 +171,20 @@ CALL = {
 
 
 @pytest.mark.parametrize("revision", REVISIONS)
-def test_requests_round_trip_with_unknown_keys_and_meta(packages: dict[str, Any], revision: str) -> None:
+def test_requests_round_trip_with_unknown_keys_and_meta(
+    packages: dict[str, Any], revision: str
+) -> None:
     pkg = packages[revision]
-    if revision >= "2026-07-28":  # stateless: every request carries the client's capabilities in _meta
+    if (
+        revision >= "2026-07-28"
+    ):  # stateless: every request carries the client's capabilities in _meta
         CALL["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = {}  # type: ignore[index]
         CALL["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = revision  # type: ignore[index]
     msg = pkg.parse_message(json.dumps(CALL))
     assert type(msg).__name__ == "CallToolRequest"
-    assert same_json(msg.model_dump(mode="json", by_alias=True, exclude_unset=True), CALL)
+    assert same_json(
+        msg.model_dump(mode="json", by_alias=True, exclude_unset=True), CALL
+    )
     assert msg.params.name == "t"
     assert msg.params.meta is not None  # declared (by erratum before 2025-11-25)
 
@@ -159,10 +205,15 @@ def test_lossless_scalars(packages: dict[str, Any]) -> None:
 def test_discriminated_unions_pick_the_right_member(packages: dict[str, Any]) -> None:
     types = packages["2025-11-25"].types
     blocks = TypeAdapter(list[types.ContentBlock]).validate_python(
-        [{"type": "text", "text": "t"}, {"type": "image", "data": "AA==", "mimeType": "image/png"}]
+        [
+            {"type": "text", "text": "t"},
+            {"type": "image", "data": "AA==", "mimeType": "image/png"},
+        ]
     )
     assert [type(b).__name__ for b in blocks] == ["TextContent", "ImageContent"]
-    request = TypeAdapter(types.ClientRequest).validate_python({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    request = TypeAdapter(types.ClientRequest).validate_python(
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    )
     assert type(request).__name__ == "PingRequest"
 
 
@@ -173,11 +224,16 @@ def test_discriminated_unions_pick_the_right_member(packages: dict[str, Any]) ->
         ("[]", -32600),
         ('{"jsonrpc": "1.0", "id": 1, "method": "ping"}', -32600),
         ('{"jsonrpc": "2.0", "id": 1, "method": "no/such"}', -32601),
-        ('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": 3}}', -32602),
+        (
+            '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": 3}}',
+            -32602,
+        ),
         ('{"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "x"}}', -32600),
     ],
 )
-def test_parse_message_error_codes(packages: dict[str, Any], raw: str, code: int) -> None:
+def test_parse_message_error_codes(
+    packages: dict[str, Any], raw: str, code: int
+) -> None:
     pkg = packages["2025-11-25"]
     with pytest.raises(pkg.ProtocolError) as info:
         pkg.parse_message(raw)
@@ -187,19 +243,30 @@ def test_parse_message_error_codes(packages: dict[str, Any], raw: str, code: int
 
 def test_parse_result_and_responses(packages: dict[str, Any]) -> None:
     pkg = packages["2026-07-28"]
-    typed = pkg.parse_result("tools/call", {"resultType": "input_required", "requestState": "s"})
+    typed = pkg.parse_result(
+        "tools/call", {"resultType": "input_required", "requestState": "s"}
+    )
     assert type(typed).__name__ == "InputRequiredResult"
     done = pkg.parse_result("tools/call", {"resultType": "complete", "content": []})
     assert type(done).__name__ == "CallToolResult"
-    error = pkg.parse_message({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "nope"}})
+    error = pkg.parse_message(
+        {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "nope"}}
+    )
     assert type(error).__name__ == "JSONRPCErrorResponse"
 
 
 def test_methods_registry(packages: dict[str, Any]) -> None:
     methods = packages["2025-11-25"].METHODS
     m = methods["prompts/list"]
-    assert (m.kind, m.senders, m.python_name) == ("request", frozenset({"client"}), "list_prompts")
-    assert m.result.__name__ == "ListPromptsResult" and m.message.__name__ == "ListPromptsRequest"
+    assert (m.kind, m.senders, m.python_name) == (
+        "request",
+        frozenset({"client"}),
+        "list_prompts",
+    )
+    assert (
+        m.result.__name__ == "ListPromptsResult"
+        and m.message.__name__ == "ListPromptsRequest"
+    )
     assert methods["notifications/progress"].result is None
 
 
@@ -210,8 +277,17 @@ def test_vendored_under_a_dotted_package_name(tmp_path: Path, schema_dir: Path) 
     for pkg in (tmp_path / "myapp", tmp_path / "myapp" / "_vendor"):
         pkg.mkdir(parents=True, exist_ok=True)
         (pkg / "__init__.py").write_text("")
-    generate(GenerateConfig(revision="2025-11-25", package="myapp._vendor.mcp", output=target, schema_dir=schema_dir))
+    generate(
+        GenerateConfig(
+            revision="2025-11-25",
+            package="myapp._vendor.mcp",
+            output=target,
+            schema_dir=schema_dir,
+        )
+    )
     code = "import myapp._vendor.mcp as m; print(m.PROTOCOL_VERSION, len(m.METHODS))"
-    run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.split()[0] == "2025-11-25"
