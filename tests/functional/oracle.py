@@ -9,12 +9,14 @@ from typing import Any
 import jsonschema
 import pydantic
 
-from .schemas import Schema, ref
+from .schemas import Schema
 
 
 def accepts(schema: Schema, definition: str, instance: Any) -> bool:
-    """Whether `instance` is valid against `definition` of `schema` (formats are not asserted, as in JSON Schema)."""
-    validator = jsonschema.Draft202012Validator({**ref(definition), "$defs": schema["$defs"]})
+    """Whether `instance` is valid against `definition` of `schema` (its own draft; formats are not asserted)."""
+    key = "$defs" if "$defs" in schema else "definitions"
+    root = {"$schema": schema["$schema"], "$ref": f"#/{key}/{definition}", key: schema[key]}
+    validator = jsonschema.validators.validator_for(root)(root)
     return validator.is_valid(instance)
 
 

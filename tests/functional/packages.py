@@ -17,12 +17,17 @@ from .schemas import Schema
 REVISION = "2099-01-01"
 
 
+def schema_bytes(schema: Schema) -> bytes:
+    """The bytes `generate_package` writes for `schema` (what its sha256 is computed over)."""
+    return json.dumps(schema).encode("utf-8")
+
+
 def generate_package(
     directory: Path, schema: Schema, alias: str, pairings: tuple[tuple[str, str], ...] = ()
 ) -> ModuleType:
     """Write `schema` to `directory`, generate its package there with `mcpgen.generate`, import it as `alias`."""
     schema_file = directory / "schema.json"
-    schema_file.write_text(json.dumps(schema), "utf-8")
+    schema_file.write_bytes(schema_bytes(schema))
     config = GenerateConfig(
         schema_file=schema_file, revision=REVISION, output=directory / alias, package=alias, pairings=pairings
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Iterable
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
@@ -103,3 +104,9 @@ def mcp_schema(
         }
     return {"$schema": DRAFT, "$defs": defs}
 
+
+
+def draft07(schema: Schema) -> Schema:
+    """The same schema in draft-07 spelling: `definitions` instead of `$defs` (as 2024-11-05 … 2025-06-18 are)."""
+    text = json.dumps(schema["$defs"]).replace('"#/$defs/', '"#/definitions/')
+    return {"$schema": "http://json-schema.org/draft-07/schema#", "definitions": json.loads(text)}
