@@ -19,6 +19,7 @@ THING_WIRE = {
     "class": "keyword",
     "json": 3,
     "model_config": "pydantic's",
+    "model_validate_me": "protected",
     "2fa": True,
     "a-b": "dash",
     "_meta": {"k": "v"},
@@ -38,6 +39,7 @@ def naming_schema() -> Schema:
             "class": {"type": "string"},
             "json": {"type": "integer"},
             "model_config": {"type": "string"},
+            "model_validate_me": {"type": "string"},
             "2fa": {"type": "boolean"},
             "a-b": {"type": "string"},
             "_meta": {"type": "object", "additionalProperties": {}},
@@ -57,6 +59,9 @@ def naming_schema() -> Schema:
             "Field": obj({"f": {"type": "string"}}),
             "Any": {"type": "string"},
             "_McpModel": obj({"m": {"type": "string"}}),
+            "a/b": obj({"x": {"type": "string"}}, ["x"]),
+            "c~d": {"type": "integer"},
+            "User": obj({"ab": {"$ref": "#/$defs/a~1b"}, "cd": {"$ref": "#/$defs/c~0d"}}),
             "ListThingsRequest": request("things/list"),
             "ListThingsResult": result({"things": {"type": "array", "items": ref("Thing")}}, ["things"]),
             "FooRequest": request("foo/run"),
@@ -101,6 +106,7 @@ def test_colliding_keyword_and_reserved_names_each_keep_their_key(pkg: ModuleTyp
     thing = pkg.types.Thing.model_validate(THING_WIRE)
     assert (thing.foo_bar, thing.foo_bar_) == ("camel", "snake")
     assert (thing.class_, thing.json_, thing.model_config_) == ("keyword", 3, "pydantic's")
+    assert thing.f_model_validate_me_ == "protected"
     assert (thing.f_2fa, thing.a_b) == (True, "dash")
     assert callable(thing.model_dump) and isinstance(pkg.types.Thing.model_config, dict)
 
@@ -145,7 +151,9 @@ def test_definitions_keep_their_names_unless_python_cannot(pkg: ModuleType) -> N
     with pytest.raises(pydantic.ValidationError):
         pydantic.TypeAdapter(types.Any).validate_python(1)
     assert types._McpModel.model_validate({"m": "x"}).m == "x"
-    assert set(types.__all__) >= {"MyDef", "Str", "Field", "Any", "_McpModel", "Thing", "ThingInputSchema"}
+    user = types.User.model_validate({"ab": {"x": "y"}, "cd": 4})
+    assert (type(user.ab), user.cd) == (types.AB, 4)
+    assert set(types.__all__) >= {"MyDef", "Str", "Field", "Any", "_McpModel", "AB", "CD", "Thing", "ThingInputSchema"}
 
 
 def test_method_names_come_from_definition_names(pkg: ModuleType) -> None:

@@ -32,6 +32,9 @@ def pairing_schema() -> Schema:
         "RunResultResponse": response({"anyOf": [ref("InputRequiredResult"), ref("RunResult")]}),
         "InputRequiredResult": obj({"resultType": const("input_required")}, ["resultType"]),
         "RunResult": obj({"resultType": const("complete"), "ran": {"type": "boolean"}}, ["resultType", "ran"]),
+        "FetchRequest": request("fetch"),
+        "FetchResultResponse": response({"anyOf": [ref("InputRequiredResult"), ref("FetchPayload")]}),
+        "FetchPayload": obj({"resultType": const("complete"), "data": STRING}, ["resultType", "data"]),
         "PickRequest": request("pick"),
         "PickResultResponse": response({"anyOf": [ref("OtherResult"), ref("PickResult")]}),
         "OtherResult": result({"other": STRING}, ["other"]),
@@ -63,6 +66,7 @@ def pkg(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     [
         ("things/get", "ThingPayload", {"payload": "p"}),
         ("run", "RunResult", {"resultType": "complete", "ran": True}),
+        ("fetch", "FetchPayload", {"resultType": "complete", "data": "d"}),
         ("pick", "PickResult", {"picked": "p"}),
         ("resources/list", "ListResourcesResult", {"resources": []}),
         ("resources/templates/list", "ListResourceTemplatesResult", {"resourceTemplates": []}),

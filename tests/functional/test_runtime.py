@@ -144,6 +144,7 @@ def test_parse_result(session_pkg: ModuleType) -> None:
     [
         ("{oops", {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error: not valid JSON"}}),
         ({"jsonrpc": "1.0", "id": 7, "method": "ping"}, {"jsonrpc": "2.0", "id": 7, "error": {"code": -32600}}),
+        ({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}, {"jsonrpc": "2.0", "id": None, "error": {"code": -32600}}),
         (req("no/such", id="x"), {"jsonrpc": "2.0", "id": "x", "error": {"code": -32601, "message": "Method not found: no/such"}}),
         (req("roots/list", id=2), {"jsonrpc": "2.0", "id": 2, "error": {"code": -32601}}),
         (req("completion/complete", {"prefix": "a"}, id=3), {"jsonrpc": "2.0", "id": 3, "error": {"code": -32601}}),
@@ -169,6 +170,13 @@ def test_handle_answers_every_message(session_pkg: ModuleType, message: Any, rep
         answer["error"].pop("message")
         answer["error"].pop("data", None)
     assert answer == reply
+
+
+def test_notifications_nobody_handles_are_ignored_quietly(session_pkg: ModuleType, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        assert run(session_pkg.Server().handle(note("notifications/initialized"))) is None
+        assert run(session_pkg.Client().handle(note("notifications/progress", {"progressToken": 1, "progress": 1}))) is None
+    assert caplog.records == []
 
 
 def test_a_failing_handler_is_logged_not_leaked(session_pkg: ModuleType, caplog: pytest.LogCaptureFixture) -> None:
