@@ -38,7 +38,7 @@ def discriminator_schema() -> Schema:
             "Message": obj(
                 {
                     "parts": {"type": "array", "items": union(ref("TextContent"), ref("ImageContent"))},
-                    "byName": {"type": "object", "additionalProperties": ref("ContentBlock")},
+                    "byName": {"type": "object", "additionalProperties": union(ref("TextContent"), ref("ImageContent"))},
                 }
             ),
             "Square": tagged("kind", "square", side=INTEGER),

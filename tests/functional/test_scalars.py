@@ -25,6 +25,7 @@ def scalar_schema() -> Schema:
             "byName": {"type": "object", "additionalProperties": {"type": "number"}},
             "numberOrText": {"anyOf": [{"type": "number"}, {"type": "string"}]},
             "nullable": {"type": ["string", "null"]},
+            "maybe": {"type": "array", "items": {"type": ["integer", "null"]}},
             "mixed": {"type": ["string", "integer"]},
             "uri": {"type": "string", "format": "uri"},
             "when": {"type": "string", "format": "date-time"},
@@ -61,6 +62,8 @@ SAMPLES: list[dict[str, Any]] = [
     {"n": 1, "i": 1.5},
     {"n": 1, "nullable": None},
     {"n": 1, "nullable": "x"},
+    {"n": 1, "maybe": [1, None, 2]},
+    {"n": 1, "maybe": [1.5]},
     {"n": 1, "mixed": "x"},
     {"n": 1, "mixed": 4},
     {"n": 1, "mixed": 4.5},
@@ -68,6 +71,7 @@ SAMPLES: list[dict[str, Any]] = [
     {"n": 1, "uri": "not a uri at all", "when": "yesterday", "blob": "not base64!", "email": "nobody"},
     {"n": 1, "blob": "aGVsbG8=", "email": "a@b.example"},
     {"n": 1, "format": "kept"},
+    {"n": 1, "format": 3},
     {"n": 1, "role": "user"},
     {"n": 1, "role": "assistant"},
     {"n": 1, "role": "system"},
@@ -121,6 +125,8 @@ def test_formats_stay_plain_strings(pkg: ModuleType) -> None:
     m = pkg.types.Measure.model_validate(wire)
     assert [type(v) for v in (m.uri, m.when, m.blob, m.email)] == [str, str, str, str]
     assert (m.uri, m.when, m.blob, m.email) == (wire["uri"], wire["when"], wire["blob"], wire["email"])
+    named = pkg.types.Measure.model_validate({"n": 1, "format": "f"})
+    assert (named.format, named.model_extra) == ("f", {}), "a property named `format` is a field like any other"
 
 
 def test_enum_and_constant_values_are_plain_strings(pkg: ModuleType) -> None:

@@ -64,7 +64,7 @@ TYPESYS = _group(
         ("definitions-not-reserved", "build_definitions", "reserved[name] = unique(definition_name(name), b.taken)", "reserved[name] = definition_name(name)", "hoisted objects may take a definition's name"),
         ("model-doc-dropped", "_Builder.build", "            description=description,\n            fields=", "            description=None,\n            fields=", "model descriptions lost"),
         ("field-doc-dropped", "_Builder._own_fields", 'description=(f.extras or {}).get("description")', "description=None", "field descriptions lost"),
-        ("min-items-dropped", None, '    "min_items": "min_length",\n', "", "minItems not enforced"),
+        ("min-length-dropped", None, '    "min_length": "min_length",\n', "", "minLength and minItems not enforced"),
         ("max-length-dropped", None, '    "max_length": "max_length",\n', "", "maxLength not enforced"),
     ],
 )
