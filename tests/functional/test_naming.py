@@ -8,7 +8,7 @@ from typing import Any
 import pydantic
 import pytest
 
-from .oracle import accepts
+from .oracle import accepts, assert_agrees
 from .packages import generate_package, run
 from .schemas import Schema, mcp_schema, notification, obj, ref, request, result
 
@@ -153,7 +153,14 @@ def test_definitions_keep_their_names_unless_python_cannot(pkg: ModuleType) -> N
     assert types._McpModel.model_validate({"m": "x"}).m == "x"
     user = types.User.model_validate({"ab": {"x": "y"}, "cd": 4})
     assert (type(user.ab), user.cd) == (types.AB, 4)
+    assert_agrees(types, naming_schema(), "User", {"m": 5, "model_config": 6})
     assert set(types.__all__) >= {"MyDef", "Str", "Field", "Any", "_McpModel", "AB", "CD", "Thing", "ThingInputSchema"}
+
+
+def test_definitions_named_like_imports_do_not_shadow_them(pkg: ModuleType) -> None:
+    wire = {"things": [THING_WIRE], "_meta": {"n": 1, "s": [None]}}
+    result = pkg.types.ListThingsResult.model_validate(wire)
+    assert result.meta == {"n": 1, "s": [None]} and dump(result) == wire
 
 
 def test_method_names_come_from_definition_names(pkg: ModuleType) -> None:

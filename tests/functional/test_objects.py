@@ -47,6 +47,7 @@ SAMPLES: list[tuple[str, Any]] = [
     ("Open", {"a": 1}),
     ("Closed", {"a": "x"}),
     ("Closed", {"a": "x", "extra": 1}),
+    ("Closed", {"a": "x", "extra": None}),
     ("Typed", {"a": "x", "n": 1, "m": 2}),
     ("Typed", {"a": "x", "n": "one"}),
     ("Map", {"k": "v", "l": "w"}),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 from typing import Any
 
 import pytest
@@ -95,6 +95,18 @@ def server_of(pkg: ModuleType) -> Any:
 )
 def test_parse_message_error_codes(session_pkg: ModuleType, message: Any, code: int) -> None:
     assert code_of(session_pkg, message) == code
+
+
+def test_any_mapping_is_a_message(session_pkg: ModuleType) -> None:
+    call = session_pkg.parse_message(MappingProxyType(req("tools/call", {"name": "echo"})))
+    assert type(call) is session_pkg.types.CallToolRequest and call.params.name == "echo"
+    for message, code in [
+        (MappingProxyType(req("tools/call", {})), -32602),
+        (MappingProxyType(req("ping", id=True)), -32600),
+        (MappingProxyType(note("notifications/initialized") | {"id": 1}), -32600),
+        (MappingProxyType(req("no/such")), -32601),
+    ]:
+        assert code_of(session_pkg, message) == code
 
 
 def test_invalid_params_name_the_field(session_pkg: ModuleType) -> None:

@@ -248,7 +248,7 @@ METHODS_TEMPLATE = _group(
 RUNTIME_TEMPLATE = _group(
     "templates/runtime.py.jinja",
     [
-        ("dump-python-names", None, 'return value.model_dump(mode="json", by_alias=True, exclude_unset=True)', 'return value.model_dump(mode="json", exclude_unset=True)', "models sent under Python names"),
+        ("dump-python-names", None, 'return value.model_dump(mode="json", by_alias=True, exclude_unset=True)', 'return value.model_dump(mode="json", by_alias=False, exclude_unset=True)', "models sent under Python names"),
         ("dump-unset", None, 'return value.model_dump(mode="json", by_alias=True, exclude_unset=True)', 'return value.model_dump(mode="json", by_alias=True)', "unset fields sent as null"),
         ("capabilities-of-every-handler", None, "        if getattr(type(peer), handler) is getattr(base, handler):\n            continue\n", "", "capabilities advertised for handlers not overridden"),
         ("capability-flags-dropped", None, "        if flag is not None:\n", "        if False:\n", "capability flags dropped at run time"),
