@@ -29,10 +29,20 @@ def generate_package(
     schema_file = directory / "schema.json"
     schema_file.write_bytes(schema_bytes(schema))
     config = GenerateConfig(
-        schema_file=schema_file, revision=REVISION, output=directory / alias, package=alias, pairings=pairings
+        schema_file=schema_file,
+        revision=REVISION,
+        output=directory / alias,
+        package=alias,
+        pairings=pairings,
     )
     generate(config)
     return load_package(directory / alias, alias)
+
+
+def headers(pkg: ModuleType) -> list[str]:
+    """The comment header of every module of a generated package."""
+    folder = Path(str(pkg.__file__)).parent
+    return [path.read_text("utf-8").split('"""')[0] for path in sorted(folder.glob("*.py"))]
 
 
 def run(coro: Coroutine[Any, Any, Any]) -> Any:
@@ -46,8 +56,12 @@ class Wire:
     def __init__(self, pkg: ModuleType, client: Any, server: Any) -> None:
         connection = importlib.import_module(f"{pkg.__name__}.stdio").Connection
         self.sent: dict[str, list[Any]] = {"client": [], "server": []}
-        self.client = connection(client, self._to("server"), lambda way, m: self._trace("client", way, m))
-        self.server = connection(server, self._to("client"), lambda way, m: self._trace("server", way, m))
+        self.client = connection(
+            client, self._to("server"), lambda way, m: self._trace("client", way, m)
+        )
+        self.server = connection(
+            server, self._to("client"), lambda way, m: self._trace("server", way, m)
+        )
         client.attach(self.client)
         server.attach(self.server)
 
@@ -60,4 +74,3 @@ class Wire:
     def _trace(self, side: str, way: str, message: Any) -> None:
         if way == "out":
             self.sent[side].append(message)
-

@@ -20,7 +20,12 @@ def ref(name: str) -> Schema:
 
 def obj(properties: Schema | None = None, required: Iterable[str] = (), **keywords: Any) -> Schema:
     """An object schema with these properties (open unless `additionalProperties` says otherwise)."""
-    return {"type": "object", "properties": dict(properties or {}), "required": list(required), **keywords}
+    return {
+        "type": "object",
+        "properties": dict(properties or {}),
+        "required": list(required),
+        **keywords,
+    }
 
 
 def const(value: str) -> Schema:
@@ -28,7 +33,9 @@ def const(value: str) -> Schema:
     return {"const": value, "type": "string"}
 
 
-def _message(method: str, params: str | Schema | None, params_required: bool, request: bool) -> Schema:
+def _message(
+    method: str, params: str | Schema | None, params_required: bool, request: bool
+) -> Schema:
     properties: Schema = {"jsonrpc": JSONRPC, "method": const(method)}
     required = ["jsonrpc", "method"]
     if request:
@@ -41,12 +48,16 @@ def _message(method: str, params: str | Schema | None, params_required: bool, re
     return obj(properties, required)
 
 
-def request(method: str, params: str | Schema | None = None, *, params_required: bool = False) -> Schema:
+def request(
+    method: str, params: str | Schema | None = None, *, params_required: bool = False
+) -> Schema:
     """A request definition: `jsonrpc`, `id`, a constant `method` and optional params (a name is a $ref)."""
     return _message(method, params, params_required, request=True)
 
 
-def notification(method: str, params: str | Schema | None = None, *, params_required: bool = False) -> Schema:
+def notification(
+    method: str, params: str | Schema | None = None, *, params_required: bool = False
+) -> Schema:
     """A notification definition: like `request` without an `id`."""
     return _message(method, params, params_required, request=False)
 
@@ -61,22 +72,31 @@ def envelope() -> Schema:
     return {
         "RequestId": {"type": ["string", "integer"]},
         "JSONRPCRequest": obj(
-            {"jsonrpc": JSONRPC, "id": ref("RequestId"), "method": {"type": "string"}, "params": META},
+            {
+                "jsonrpc": JSONRPC,
+                "id": ref("RequestId"),
+                "method": {"type": "string"},
+                "params": META,
+            },
             ["jsonrpc", "id", "method"],
         ),
         "JSONRPCNotification": obj(
-            {"jsonrpc": JSONRPC, "method": {"type": "string"}, "params": META}, ["jsonrpc", "method"]
+            {"jsonrpc": JSONRPC, "method": {"type": "string"}, "params": META},
+            ["jsonrpc", "method"],
         ),
         "Result": result(),
         "EmptyResult": ref("Result"),
         "JSONRPCResultResponse": obj(
-            {"jsonrpc": JSONRPC, "id": ref("RequestId"), "result": ref("Result")}, ["jsonrpc", "id", "result"]
+            {"jsonrpc": JSONRPC, "id": ref("RequestId"), "result": ref("Result")},
+            ["jsonrpc", "id", "result"],
         ),
         "Error": obj(
-            {"code": {"type": "integer"}, "message": {"type": "string"}, "data": {}}, ["code", "message"]
+            {"code": {"type": "integer"}, "message": {"type": "string"}, "data": {}},
+            ["code", "message"],
         ),
         "JSONRPCErrorResponse": obj(
-            {"jsonrpc": JSONRPC, "id": ref("RequestId"), "error": ref("Error")}, ["jsonrpc", "error"]
+            {"jsonrpc": JSONRPC, "id": ref("RequestId"), "error": ref("Error")},
+            ["jsonrpc", "error"],
         ),
     }
 
@@ -103,7 +123,6 @@ def mcp_schema(
             "items": {"anyOf": [ref("JSONRPCRequest"), ref("JSONRPCNotification")]},
         }
     return {"$schema": DRAFT, "$defs": defs}
-
 
 
 def draft07(schema: Schema) -> Schema:

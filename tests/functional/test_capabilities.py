@@ -9,7 +9,11 @@ import pytest
 
 from .packages import Wire, run
 
-INIT_PARAMS = {"protocolVersion": "2099-01-01", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
+INIT_PARAMS = {
+    "protocolVersion": "2099-01-01",
+    "capabilities": {},
+    "clientInfo": {"name": "c", "version": "1"},
+}
 
 
 async def handler(self: Any, params: Any) -> Any:
@@ -24,7 +28,9 @@ def subclass(base: type, *handlers: str, **attributes: Any) -> Any:
 
 def announced(server: Any) -> Any:
     """The capabilities `server` answers initialize with."""
-    reply = run(server.handle({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT_PARAMS}))
+    reply = run(
+        server.handle({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT_PARAMS})
+    )
     return reply["result"]["capabilities"]
 
 
@@ -44,7 +50,9 @@ def announced(server: Any) -> Any:
         ),
     ],
 )
-def test_server_capabilities_follow_the_overridden_handlers(session_pkg: ModuleType, handlers: tuple, expected: dict) -> None:
+def test_server_capabilities_follow_the_overridden_handlers(
+    session_pkg: ModuleType, handlers: tuple, expected: dict
+) -> None:
     assert announced(subclass(session_pkg.Server, *handlers)) == expected
 
 
@@ -58,22 +66,44 @@ def test_server_capabilities_follow_the_overridden_handlers(session_pkg: ModuleT
         (("on_progress", "on_ping"), {}),
     ],
 )
-def test_client_capabilities_follow_the_overridden_handlers(session_pkg: ModuleType, handlers: tuple, expected: dict) -> None:
+def test_client_capabilities_follow_the_overridden_handlers(
+    session_pkg: ModuleType, handlers: tuple, expected: dict
+) -> None:
     client = subclass(session_pkg.Client, *handlers)
-    assert client.initialize_params().capabilities.model_dump(mode="json", by_alias=True, exclude_unset=True) == expected
+    assert (
+        client.initialize_params().capabilities.model_dump(
+            mode="json", by_alias=True, exclude_unset=True
+        )
+        == expected
+    )
 
 
 def test_declared_capabilities_win_over_derived_ones(session_pkg: ModuleType) -> None:
     types = session_pkg.types
-    declared = types.ServerCapabilities(tools=types.ServerCapabilitiesTools(listChanged=True), experimental={"x": {}})
+    declared = types.ServerCapabilities(
+        tools=types.ServerCapabilitiesTools(listChanged=True), experimental={"x": {}}
+    )
     server = subclass(session_pkg.Server, "on_subscribe", capabilities=declared)
     assert announced(server) == {"tools": {"listChanged": True}, "experimental": {"x": {}}}
-    client = subclass(session_pkg.Client, "on_list_roots", capabilities=types.ClientCapabilities(sampling={}))
-    assert client.initialize_params().capabilities.model_dump(exclude_unset=True) == {"sampling": {}}
+    client = subclass(
+        session_pkg.Client, "on_list_roots", capabilities=types.ClientCapabilities(sampling={})
+    )
+    assert client.initialize_params().capabilities.model_dump(exclude_unset=True) == {
+        "sampling": {}
+    }
 
 
-def test_the_handshake_announces_revision_identity_and_capabilities(session_pkg: ModuleType) -> None:
-    server = subclass(session_pkg.Server, "on_list_tools", name="tiny", version="2.0", title="Tiny", instructions="Be brief.")
+def test_the_handshake_announces_revision_identity_and_capabilities(
+    session_pkg: ModuleType,
+) -> None:
+    server = subclass(
+        session_pkg.Server,
+        "on_list_tools",
+        name="tiny",
+        version="2.0",
+        title="Tiny",
+        instructions="Be brief.",
+    )
     client = subclass(session_pkg.Client, "on_list_roots", name="cli", version="0.1")
     wire = Wire(session_pkg, client, server)
     answer = run(client.start_session())
@@ -88,7 +118,11 @@ def test_the_handshake_announces_revision_identity_and_capabilities(session_pkg:
     assert sent == [
         (
             "initialize",
-            {"protocolVersion": "2099-01-01", "capabilities": {"roots": {}}, "clientInfo": {"name": "cli", "version": "0.1"}},
+            {
+                "protocolVersion": "2099-01-01",
+                "capabilities": {"roots": {}},
+                "clientInfo": {"name": "cli", "version": "0.1"},
+            },
         ),
         ("notifications/initialized", None),
     ]

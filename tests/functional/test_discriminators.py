@@ -34,11 +34,22 @@ def discriminator_schema() -> Schema:
             "TextContent": tagged("type", "text", text=STRING),
             "ImageContent": tagged("type", "image", data=STRING, mimeType=STRING),
             "ContentBlock": union(ref("TextContent"), ref("ImageContent")),
-            "Mixed": union(ref("TextContent"), STRING, ref("ImageContent"), {"type": "array", "items": ref("TextContent")}),
+            "Mixed": union(
+                ref("TextContent"),
+                STRING,
+                ref("ImageContent"),
+                {"type": "array", "items": ref("TextContent")},
+            ),
             "Message": obj(
                 {
-                    "parts": {"type": "array", "items": union(ref("TextContent"), ref("ImageContent"))},
-                    "byName": {"type": "object", "additionalProperties": union(ref("TextContent"), ref("ImageContent"))},
+                    "parts": {
+                        "type": "array",
+                        "items": union(ref("TextContent"), ref("ImageContent")),
+                    },
+                    "byName": {
+                        "type": "object",
+                        "additionalProperties": union(ref("TextContent"), ref("ImageContent")),
+                    },
                 }
             ),
             "Square": tagged("kind", "square", side=INTEGER),
@@ -48,13 +59,24 @@ def discriminator_schema() -> Schema:
             "Loose": union(ref("TextContent"), ref("LooseContent")),
             "TextAgain": tagged("type", "text", body=STRING),
             "Twin": union(ref("TextContent"), ref("TextAgain")),
-            "Letters": obj({"type": {"enum": ["x", "y"], "type": "string"}, "letter": STRING}, ["type", "letter"]),
+            "Letters": obj(
+                {"type": {"enum": ["x", "y"], "type": "string"}, "letter": STRING},
+                ["type", "letter"],
+            ),
             "Multi": union(ref("TextContent"), ref("Letters")),
-            "InputRequiredResult": obj({"resultType": const("input_required"), "requestState": STRING}, ["resultType"]),
-            "ComputeResult": obj({"resultType": const("complete"), "value": INTEGER}, ["resultType", "value"]),
+            "InputRequiredResult": obj(
+                {"resultType": const("input_required"), "requestState": STRING}, ["resultType"]
+            ),
+            "ComputeResult": obj(
+                {"resultType": const("complete"), "value": INTEGER}, ["resultType", "value"]
+            ),
             "ComputeRequest": request("compute", obj({"x": INTEGER}, ["x"])),
             "ComputeResultResponse": obj(
-                {"jsonrpc": const("2.0"), "id": ref("RequestId"), "result": union(ref("InputRequiredResult"), ref("ComputeResult"))},
+                {
+                    "jsonrpc": const("2.0"),
+                    "id": ref("RequestId"),
+                    "result": union(ref("InputRequiredResult"), ref("ComputeResult")),
+                },
                 ["jsonrpc", "id", "result"],
             ),
             "PingRequest": request("ping"),
@@ -75,7 +97,10 @@ SAMPLES: list[tuple[str, Any]] = [
     ("Mixed", [{"type": "text", "text": "a"}]),
     ("Mixed", {"type": "text"}),
     ("Mixed", 3),
-    ("Message", {"parts": [{"type": "text", "text": "a"}, {"type": "image", "data": "", "mimeType": ""}]}),
+    (
+        "Message",
+        {"parts": [{"type": "text", "text": "a"}, {"type": "image", "data": "", "mimeType": ""}]},
+    ),
     ("Message", {"byName": {"a": {"type": "text", "text": "a"}}}),
     ("Message", {"parts": [{"type": "image", "text": "a"}]}),
     ("Shape", {"kind": "square", "side": 2}),
@@ -95,7 +120,9 @@ SAMPLES: list[tuple[str, Any]] = [
 @pytest.fixture(scope="module")
 def pkg(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     """The generated package of the discriminator schema."""
-    return generate_package(tmp_path_factory.mktemp("discriminators"), discriminator_schema(), "fn_discriminators")
+    return generate_package(
+        tmp_path_factory.mktemp("discriminators"), discriminator_schema(), "fn_discriminators"
+    )
 
 
 def errors(pkg: ModuleType, definition: str, instance: Any) -> list[tuple[str, tuple[Any, ...]]]:
@@ -105,8 +132,12 @@ def errors(pkg: ModuleType, definition: str, instance: Any) -> list[tuple[str, t
     return [(e["type"], e["loc"]) for e in caught.value.errors()]
 
 
-@pytest.mark.parametrize(("definition", "instance"), SAMPLES, ids=lambda v: v if isinstance(v, str) else text(v))
-def test_tagged_unions_accept_exactly_what_the_schema_accepts(pkg: ModuleType, definition: str, instance: Any) -> None:
+@pytest.mark.parametrize(
+    ("definition", "instance"), SAMPLES, ids=lambda v: v if isinstance(v, str) else text(v)
+)
+def test_tagged_unions_accept_exactly_what_the_schema_accepts(
+    pkg: ModuleType, definition: str, instance: Any
+) -> None:
     assert_agrees(pkg.types, discriminator_schema(), definition, instance)
 
 
@@ -115,9 +146,21 @@ def test_tagged_unions_accept_exactly_what_the_schema_accepts(pkg: ModuleType, d
     [
         ("ContentBlock", {"type": "text", "text": 1}, [("string_type", ("text", "text"))]),
         ("Shape", {"kind": "circle", "radius": "r"}, [("int_parsing", ("circle", "radius"))]),
-        ("Message", {"parts": [{"type": "image", "data": "", "mimeType": 1}]}, [("string_type", ("parts", 0, "image", "mimeType"))]),
-        ("Message", {"byName": {"k": {"type": "text"}}}, [("missing", ("byName", "k", "text", "text"))]),
-        ("ClientRequest", {"jsonrpc": "2.0", "id": 1, "method": "compute", "params": 3}, [("model_type", ("compute", "params"))]),
+        (
+            "Message",
+            {"parts": [{"type": "image", "data": "", "mimeType": 1}]},
+            [("string_type", ("parts", 0, "image", "mimeType"))],
+        ),
+        (
+            "Message",
+            {"byName": {"k": {"type": "text"}}},
+            [("missing", ("byName", "k", "text", "text"))],
+        ),
+        (
+            "ClientRequest",
+            {"jsonrpc": "2.0", "id": 1, "method": "compute", "params": 3},
+            [("model_type", ("compute", "params"))],
+        ),
     ],
 )
 def test_a_bad_member_reports_only_the_errors_of_the_member_its_tag_selects(
@@ -128,7 +171,9 @@ def test_a_bad_member_reports_only_the_errors_of_the_member_its_tag_selects(
 
 def test_an_unknown_tag_is_one_error(pkg: ModuleType) -> None:
     assert errors(pkg, "ContentBlock", {"type": "video"}) == [("union_tag_invalid", ())]
-    assert errors(pkg, "ClientRequest", {"jsonrpc": "2.0", "id": 1, "method": "nope"}) == [("union_tag_invalid", ())]
+    assert errors(pkg, "ClientRequest", {"jsonrpc": "2.0", "id": 1, "method": "nope"}) == [
+        ("union_tag_invalid", ())
+    ]
 
 
 def test_the_objects_of_a_mixed_union_are_grouped_under_their_tag(pkg: ModuleType) -> None:
@@ -144,4 +189,6 @@ def test_result_unions_are_told_apart_by_result_type(pkg: ModuleType) -> None:
     with pytest.raises(pkg.ProtocolError) as caught:
         pkg.parse_result("compute", {"resultType": "complete", "value": "three"})
     assert caught.value.code == -32602
-    assert [(e["type"], e["loc"]) for e in caught.value.data] == [("int_parsing", ["complete", "value"])]
+    assert [(e["type"], e["loc"]) for e in caught.value.data] == [
+        ("int_parsing", ["complete", "value"])
+    ]

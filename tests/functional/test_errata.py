@@ -17,7 +17,7 @@ from mcpgen.errors import ErratumError
 from mcpgen.revisions import Pin
 
 from .oracle import assert_agrees, text
-from .packages import REVISION, generate_package, schema_bytes
+from .packages import REVISION, generate_package, headers, schema_bytes
 from .schemas import Schema, mcp_schema, obj, ref, request, result
 
 ENTRIES: list[dict[str, Any]] = [
@@ -34,7 +34,9 @@ ENTRIES: list[dict[str, Any]] = [
         "id": "declare-unit",
         "reason": "unit is sent but not declared",
         "upstream": "not yet reported",
-        "patch": [{"op": "add", "path": "/$defs/Measure/properties/unit", "value": {"type": "string"}}],
+        "patch": [
+            {"op": "add", "path": "/$defs/Measure/properties/unit", "value": {"type": "string"}}
+        ],
     },
 ]
 
@@ -61,13 +63,17 @@ def corrected(schema: Schema) -> Schema:
 
 @contextlib.contextmanager
 def pinned(entries: list[dict[str, Any]]) -> Iterator[None]:
-    """Pin REVISION to the bytes of `errata_schema()` with `entries` as its errata (no cache: its key cannot see them)."""
+    """Pin REVISION to the bytes of `errata_schema()` with `entries` as its errata, the package cache off."""
     sha = hashlib.sha256(schema_bytes(errata_schema())).hexdigest()
     pin = Pin(REVISION, "0" * 40, "schema.json", sha, "https://example.invalid/{commit}/{path}")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(errata, "get_pin", lambda revision: pin)
-        patch.setattr(errata, "load_errata", lambda revision: errata.parse_errata(revision, entries, "functional"))
-        patch.setenv("MCPGEN_NO_CACHE", "1")
+        patch.setattr(
+            errata,
+            "load_errata",
+            lambda revision: errata.parse_errata(revision, entries, "functional"),
+        )
+        patch.setenv("MCPGEN_NO_CACHE", "1")  # the cache key covers the shipped errata, not these
         yield
 
 
@@ -78,14 +84,14 @@ def pkg(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
         return generate_package(tmp_path_factory.mktemp("errata"), errata_schema(), "fn_errata")
 
 
-def headers(pkg: ModuleType) -> list[str]:
-    """The comment header of every generated module."""
-    folder = Path(pkg.__file__).parent
-    return [path.read_text("utf-8").split('"""')[0] for path in sorted(folder.glob("*.py"))]
-
-
-@pytest.mark.parametrize("instance", [{"value": 2.5, "unit": "m"}, {"value": 2}, {"value": 2, "unit": 3}, {"value": [2]}], ids=text)
-def test_the_errata_change_what_the_package_accepts(pkg: ModuleType, instance: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    "instance",
+    [{"value": 2.5, "unit": "m"}, {"value": 2}, {"value": 2, "unit": 3}, {"value": [2]}],
+    ids=text,
+)
+def test_the_errata_change_what_the_package_accepts(
+    pkg: ModuleType, instance: dict[str, Any]
+) -> None:
     assert_agrees(pkg.types, corrected(errata_schema()), "Measure", instance)
 
 
@@ -115,6 +121,9 @@ def test_other_bytes_of_the_revision_get_no_errata(tmp_path: Path) -> None:
 def test_an_erratum_that_no_longer_applies_fails_generation(tmp_path: Path) -> None:
     stale = copy.deepcopy(ENTRIES)
     stale[0]["patch"][0]["value"] = "string"
-    with pinned(stale), pytest.raises(ErratumError, match=f"{REVISION}/widen-value no longer applies"):
+    with (
+        pinned(stale),
+        pytest.raises(ErratumError, match=f"{REVISION}/widen-value no longer applies"),
+    ):
         generate_package(tmp_path, errata_schema(), "fn_never_written")
     assert not (tmp_path / "fn_never_written").exists()

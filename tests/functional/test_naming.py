@@ -33,7 +33,10 @@ def naming_schema() -> Schema:
     """Fields that need renaming, inline objects in every position, awkward definition and method names."""
     thing = obj(
         {
-            "inputSchema": obj({"type": {"const": "object", "type": "string"}, "properties": {"type": "object"}}, ["type"]),
+            "inputSchema": obj(
+                {"type": {"const": "object", "type": "string"}, "properties": {"type": "object"}},
+                ["type"],
+            ),
             "fooBar": {"type": "string"},
             "foo_bar": {"type": "string"},
             "class": {"type": "string"},
@@ -44,8 +47,16 @@ def naming_schema() -> Schema:
             "a-b": {"type": "string"},
             "_meta": {"type": "object", "additionalProperties": {}},
             "items": {"type": "array", "items": obj({"key": {"type": "string"}}, ["key"])},
-            "shape": {"anyOf": [obj({"radius": {"type": "number"}}, ["radius"]), obj({"side": {"type": "number"}}, ["side"])]},
-            "labels": {"type": "object", "additionalProperties": obj({"text": {"type": "string"}}, ["text"])},
+            "shape": {
+                "anyOf": [
+                    obj({"radius": {"type": "number"}}, ["radius"]),
+                    obj({"side": {"type": "number"}}, ["side"]),
+                ]
+            },
+            "labels": {
+                "type": "object",
+                "additionalProperties": obj({"text": {"type": "string"}}, ["text"]),
+            },
         },
         ["inputSchema"],
     )
@@ -63,7 +74,9 @@ def naming_schema() -> Schema:
             "c~d": {"type": "integer"},
             "User": obj({"ab": {"$ref": "#/$defs/a~1b"}, "cd": {"$ref": "#/$defs/c~0d"}}),
             "ListThingsRequest": request("things/list"),
-            "ListThingsResult": result({"things": {"type": "array", "items": ref("Thing")}}, ["things"]),
+            "ListThingsResult": result(
+                {"things": {"type": "array", "items": ref("Thing")}}, ["things"]
+            ),
             "FooRequest": request("foo/run"),
             "FooResult": result({"ran": {"type": "boolean"}}),
             "FooNotification": notification("foo/ran"),
@@ -99,7 +112,12 @@ def test_fields_are_snake_case_and_dump_under_their_wire_names(pkg: ModuleType) 
 
 def test_python_names_validate_too(pkg: ModuleType) -> None:
     thing = pkg.types.Thing(input_schema={"type": "object"}, class_="k", f_2fa=False, meta={})
-    assert dump(thing) == {"inputSchema": {"type": "object"}, "class": "k", "2fa": False, "_meta": {}}
+    assert dump(thing) == {
+        "inputSchema": {"type": "object"},
+        "class": "k",
+        "2fa": False,
+        "_meta": {},
+    }
 
 
 def test_colliding_keyword_and_reserved_names_each_keep_their_key(pkg: ModuleType) -> None:
@@ -128,7 +146,10 @@ def test_inline_objects_are_hoisted_under_names_from_their_position(pkg: ModuleT
     assert type(thing.input_schema) is types.ThingInputSchema
     assert type(thing.items[0]) is types.ThingItemsItem and thing.items[0].key == "x"
     assert type(thing.shape) is types.ThingShapeVariantA and thing.shape.radius == 2
-    assert type(types.Thing.model_validate({**THING_WIRE, "shape": {"side": 1}}).shape) is types.ThingShapeVariantB
+    assert (
+        type(types.Thing.model_validate({**THING_WIRE, "shape": {"side": 1}}).shape)
+        is types.ThingShapeVariantB
+    )
     assert type(thing.labels["en"]) is types.ThingLabelsValue
 
 
@@ -154,7 +175,17 @@ def test_definitions_keep_their_names_unless_python_cannot(pkg: ModuleType) -> N
     user = types.User.model_validate({"ab": {"x": "y"}, "cd": 4})
     assert (type(user.ab), user.cd) == (types.AB, 4)
     assert_agrees(types, naming_schema(), "User", {"m": 5, "model_config": 6})
-    assert set(types.__all__) >= {"MyDef", "Str", "Field", "Any", "_McpModel", "AB", "CD", "Thing", "ThingInputSchema"}
+    assert set(types.__all__) >= {
+        "MyDef",
+        "Str",
+        "Field",
+        "Any",
+        "_McpModel",
+        "AB",
+        "CD",
+        "Thing",
+        "ThingInputSchema",
+    }
 
 
 def test_definitions_named_like_imports_do_not_shadow_them(pkg: ModuleType) -> None:

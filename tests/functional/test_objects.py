@@ -28,11 +28,19 @@ def object_schema() -> Schema:
             "Empty": {"type": "object"},
             "Base": obj({"id": {"type": "string"}, "kind": {"type": "string"}}, ["id"]),
             "Derived": {"allOf": [ref("Base"), obj({"size": {"type": "integer"}}, ["size"])]},
-            "Outer": obj({"inner": obj({"deep": obj({"x": {"type": "integer"}}, ["x"])}, ["deep"])}, ["inner"]),
-            "Holder": obj(
-                {"closed": obj({"x": {"type": "integer"}}, additionalProperties=False), "items": {"type": "array", "items": ref("Open")}}
+            "Outer": obj(
+                {"inner": obj({"deep": obj({"x": {"type": "integer"}}, ["x"])}, ["deep"])},
+                ["inner"],
             ),
-            "Described": obj({"name": {"type": "string", "description": FIELD_DOC}}, description=DOC),
+            "Holder": obj(
+                {
+                    "closed": obj({"x": {"type": "integer"}}, additionalProperties=False),
+                    "items": {"type": "array", "items": ref("Open")},
+                }
+            ),
+            "Described": obj(
+                {"name": {"type": "string", "description": FIELD_DOC}}, description=DOC
+            ),
             "GetRequest": request("get"),
             "GetResult": result({"open": ref("Open")}),
         },
@@ -71,7 +79,9 @@ def pkg(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     return generate_package(tmp_path_factory.mktemp("objects"), object_schema(), "fn_objects")
 
 
-@pytest.mark.parametrize(("definition", "instance"), SAMPLES, ids=lambda v: v if isinstance(v, str) else text(v))
+@pytest.mark.parametrize(
+    ("definition", "instance"), SAMPLES, ids=lambda v: v if isinstance(v, str) else text(v)
+)
 def test_objects_accept_exactly_what_the_schema_accepts_and_keep_every_key(
     pkg: ModuleType, definition: str, instance: Any
 ) -> None:
@@ -96,4 +106,8 @@ def test_descriptions_become_docstrings(pkg: ModuleType) -> None:
     assert isinstance(body, ast.ClassDef)
     field = next(i for i, node in enumerate(body.body) if isinstance(node, ast.AnnAssign))
     doc = body.body[field + 1]
-    assert isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant) and doc.value.value == FIELD_DOC
+    assert (
+        isinstance(doc, ast.Expr)
+        and isinstance(doc.value, ast.Constant)
+        and doc.value.value == FIELD_DOC
+    )

@@ -9,7 +9,7 @@ import pytest
 
 from mcpgen.errors import SchemaError
 
-from .packages import generate_package
+from .packages import generate_package, headers
 from .schemas import Schema, const, mcp_schema, obj, ref, request, result
 
 STRING = {"type": "string"}
@@ -18,7 +18,10 @@ PAIRS = (("SpinRequest", "SpinOutcome"), ("SubscribeRequest", "SubscribeOutcome"
 
 def response(result_schema: Schema) -> Schema:
     """A `<X>ResultResponse` definition whose `result` is `result_schema`."""
-    return obj({"jsonrpc": const("2.0"), "id": ref("RequestId"), "result": result_schema}, ["jsonrpc", "id", "result"])
+    return obj(
+        {"jsonrpc": const("2.0"), "id": ref("RequestId"), "result": result_schema},
+        ["jsonrpc", "id", "result"],
+    )
 
 
 def pairing_schema() -> Schema:
@@ -31,10 +34,16 @@ def pairing_schema() -> Schema:
         "RunRequest": request("run"),
         "RunResultResponse": response({"anyOf": [ref("InputRequiredResult"), ref("RunResult")]}),
         "InputRequiredResult": obj({"resultType": const("input_required")}, ["resultType"]),
-        "RunResult": obj({"resultType": const("complete"), "ran": {"type": "boolean"}}, ["resultType", "ran"]),
+        "RunResult": obj(
+            {"resultType": const("complete"), "ran": {"type": "boolean"}}, ["resultType", "ran"]
+        ),
         "FetchRequest": request("fetch"),
-        "FetchResultResponse": response({"anyOf": [ref("InputRequiredResult"), ref("FetchPayload")]}),
-        "FetchPayload": obj({"resultType": const("complete"), "data": STRING}, ["resultType", "data"]),
+        "FetchResultResponse": response(
+            {"anyOf": [ref("InputRequiredResult"), ref("FetchPayload")]}
+        ),
+        "FetchPayload": obj(
+            {"resultType": const("complete"), "data": STRING}, ["resultType", "data"]
+        ),
         "PickRequest": request("pick"),
         "PickResultResponse": response({"anyOf": [ref("OtherResult"), ref("PickResult")]}),
         "OtherResult": result({"other": STRING}, ["other"]),
@@ -42,7 +51,9 @@ def pairing_schema() -> Schema:
         "ListResourcesRequest": request("resources/list"),
         "ListResourcesResult": result({"resources": {"type": "array"}}, ["resources"]),
         "ListResourceTemplatesRequest": request("resources/templates/list"),
-        "ListResourceTemplatesResult": result({"resourceTemplates": {"type": "array"}}, ["resourceTemplates"]),
+        "ListResourceTemplatesResult": result(
+            {"resourceTemplates": {"type": "array"}}, ["resourceTemplates"]
+        ),
         "PingRequest": request("ping"),
         "UnsubscribeRequest": request("resources/unsubscribe"),
         "UnsubscribeResult": result({"gone": {"type": "boolean"}}, ["gone"]),
@@ -58,7 +69,9 @@ def pairing_schema() -> Schema:
 @pytest.fixture(scope="module")
 def pkg(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     """The generated package of the pairing schema, with two `--pair` options."""
-    return generate_package(tmp_path_factory.mktemp("pairing"), pairing_schema(), "fn_pairing", PAIRS)
+    return generate_package(
+        tmp_path_factory.mktemp("pairing"), pairing_schema(), "fn_pairing", PAIRS
+    )
 
 
 @pytest.mark.parametrize(
@@ -76,7 +89,9 @@ def pkg(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
         ("widgets/spin", "SpinOutcome", {"rpm": 33}),
     ],
 )
-def test_each_request_gets_the_result_its_rule_gives(pkg: ModuleType, method: str, expected: str, wire: dict) -> None:
+def test_each_request_gets_the_result_its_rule_gives(
+    pkg: ModuleType, method: str, expected: str, wire: dict
+) -> None:
     model = getattr(pkg.types, expected)
     assert pkg.METHODS[method].result is model
     parsed = pkg.parse_result(method, wire)
@@ -108,18 +123,24 @@ def test_a_result_response_union_admits_every_member(pkg: ModuleType) -> None:
 
 
 def test_pairings_from_the_command_line_are_recorded_in_every_file(pkg: ModuleType) -> None:
-    folder = Path(pkg.__file__).parent
-    for module in ("__init__", "types", "methods", "server", "client"):
-        header = (folder / f"{module}.py").read_text("utf-8").split('"""')[0]
-        assert "# Pairings: SpinRequest=SpinOutcome, SubscribeRequest=SubscribeOutcome" in header
+    files = headers(pkg)
+    assert len(files) == 7
+    assert all(
+        "# Pairings: SpinRequest=SpinOutcome, SubscribeRequest=SubscribeOutcome\n" in h
+        for h in files
+    )
 
 
 def test_a_request_without_a_result_fails_naming_it(tmp_path: Path) -> None:
-    with pytest.raises(SchemaError, match=r"SpinRequest \(widgets/spin\).*--pair SpinRequest=<result definition>"):
+    with pytest.raises(
+        SchemaError, match=r"SpinRequest \(widgets/spin\).*--pair SpinRequest=<result definition>"
+    ):
         generate_package(tmp_path, pairing_schema(), "fn_never_written")
     assert not (tmp_path / "fn_never_written").exists()
 
 
 def test_a_pair_naming_an_unknown_definition_fails(tmp_path: Path) -> None:
     with pytest.raises(SchemaError, match="no definition NoSuchResult"):
-        generate_package(tmp_path, pairing_schema(), "fn_never_written", (("SpinRequest", "NoSuchResult"),))
+        generate_package(
+            tmp_path, pairing_schema(), "fn_never_written", (("SpinRequest", "NoSuchResult"),)
+        )

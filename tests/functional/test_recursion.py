@@ -16,7 +16,10 @@ def recursion_schema() -> Schema:
     """A tree, a mutual pair, JSON values as recursive aliases, and an alias defined before what it names."""
     return mcp_schema(
         {
-            "Tree": obj({"value": {"type": "integer"}, "children": {"type": "array", "items": ref("Tree")}}, ["value"]),
+            "Tree": obj(
+                {"value": {"type": "integer"}, "children": {"type": "array", "items": ref("Tree")}},
+                ["value"],
+            ),
             "Ping": obj({"next": ref("Pong")}),
             "Pong": obj({"next": ref("Ping"), "end": {"type": "boolean"}}),
             "JSONValue": {
@@ -55,7 +58,11 @@ def json_value(depth: int) -> Any:
     """A JSON value nesting objects and arrays `depth` deep, with every scalar type at each level."""
     value: Any = [1, 2.5, "s", True, None]
     for i in range(depth):
-        value = {"level": i, "ratio": i + 0.5, "inner": value, "list": [value, i]} if i % 2 else [value, {"i": i}]
+        value = (
+            {"level": i, "ratio": i + 0.5, "inner": value, "list": [value, i]}
+            if i % 2
+            else [value, {"i": i}]
+        )
     return value
 
 
@@ -82,18 +89,26 @@ SAMPLES: list[tuple[str, Any]] = [
 @pytest.fixture(scope="module")
 def pkg(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     """The generated package of the recursion schema."""
-    return generate_package(tmp_path_factory.mktemp("recursion"), recursion_schema(), "fn_recursion")
+    return generate_package(
+        tmp_path_factory.mktemp("recursion"), recursion_schema(), "fn_recursion"
+    )
 
 
-@pytest.mark.parametrize(("definition", "instance"), SAMPLES, ids=lambda v: v if isinstance(v, str) else text(v)[:60])
-def test_recursive_types_accept_exactly_what_the_schema_accepts(pkg: ModuleType, definition: str, instance: Any) -> None:
+@pytest.mark.parametrize(
+    ("definition", "instance"), SAMPLES, ids=lambda v: v if isinstance(v, str) else text(v)[:60]
+)
+def test_recursive_types_accept_exactly_what_the_schema_accepts(
+    pkg: ModuleType, definition: str, instance: Any
+) -> None:
     assert_agrees(pkg.types, recursion_schema(), definition, instance)
 
 
 def test_recursive_models_nest(pkg: ModuleType) -> None:
     types = pkg.types
     root = types.Tree.model_validate(tree(3))
-    assert type(root.children[0].children[0]) is types.Tree and root.children[0].children[0].value == 0
+    assert (
+        type(root.children[0].children[0]) is types.Tree and root.children[0].children[0].value == 0
+    )
     ping = types.Ping.model_validate({"next": {"next": {"end": True}}})
     assert (type(ping.next), type(ping.next.next)) == (types.Pong, types.Ping)
 

@@ -24,13 +24,21 @@ def role_schema() -> Schema:
             "PingRequest": request("ping"),
             "PingResult": result(),
             "ListThingsRequest": request("things/list", obj({"cursor": {"type": "string"}})),
-            "ListThingsResult": result({"things": {"type": "array", "items": {"type": "string"}}}, ["things"]),
-            "StartChoreRequest": request("chores/start", obj({"chore": {"type": "string"}}, ["chore"]), params_required=True),
+            "ListThingsResult": result(
+                {"things": {"type": "array", "items": {"type": "string"}}}, ["things"]
+            ),
+            "StartChoreRequest": request(
+                "chores/start", obj({"chore": {"type": "string"}}, ["chore"]), params_required=True
+            ),
             "StartChoreResult": result(),
             "BasicRequests": {"anyOf": [ref("PingRequest"), ref("ListThingsRequest")]},
             "ChoreRequests": {"anyOf": [ref("StartChoreRequest")]},
             "InitializedNotification": INITIALIZED,
-            "AskRequest": request("ask/user", obj({"question": {"type": "string"}}, ["question"]), params_required=True),
+            "AskRequest": request(
+                "ask/user",
+                obj({"question": {"type": "string"}}, ["question"]),
+                params_required=True,
+            ),
             "AskResult": result({"answer": {"type": "string"}}, ["answer"]),
             "InputRequest": {"anyOf": [ref("AskRequest"), ref("PingRequest")]},
         },
@@ -48,7 +56,13 @@ def pkg(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
 
 
 def test_every_method_of_the_role_unions_is_registered(pkg: ModuleType) -> None:
-    assert set(pkg.METHODS) == {"ping", "things/list", "chores/start", "notifications/initialized", "ask/user"}
+    assert set(pkg.METHODS) == {
+        "ping",
+        "things/list",
+        "chores/start",
+        "notifications/initialized",
+        "ask/user",
+    }
     kinds = {name: (m.kind, sorted(m.senders), m.embedded) for name, m in pkg.METHODS.items()}
     assert kinds == {
         "ping": ("request", ["client", "server"], False),
@@ -61,7 +75,11 @@ def test_every_method_of_the_role_unions_is_registered(pkg: ModuleType) -> None:
 
 def test_methods_carry_their_message_params_and_result_models(pkg: ModuleType) -> None:
     types = pkg.types
-    listing, chore, ask = pkg.METHODS["things/list"], pkg.METHODS["chores/start"], pkg.METHODS["ask/user"]
+    listing, chore, ask = (
+        pkg.METHODS["things/list"],
+        pkg.METHODS["chores/start"],
+        pkg.METHODS["ask/user"],
+    )
     assert (listing.message, listing.params, listing.result) == (
         types.ListThingsRequest,
         types.ListThingsRequestParams,
@@ -77,12 +95,20 @@ def test_methods_carry_their_message_params_and_result_models(pkg: ModuleType) -
     ("message", "model"),
     [
         ({"jsonrpc": "2.0", "id": 1, "method": "ping"}, "PingRequest"),
-        ({"jsonrpc": "2.0", "id": "a", "method": "things/list", "params": {"cursor": "c"}}, "ListThingsRequest"),
-        ({"jsonrpc": "2.0", "id": 2, "method": "chores/start", "params": {"chore": "dishes"}}, "StartChoreRequest"),
+        (
+            {"jsonrpc": "2.0", "id": "a", "method": "things/list", "params": {"cursor": "c"}},
+            "ListThingsRequest",
+        ),
+        (
+            {"jsonrpc": "2.0", "id": 2, "method": "chores/start", "params": {"chore": "dishes"}},
+            "StartChoreRequest",
+        ),
         ({"jsonrpc": "2.0", "method": "notifications/initialized"}, "InitializedNotification"),
     ],
 )
-def test_parse_message_gives_each_method_its_model(pkg: ModuleType, message: dict[str, Any], model: str) -> None:
+def test_parse_message_gives_each_method_its_model(
+    pkg: ModuleType, message: dict[str, Any], model: str
+) -> None:
     parsed = pkg.parse_message(message)
     assert type(parsed) is getattr(pkg.types, model)
     assert parsed.model_dump(mode="json", by_alias=True, exclude_unset=True) == message
@@ -90,7 +116,9 @@ def test_parse_message_gives_each_method_its_model(pkg: ModuleType, message: dic
 
 def test_an_embedded_request_is_no_message_of_its_own(pkg: ModuleType) -> None:
     with pytest.raises(pkg.ProtocolError) as caught:
-        pkg.parse_message({"jsonrpc": "2.0", "id": 1, "method": "ask/user", "params": {"question": "?"}})
+        pkg.parse_message(
+            {"jsonrpc": "2.0", "id": 1, "method": "ask/user", "params": {"question": "?"}}
+        )
     assert caught.value.code == -32601
     assert type(pkg.parse_result("ask/user", {"answer": "yes"})) is pkg.types.AskResult
     assert not hasattr(pkg.Server, "ask") and not hasattr(pkg.Client, "on_ask")
@@ -99,7 +127,11 @@ def test_an_embedded_request_is_no_message_of_its_own(pkg: ModuleType) -> None:
 def test_each_side_handles_what_the_other_sends(pkg: ModuleType) -> None:
     server, client = pkg.Server(), pkg.Client()
     ping = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-    assert run(server.handle(ping)) == run(client.handle(ping)) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert (
+        run(server.handle(ping))
+        == run(client.handle(ping))
+        == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    )
     listing = {"jsonrpc": "2.0", "id": 2, "method": "things/list"}
     assert run(server.handle(listing))["error"]["code"] == -32601, "not overridden yet"
     wrong_way = run(client.handle(listing))["error"]
@@ -109,7 +141,9 @@ def test_each_side_handles_what_the_other_sends(pkg: ModuleType) -> None:
 def test_an_absent_union_means_no_such_messages(pkg: ModuleType) -> None:
     assert not [m for m in pkg.METHODS.values() if m.kind == "notification" and m.sent_by("server")]
     assert not [name for name in dir(pkg.Server) if name.startswith("notify_")]
-    assert run(pkg.Client().handle({"jsonrpc": "2.0", "method": "notifications/initialized"})) is None
+    assert (
+        run(pkg.Client().handle({"jsonrpc": "2.0", "method": "notifications/initialized"})) is None
+    )
 
 
 @pytest.mark.xfail(
@@ -117,7 +151,9 @@ def test_an_absent_union_means_no_such_messages(pkg: ModuleType) -> None:
     reason="generator bug: a role union mixing requests with a union of requests gets its requests grouped "
     "into a nested discriminated union, which roles._members does not descend into: they are dropped",
 )
-def test_a_role_union_mixing_requests_and_a_union_of_requests_keeps_them_all(tmp_path: Path) -> None:
+def test_a_role_union_mixing_requests_and_a_union_of_requests_keeps_them_all(
+    tmp_path: Path,
+) -> None:
     schema = mcp_schema(
         {
             "PingRequest": request("ping"),
@@ -143,12 +179,16 @@ def failure(tmp_path: Path, schema: Schema) -> str:
 
 
 def test_a_schema_without_role_unions_is_not_an_mcp_schema(tmp_path: Path) -> None:
-    assert "none of the role unions" in failure(tmp_path, mcp_schema({"PingRequest": request("ping")}))
+    assert "none of the role unions" in failure(
+        tmp_path, mcp_schema({"PingRequest": request("ping")})
+    )
 
 
 @pytest.mark.parametrize("missing", ["JSONRPCRequest", "JSONRPCErrorResponse"])
 def test_a_schema_without_the_envelope_is_not_an_mcp_schema(tmp_path: Path, missing: str) -> None:
-    schema = mcp_schema({"PingRequest": request("ping"), "PingResult": result()}, client_requests=["PingRequest"])
+    schema = mcp_schema(
+        {"PingRequest": request("ping"), "PingResult": result()}, client_requests=["PingRequest"]
+    )
     del schema["$defs"][missing]
     assert "not an MCP schema" in failure(tmp_path, schema)
 
@@ -170,5 +210,8 @@ def test_a_method_cannot_be_both_a_request_and_a_notification(tmp_path: Path) ->
 
 
 def test_a_method_named_like_a_base_class_member_is_refused(tmp_path: Path) -> None:
-    schema = mcp_schema({"HandleRequest": request("x/handle"), "HandleResult": result()}, client_requests=["HandleRequest"])
+    schema = mcp_schema(
+        {"HandleRequest": request("x/handle"), "HandleResult": result()},
+        client_requests=["HandleRequest"],
+    )
     assert "client stub names clash: handle" in failure(tmp_path, schema)

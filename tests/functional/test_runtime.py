@@ -1,4 +1,4 @@
-"""The generated runtime: parse_message and parse_result, `handle` and its error codes, batches, cancellation, typed calls."""
+"""The generated runtime: parsing, `handle` and its error codes, batches, cancellation, typed calls."""
 
 from __future__ import annotations
 
@@ -15,12 +15,21 @@ from .packages import Wire, run
 
 def req(method: str, params: Any = None, id: Any = 1) -> dict[str, Any]:
     """A JSON-RPC request."""
-    return {"jsonrpc": "2.0", "id": id, "method": method, **({"params": params} if params is not None else {})}
+    return {
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": method,
+        **({"params": params} if params is not None else {}),
+    }
 
 
 def note(method: str, params: Any = None) -> dict[str, Any]:
     """A JSON-RPC notification."""
-    return {"jsonrpc": "2.0", "method": method, **({"params": params} if params is not None else {})}
+    return {
+        "jsonrpc": "2.0",
+        "method": method,
+        **({"params": params} if params is not None else {}),
+    }
 
 
 def code_of(pkg: ModuleType, message: Any) -> int:
@@ -33,6 +42,8 @@ def code_of(pkg: ModuleType, message: Any) -> int:
 class Tools:
     """Handlers of a small server: one tool answers, one fails, one raises a ProtocolError, one waits for a gate."""
 
+    types: ModuleType
+    error: type[Exception]
     gate: asyncio.Event
     cancelled: list[str]
     notes: list[Any]
@@ -53,7 +64,9 @@ class Tools:
             except asyncio.CancelledError:
                 self.cancelled.append(params.name)
                 raise
-        return self.types.CallToolResult(content=[self.types.TextContent(type="text", text=params.name)])
+        return self.types.CallToolResult(
+            content=[self.types.TextContent(type="text", text=params.name)]
+        )
 
     async def on_progress(self, params: Any) -> None:
         self.notes.append(params)
@@ -113,25 +126,45 @@ def test_invalid_params_name_the_field(session_pkg: ModuleType) -> None:
     with pytest.raises(session_pkg.ProtocolError) as caught:
         session_pkg.parse_message(req("tools/call", {"arguments": {}}))
     assert caught.value.message == "Invalid params for tools/call"
-    assert caught.value.data == [{"loc": ["params", "name"], "msg": "Field required", "type": "missing"}]
+    assert caught.value.data == [
+        {"loc": ["params", "name"], "msg": "Field required", "type": "missing"}
+    ]
 
 
-@pytest.mark.parametrize("encode", [lambda m: m, json.dumps, lambda m: json.dumps(m).encode("utf-8")])
+@pytest.mark.parametrize(
+    "encode", [lambda m: m, json.dumps, lambda m: json.dumps(m).encode("utf-8")]
+)
 def test_parse_message_reads_objects_text_and_bytes(session_pkg: ModuleType, encode: Any) -> None:
     types = session_pkg.types
-    call = session_pkg.parse_message(encode(req("tools/call", {"name": "echo", "arguments": {"n": 1}}, id="c")))
-    assert type(call) is types.CallToolRequest and (call.id, call.params.name, call.params.arguments) == ("c", "echo", {"n": 1})
-    assert type(session_pkg.parse_message(encode(note("notifications/initialized")))) is types.InitializedNotification
-    response = session_pkg.parse_message(encode({"jsonrpc": "2.0", "id": 4, "result": {"tools": []}}))
+    call = session_pkg.parse_message(
+        encode(req("tools/call", {"name": "echo", "arguments": {"n": 1}}, id="c"))
+    )
+    assert type(call) is types.CallToolRequest and (
+        call.id,
+        call.params.name,
+        call.params.arguments,
+    ) == ("c", "echo", {"n": 1})
+    assert (
+        type(session_pkg.parse_message(encode(note("notifications/initialized"))))
+        is types.InitializedNotification
+    )
+    response = session_pkg.parse_message(
+        encode({"jsonrpc": "2.0", "id": 4, "result": {"tools": []}})
+    )
     assert type(response) is types.JSONRPCResultResponse and response.id == 4
-    error = session_pkg.parse_message(encode({"jsonrpc": "2.0", "id": 4, "error": {"code": -32601, "message": "m"}}))
+    error = session_pkg.parse_message(
+        encode({"jsonrpc": "2.0", "id": 4, "error": {"code": -32601, "message": "m"}})
+    )
     assert type(error) is types.JSONRPCErrorResponse and error.error.code == -32601
 
 
 def test_batches_are_lists_where_allowed(batching_pkg: ModuleType, session_pkg: ModuleType) -> None:
     batch = [req("ping"), note("notifications/initialized")]
     parsed = batching_pkg.parse_message(batch)
-    assert [type(m) for m in parsed] == [batching_pkg.types.PingRequest, batching_pkg.types.InitializedNotification]
+    assert [type(m) for m in parsed] == [
+        batching_pkg.types.PingRequest,
+        batching_pkg.types.InitializedNotification,
+    ]
     assert code_of(batching_pkg, []) == -32600
     assert code_of(session_pkg, batch) == -32600
     assert (batching_pkg.methods.BATCHING, session_pkg.methods.BATCHING) == (True, False)
@@ -154,21 +187,60 @@ def test_parse_result(session_pkg: ModuleType) -> None:
 @pytest.mark.parametrize(
     ("message", "reply"),
     [
-        ("{oops", {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error: not valid JSON"}}),
-        ({"jsonrpc": "1.0", "id": 7, "method": "ping"}, {"jsonrpc": "2.0", "id": 7, "error": {"code": -32600}}),
-        ({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}, {"jsonrpc": "2.0", "id": None, "error": {"code": -32600}}),
-        (req("no/such", id="x"), {"jsonrpc": "2.0", "id": "x", "error": {"code": -32601, "message": "Method not found: no/such"}}),
+        (
+            "{oops",
+            {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32700, "message": "Parse error: not valid JSON"},
+            },
+        ),
+        (
+            {"jsonrpc": "1.0", "id": 7, "method": "ping"},
+            {"jsonrpc": "2.0", "id": 7, "error": {"code": -32600}},
+        ),
+        (
+            {"jsonrpc": "2.0", "id": 1.5, "method": "ping"},
+            {"jsonrpc": "2.0", "id": None, "error": {"code": -32600}},
+        ),
+        (
+            req("no/such", id="x"),
+            {
+                "jsonrpc": "2.0",
+                "id": "x",
+                "error": {"code": -32601, "message": "Method not found: no/such"},
+            },
+        ),
         (req("roots/list", id=2), {"jsonrpc": "2.0", "id": 2, "error": {"code": -32601}}),
-        (req("completion/complete", {"prefix": "a"}, id=3), {"jsonrpc": "2.0", "id": 3, "error": {"code": -32601}}),
+        (
+            req("completion/complete", {"prefix": "a"}, id=3),
+            {"jsonrpc": "2.0", "id": 3, "error": {"code": -32601}},
+        ),
         (req("tools/call", {}, id=4), {"jsonrpc": "2.0", "id": 4, "error": {"code": -32602}}),
-        (req("tools/call", {"name": "boom"}, id=5), {"jsonrpc": "2.0", "id": 5, "error": {"code": -32603, "message": "Internal error"}}),
-        (req("tools/call", {"name": "wrong"}, id=6), {"jsonrpc": "2.0", "id": 6, "error": {"code": -32603, "message": "Internal error"}}),
+        (
+            req("tools/call", {"name": "boom"}, id=5),
+            {"jsonrpc": "2.0", "id": 5, "error": {"code": -32603, "message": "Internal error"}},
+        ),
+        (
+            req("tools/call", {"name": "wrong"}, id=6),
+            {"jsonrpc": "2.0", "id": 6, "error": {"code": -32603, "message": "Internal error"}},
+        ),
         (
             req("tools/call", {"name": "refuse"}, id=7),
-            {"jsonrpc": "2.0", "id": 7, "error": {"code": -32602, "message": "no such tool", "data": {"name": "refuse"}}},
+            {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "error": {"code": -32602, "message": "no such tool", "data": {"name": "refuse"}},
+            },
         ),
-        (req("tools/call", {"name": "echo"}, id=8), {"jsonrpc": "2.0", "id": 8, "result": {"content": [{"type": "text", "text": "echo"}]}}),
-        (req("tools/list", id=9), {"jsonrpc": "2.0", "id": 9, "result": {"tools": [{"name": "echo"}]}}),
+        (
+            req("tools/call", {"name": "echo"}, id=8),
+            {"jsonrpc": "2.0", "id": 8, "result": {"content": [{"type": "text", "text": "echo"}]}},
+        ),
+        (
+            req("tools/list", id=9),
+            {"jsonrpc": "2.0", "id": 9, "result": {"tools": [{"name": "echo"}]}},
+        ),
         (req("ping", id=10), {"jsonrpc": "2.0", "id": 10, "result": {}}),
         (note("notifications/initialized"), None),
         (note("notifications/none"), None),
@@ -184,20 +256,33 @@ def test_handle_answers_every_message(session_pkg: ModuleType, message: Any, rep
     assert answer == reply
 
 
-def test_notifications_nobody_handles_are_ignored_quietly(session_pkg: ModuleType, caplog: pytest.LogCaptureFixture) -> None:
+def test_notifications_nobody_handles_are_ignored_quietly(
+    session_pkg: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
     with caplog.at_level(logging.WARNING):
         assert run(session_pkg.Server().handle(note("notifications/initialized"))) is None
-        assert run(session_pkg.Client().handle(note("notifications/progress", {"progressToken": 1, "progress": 1}))) is None
+        assert (
+            run(
+                session_pkg.Client().handle(
+                    note("notifications/progress", {"progressToken": 1, "progress": 1})
+                )
+            )
+            is None
+        )
     assert caplog.records == []
 
 
-def test_a_failing_handler_is_logged_not_leaked(session_pkg: ModuleType, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_failing_handler_is_logged_not_leaked(
+    session_pkg: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
     with caplog.at_level(logging.ERROR):
         reply = run(server_of(session_pkg).handle(req("tools/call", {"name": "boom"})))
     assert "secret" not in json.dumps(reply) and "secret detail" in caplog.text
 
 
-def test_notifications_reach_their_handler_typed_and_failures_stay_silent(session_pkg: ModuleType) -> None:
+def test_notifications_reach_their_handler_typed_and_failures_stay_silent(
+    session_pkg: ModuleType,
+) -> None:
     received: list[Any] = []
 
     class Listener(session_pkg.Client):  # type: ignore[misc,name-defined]
@@ -208,7 +293,14 @@ def test_notifications_reach_their_handler_typed_and_failures_stay_silent(sessio
 
     client = Listener()
     for progress in (1, 2.5):
-        assert run(client.handle(note("notifications/progress", {"progressToken": "t", "progress": progress}))) is None
+        assert (
+            run(
+                client.handle(
+                    note("notifications/progress", {"progressToken": "t", "progress": progress})
+                )
+            )
+            is None
+        )
     assert [(type(p), p.progress_token, p.progress) for p in received] == [
         (session_pkg.types.ProgressNotificationParams, "t", 1),
         (session_pkg.types.ProgressNotificationParams, "t", 2.5),
@@ -223,19 +315,32 @@ def test_a_cancelled_request_gets_no_answer_and_others_go_on(session_pkg: Module
         other = asyncio.ensure_future(server.handle(req("tools/call", {"name": "wait"}, id="o")))
         await asyncio.sleep(0.05)
         assert await server.handle(note("notifications/cancelled", {"requestId": "nobody"})) is None
-        assert await server.handle(note("notifications/cancelled", {"requestId": "w", "reason": "r"})) is None
+        assert (
+            await server.handle(note("notifications/cancelled", {"requestId": "w", "reason": "r"}))
+            is None
+        )
         cancelled = await waiting
         server.gate.set()
         return cancelled, await other
 
     cancelled, other = run(scenario())
     assert cancelled is None and server.cancelled == ["wait"]
-    assert other == {"jsonrpc": "2.0", "id": "o", "result": {"content": [{"type": "text", "text": "wait"}]}}
+    assert other == {
+        "jsonrpc": "2.0",
+        "id": "o",
+        "result": {"content": [{"type": "text", "text": "wait"}]},
+    }
 
 
-def test_a_batch_gets_the_answers_of_its_requests(batching_pkg: ModuleType, session_pkg: ModuleType) -> None:
+def test_a_batch_gets_the_answers_of_its_requests(
+    batching_pkg: ModuleType, session_pkg: ModuleType
+) -> None:
     server = server_of(batching_pkg)
-    replies = run(server.handle([req("ping", id=1), note("notifications/initialized"), req("no/such", id=2), "junk"]))
+    replies = run(
+        server.handle(
+            [req("ping", id=1), note("notifications/initialized"), req("no/such", id=2), "junk"]
+        )
+    )
     assert [(r["id"], "result" in r, r.get("error", {}).get("code")) for r in replies] == [
         (1, True, None),
         (2, False, -32601),
@@ -282,11 +387,19 @@ def test_typed_calls_both_ways_over_a_connection(session_pkg: ModuleType) -> Non
     assert type(roots) is types.ListRootsResult and roots.roots == ["file:///a"]
     assert [type(p) for p in pings] == [types.Result, types.Result]
     assert seen == [0.5]
-    assert (refused.code, refused.message, refused.data) == (-32602, "no such tool", {"name": "refuse"})
+    assert (refused.code, refused.message, refused.data) == (
+        -32602,
+        "no such tool",
+        {"name": "refuse"},
+    )
     assert missing.code == -32601
     assert sent["client"][0] == {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
     assert sent["client"][1]["params"] == {"name": "echo", "arguments": {"n": 1}}
-    progress = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 0.5}}
+    progress = {
+        "jsonrpc": "2.0",
+        "method": "notifications/progress",
+        "params": {"progressToken": 1, "progress": 0.5},
+    }
     assert progress in sent["server"]
 
 

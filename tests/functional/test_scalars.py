@@ -43,7 +43,11 @@ def scalar_schema() -> Schema:
         ["n"],
     )
     return mcp_schema(
-        {"Measure": measure, "MeasureRequest": request("measure"), "MeasureResult": result({"m": ref("Measure")})},
+        {
+            "Measure": measure,
+            "MeasureRequest": request("measure"),
+            "MeasureResult": result({"m": ref("Measure")}),
+        },
         client_requests=["MeasureRequest"],
     )
 
@@ -68,7 +72,13 @@ SAMPLES: list[dict[str, Any]] = [
     {"n": 1, "mixed": 4},
     {"n": 1, "mixed": 4.5},
     {"n": 1, "uri": "HTTP://Example.COM:80/a/../b?q=1#f", "when": "2024-01-01T00:00:00.000+00:00"},
-    {"n": 1, "uri": "not a uri at all", "when": "yesterday", "blob": "not base64!", "email": "nobody"},
+    {
+        "n": 1,
+        "uri": "not a uri at all",
+        "when": "yesterday",
+        "blob": "not base64!",
+        "email": "nobody",
+    },
     {"n": 1, "blob": "aGVsbG8=", "email": "a@b.example"},
     {"n": 1, "format": "kept"},
     {"n": 1, "format": 3},
@@ -106,27 +116,58 @@ def test_the_model_accepts_exactly_what_the_schema_accepts_and_dumps_it_unchange
     reason="generator bug: datamodel-code-generator hands numeric bounds over as UnionIntFloat objects, "
     "which typesys._constraints skips, so minimum/maximum/exclusiveMinimum/exclusiveMaximum are dropped",
 )
-@pytest.mark.parametrize("instance", [{"n": 1, "count": -1}, {"n": 1, "count": 11}, {"n": 1, "ratio": 0}, {"n": 1, "ratio": 1}], ids=text)
-def test_numeric_bounds_reject_what_the_schema_rejects(pkg: ModuleType, instance: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    "instance",
+    [{"n": 1, "count": -1}, {"n": 1, "count": 11}, {"n": 1, "ratio": 0}, {"n": 1, "ratio": 1}],
+    ids=text,
+)
+def test_numeric_bounds_reject_what_the_schema_rejects(
+    pkg: ModuleType, instance: dict[str, Any]
+) -> None:
     assert not accepts(scalar_schema(), "Measure", instance)
     with pytest.raises(pydantic.ValidationError):
         pkg.types.Measure.model_validate(instance)
 
 
 def test_ints_stay_ints_and_floats_stay_floats(pkg: ModuleType) -> None:
-    m = pkg.types.Measure.model_validate({"n": 1, "numbers": [2, 2.0], "byName": {"a": 3}, "numberOrText": 4})
-    assert [type(v) for v in (m.n, *m.numbers, m.by_name["a"], m.number_or_text)] == [int, int, float, int, int]
+    m = pkg.types.Measure.model_validate(
+        {"n": 1, "numbers": [2, 2.0], "byName": {"a": 3}, "numberOrText": 4}
+    )
+    assert [type(v) for v in (m.n, *m.numbers, m.by_name["a"], m.number_or_text)] == [
+        int,
+        int,
+        float,
+        int,
+        int,
+    ]
     assert type(pkg.types.Measure(n=1.0).n) is float
-    assert pkg.types.Measure.model_validate_json('{"n": 12345678901234567890}').n == 12345678901234567890
+    assert (
+        pkg.types.Measure.model_validate_json('{"n": 12345678901234567890}').n
+        == 12345678901234567890
+    )
 
 
 def test_formats_stay_plain_strings(pkg: ModuleType) -> None:
-    wire = {"n": 1, "uri": "HTTP://Example.COM:80/a/../b", "when": "2024-01-01T00:00:00Z", "blob": "aGk=", "email": "a@b.example"}
+    wire = {
+        "n": 1,
+        "uri": "HTTP://Example.COM:80/a/../b",
+        "when": "2024-01-01T00:00:00Z",
+        "blob": "aGk=",
+        "email": "a@b.example",
+    }
     m = pkg.types.Measure.model_validate(wire)
     assert [type(v) for v in (m.uri, m.when, m.blob, m.email)] == [str, str, str, str]
-    assert (m.uri, m.when, m.blob, m.email) == (wire["uri"], wire["when"], wire["blob"], wire["email"])
+    assert (m.uri, m.when, m.blob, m.email) == (
+        wire["uri"],
+        wire["when"],
+        wire["blob"],
+        wire["email"],
+    )
     named = pkg.types.Measure.model_validate({"n": 1, "format": "f"})
-    assert (named.format, named.model_extra) == ("f", {}), "a property named `format` is a field like any other"
+    assert (named.format, named.model_extra) == (
+        "f",
+        {},
+    ), "a property named `format` is a field like any other"
 
 
 def test_enum_and_constant_values_are_plain_strings(pkg: ModuleType) -> None:

@@ -1,4 +1,4 @@
-"""Stateless sessions (as in 2026-07-28): `server/discover` instead of initialize, `_meta` on every request, input-required results."""
+"""Stateless sessions (as in 2026-07-28): `server/discover`, `_meta` on every request, input-required results."""
 
 from __future__ import annotations
 
@@ -44,10 +44,20 @@ def stateless_schema() -> Schema:
                 },
                 ["supportedVersions", "capabilities", "cacheScope", "ttlMs", "resultType"],
             ),
-            "CallToolRequest": request("tools/call", obj({**meta, "name": STRING}, ["_meta", "name"]), params_required=True),
-            "CallToolResult": obj({"resultType": const("complete"), "text": STRING}, ["resultType", "text"]),
+            "CallToolRequest": request(
+                "tools/call", obj({**meta, "name": STRING}, ["_meta", "name"]), params_required=True
+            ),
+            "CallToolResult": obj(
+                {"resultType": const("complete"), "text": STRING}, ["resultType", "text"]
+            ),
             "InputRequiredResult": obj(
-                {"resultType": const("input_required"), "inputRequests": {"type": "object", "additionalProperties": ref("InputRequest")}},
+                {
+                    "resultType": const("input_required"),
+                    "inputRequests": {
+                        "type": "object",
+                        "additionalProperties": ref("InputRequest"),
+                    },
+                },
                 ["resultType"],
             ),
             "CallToolResultResponse": obj(
@@ -58,7 +68,9 @@ def stateless_schema() -> Schema:
                 },
                 ["jsonrpc", "id", "result"],
             ),
-            "ElicitRequest": request("elicitation/create", obj({"message": STRING}, ["message"]), params_required=True),
+            "ElicitRequest": request(
+                "elicitation/create", obj({"message": STRING}, ["message"]), params_required=True
+            ),
             "ElicitResult": obj({"action": STRING}, ["action"]),
             "InputRequest": {"anyOf": [ref("ElicitRequest")]},
         },
@@ -76,7 +88,14 @@ class Tools:
         if params.name == "ask":
             return {
                 "resultType": "input_required",
-                "inputRequests": {"who": {"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": {"message": "Who?"}}},
+                "inputRequests": {
+                    "who": {
+                        "jsonrpc": "2.0",
+                        "id": 1,
+                        "method": "elicitation/create",
+                        "params": {"message": "Who?"},
+                    }
+                },
             }
         return {"resultType": "complete", "text": params.name}
 
@@ -84,7 +103,9 @@ class Tools:
 @pytest.fixture(scope="module")
 def pkg(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
     """The generated package of the stateless schema."""
-    return generate_package(tmp_path_factory.mktemp("stateless"), stateless_schema(), "fn_stateless")
+    return generate_package(
+        tmp_path_factory.mktemp("stateless"), stateless_schema(), "fn_stateless"
+    )
 
 
 def connected(pkg: ModuleType) -> tuple[Any, Any, Wire]:
@@ -115,17 +136,28 @@ def test_every_request_carries_the_client_meta(pkg: ModuleType) -> None:
     server, client, wire = connected(pkg)
     done = run(client.call_tool({"name": "echo"}))
     assert type(done) is pkg.types.CallToolResult and done.text == "echo"
-    expected = {VERSION_KEY: "2099-01-01", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "2"}}
+    expected = {
+        VERSION_KEY: "2099-01-01",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "2"},
+    }
     assert wire.sent["client"][0]["params"] == {"name": "echo", "_meta": expected}
     meta = server.seen[0].meta
-    assert type(meta) is pkg.types.RequestMetaObject and meta.io_modelcontextprotocol_protocol_version == "2099-01-01"
+    assert (
+        type(meta) is pkg.types.RequestMetaObject
+        and meta.io_modelcontextprotocol_protocol_version == "2099-01-01"
+    )
 
 
 def test_meta_the_caller_gives_is_kept(pkg: ModuleType) -> None:
     server, client, wire = connected(pkg)
     run(client.call_tool({"name": "echo", "_meta": {VERSION_KEY: "mine", "trace": "t"}}))
     sent = wire.sent["client"][0]["params"]["_meta"]
-    assert (sent[VERSION_KEY], sent["trace"], sent["io.modelcontextprotocol/clientInfo"]["name"]) == ("mine", "t", "c")
+    assert (
+        sent[VERSION_KEY],
+        sent["trace"],
+        sent["io.modelcontextprotocol/clientInfo"]["name"],
+    ) == ("mine", "t", "c")
 
 
 def test_params_that_only_need_meta_may_be_omitted(pkg: ModuleType) -> None:

@@ -19,17 +19,17 @@ class Stale(Exception):
     """A mutant whose target is no longer where the catalogue says: the code moved on, update the catalogue."""
 
 
-def _scope_node(tree: ast.Module, scope: str) -> ast.AST:
+_Scope = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+
+
+def _scope_node(tree: ast.Module, scope: str) -> _Scope:
     body: list[ast.stmt] = tree.body
-    node: ast.AST | None = None
+    node: _Scope | None = None
     for part in scope.split("."):
-        node = next(
-            (n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part),
-            None,
-        )
+        node = next((n for n in body if isinstance(n, _Scope) and n.name == part), None)
         if node is None:
             raise Stale(f"no function or class {scope!r}")
-        body = node.body  # type: ignore[attr-defined]
+        body = node.body
     assert node is not None
     return node
 
@@ -40,8 +40,8 @@ def _span(source: str, mutant: Mutant) -> tuple[int, int]:
         return 0, len(source)
     node = _scope_node(ast.parse(source), mutant.scope)
     lines = source.splitlines(keepends=True)
-    start = sum(len(line) for line in lines[: node.lineno - 1])  # type: ignore[attr-defined]
-    end = sum(len(line) for line in lines[: node.end_lineno])  # type: ignore[attr-defined]
+    start = sum(len(line) for line in lines[: node.lineno - 1])
+    end = sum(len(line) for line in lines[: node.end_lineno])
     return start, end
 
 
@@ -74,7 +74,9 @@ def build_tree(root: Path, dest: Path, mutant: Mutant | None) -> Path:
     placed: dict[str, Path] = {}
     for package, folder in sorted(package_dirs(root).items()):
         target = dest.joinpath(*package.split("."))
-        shutil.copytree(root / folder, target, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
+        shutil.copytree(
+            root / folder, target, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True
+        )
         placed[folder] = target
     if mutant is not None:
         folder, _, rest = mutant.path.partition("/")

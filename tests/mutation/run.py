@@ -31,7 +31,12 @@ from mutants import MUTANTS, Mutant
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = "tests/test_generated.py"
 # Fast behaviour tests that need no specification corpus; `--tests tests` runs the whole suite instead.
-DEFAULT_TESTS = ("tests/functional", "tests/test_naming.py", "tests/test_errata.py", "tests/test_source.py")
+DEFAULT_TESTS = (
+    "tests/functional",
+    "tests/test_naming.py",
+    "tests/test_errata.py",
+    "tests/test_source.py",
+)
 
 
 @dataclass
@@ -72,25 +77,48 @@ def run_tests(tree: Path, tests: list[str], deselect: list[str], timeout: float)
         report = Path(scratch) / "junit.xml"
         env = {
             **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+            "PYTHONPATH": os.pathsep.join([str(tree), os.environ.get("PYTHONPATH", "")]).rstrip(
+                os.pathsep
+            ),
             "MCPGEN_CACHE_DIR": str(Path(scratch) / "cache"),
             "PYTHONDONTWRITEBYTECODE": "1",
         }
         command = [
-            sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=",
-            "-o", "junit_family=xunit1", f"--junitxml={report}", "--continue-on-collection-errors",
-            "--ignore", GOLDEN, *tests,
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+            "-o",
+            "junit_family=xunit1",
+            f"--junitxml={report}",
+            "--continue-on-collection-errors",
+            "--ignore",
+            GOLDEN,
+            *tests,
         ]
         command += [arg for test in deselect for arg in ("--deselect", test)]
         start = time.monotonic()
         try:
-            subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout)
+            subprocess.run(
+                command,
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=timeout,
+            )
         except subprocess.TimeoutExpired:
             return Outcome(_failures(report), True, time.monotonic() - start)
         return Outcome(_failures(report), False, time.monotonic() - start)
 
 
-def run_mutant(mutant: Mutant | None, tests: list[str], deselect: list[str], timeout: float) -> Outcome:
+def run_mutant(
+    mutant: Mutant | None, tests: list[str], deselect: list[str], timeout: float
+) -> Outcome:
     """Build a copy of mcpgen with `mutant` applied (None: unmutated) and run the tests against it."""
     with tempfile.TemporaryDirectory(prefix="mcpgen-mutant-") as scratch:
         try:
@@ -115,7 +143,9 @@ def _short(file: str) -> str:
     return file.removeprefix("tests/")
 
 
-def report(results: dict[str, Outcome], mutants: list[Mutant], baseline: Outcome, tests: list[str]) -> dict:
+def report(
+    results: dict[str, Outcome], mutants: list[Mutant], baseline: Outcome, tests: list[str]
+) -> dict:
     """Print the kill matrix, the per-file counts, the score and the survivors; return them as data."""
     live = [m for m in mutants if results[m.id].stale is None]
     killed = [m for m in live if results[m.id].killed]
@@ -123,11 +153,19 @@ def report(results: dict[str, Outcome], mutants: list[Mutant], baseline: Outcome
     print(f"\n{'mutant':48} {'result':9} killed by")
     for m in mutants:
         outcome = results[m.id]
-        status = "STALE" if outcome.stale else "timeout" if outcome.timed_out else "killed" if outcome.killed else "SURVIVED"
+        status = (
+            "STALE"
+            if outcome.stale
+            else "timeout" if outcome.timed_out else "killed" if outcome.killed else "SURVIVED"
+        )
         files = sorted(outcome.failed)
         for file in files:
             by_file.setdefault(file, []).append(m.id)
-        detail = outcome.stale or ", ".join(_short(f) for f in files) or m.note
+        detail = (
+            outcome.stale
+            or ", ".join(f"{_short(f)} ({len(outcome.failed[f])})" for f in files)
+            or m.note
+        )
         print(f"{m.id:48} {status:9} {detail}")
     print("\nmutants killed per test file:")
     for file, ids in sorted(by_file.items(), key=lambda item: -len(item[1])):
@@ -135,11 +173,15 @@ def report(results: dict[str, Outcome], mutants: list[Mutant], baseline: Outcome
     survivors = [m for m in live if not results[m.id].killed]
     stale = [m for m in mutants if results[m.id].stale]
     score = len(killed) / len(live) if live else 0.0
-    print(f"\nscore: {len(killed)}/{len(live)} killed ({score:.1%}) by {' '.join(tests)} (never {GOLDEN})")
+    print(
+        f"\nscore: {len(killed)}/{len(live)} killed ({score:.1%}) by {' '.join(tests)} (never {GOLDEN})"
+    )
     if stale:
         print(f"stale mutants (update tests/mutation/mutants.py): {', '.join(m.id for m in stale)}")
     if baseline.failed:
-        print(f"failing before any mutation, deselected: {sum(len(v) for v in baseline.failed.values())} tests")
+        print(
+            f"failing before any mutation, deselected: {sum(len(v) for v in baseline.failed.values())} tests"
+        )
     for m in survivors:
         print(f"  survivor {m.id}: {m.note}")
     return {
@@ -147,8 +189,14 @@ def report(results: dict[str, Outcome], mutants: list[Mutant], baseline: Outcome
         "score": {"killed": len(killed), "total": len(live), "stale": len(stale)},
         "baseline_failures": [t for ids in baseline.failed.values() for t in ids],
         "mutants": [
-            {"id": m.id, "note": m.note, "stale": results[m.id].stale, "timed_out": results[m.id].timed_out,
-             "killed_by": sorted(results[m.id].failed), "seconds": round(results[m.id].seconds, 1)}
+            {
+                "id": m.id,
+                "note": m.note,
+                "stale": results[m.id].stale,
+                "timed_out": results[m.id].timed_out,
+                "killed_by": {f: len(t) for f, t in sorted(results[m.id].failed.items())},
+                "seconds": round(results[m.id].seconds, 1),
+            }
             for m in mutants
         ],
         "killed_per_file": {file: ids for file, ids in sorted(by_file.items())},
@@ -157,16 +205,33 @@ def report(results: dict[str, Outcome], mutants: list[Mutant], baseline: Outcome
 
 def main(argv: list[str] | None = None) -> int:
     """Run the mutants; exit 1 when a mutant is stale or the unmutated code already fails to collect."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", nargs="+", metavar="ID", help="run only these mutants (ids or id prefixes)")
-    parser.add_argument("--tests", nargs="+", default=list(DEFAULT_TESTS), help="test paths (default: %(default)s)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--only", nargs="+", metavar="ID", help="run only these mutants (ids or id prefixes)"
+    )
+    parser.add_argument(
+        "--tests", nargs="+", default=list(DEFAULT_TESTS), help="test paths (default: %(default)s)"
+    )
     parser.add_argument("--jobs", type=int, default=1, help="mutants run at once (default 1)")
-    parser.add_argument("--timeout", type=float, default=0, help="seconds per mutant (default: 5x the baseline, at least 300)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=0,
+        help="seconds per mutant (default: 5x the baseline, at least 300)",
+    )
     parser.add_argument("--json", type=Path, help="also write the results here")
-    parser.add_argument("--check", action="store_true", help="only check that every mutant finds its target")
+    parser.add_argument(
+        "--check", action="store_true", help="only check that every mutant finds its target"
+    )
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     args = parser.parse_args(argv)
-    mutants = [m for m in MUTANTS if not args.only or any(m.id == o or m.id.startswith(o) for o in args.only)]
+    mutants = [
+        m
+        for m in MUTANTS
+        if not args.only or any(m.id == o or m.id.startswith(o) for o in args.only)
+    ]
     if args.list:
         for m in mutants:
             print(f"{m.id:48} {m.path}{'::' + m.scope if m.scope else ''}  {m.note}")
@@ -184,14 +249,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"the unmutated code fails to collect: {deselect}")
         return 1
     timeout = args.timeout or max(300.0, 5 * baseline.seconds)
-    print(f"baseline: {baseline.seconds:.0f} s, {len(deselect)} failing tests deselected; {len(mutants)} mutants, {args.jobs} at once")
+    print(
+        f"baseline: {baseline.seconds:.0f} s, {len(deselect)} failing tests deselected; "
+        f"{len(mutants)} mutants, {args.jobs} at once"
+    )
     results: dict[str, Outcome] = {}
 
     def one(mutant: Mutant) -> None:
         results[mutant.id] = run_mutant(mutant, args.tests, deselect, timeout)
         outcome = results[mutant.id]
         state = "stale" if outcome.stale else "killed" if outcome.killed else "SURVIVED"
-        print(f"[{len(results)}/{len(mutants)}] {mutant.id}: {state} ({outcome.seconds:.0f} s)", flush=True)
+        print(
+            f"[{len(results)}/{len(mutants)}] {mutant.id}: {state} ({outcome.seconds:.0f} s)",
+            flush=True,
+        )
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         list(pool.map(one, mutants))
