@@ -1,0 +1,174 @@
+"""Stateless sessions (as in 2026-07-28): `server/discover`, `_meta` on every request, input-required results."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from .packages import Wire, generate_package, run
+from .schemas import Schema, const, mcp_schema, obj, ref, request
+
+STRING = {"type": "string"}
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+
+
+def stateless_schema() -> Schema:
+    """Discovery, a request-meta object every request carries, a tool call that may ask for input first."""
+    meta = {"_meta": ref("RequestMetaObject")}
+    return mcp_schema(
+        {
+            "Implementation": obj({"name": STRING, "version": STRING}, ["name", "version"]),
+            "ServerCapabilities": obj({"tools": obj({"listChanged": {"type": "boolean"}})}),
+            "ClientCapabilities": obj({"elicitation": obj({})}),
+            "RequestMetaObject": obj(
+                {
+                    VERSION_KEY: STRING,
+                    "io.modelcontextprotocol/clientCapabilities": ref("ClientCapabilities"),
+                    "io.modelcontextprotocol/clientInfo": ref("Implementation"),
+                },
+                [VERSION_KEY],
+            ),
+            "RequestParams": obj(meta, ["_meta"]),
+            "DiscoverRequest": request("server/discover", "RequestParams", params_required=True),
+            "DiscoverResult": obj(
+                {
+                    "_meta": obj({"io.modelcontextprotocol/serverInfo": ref("Implementation")}),
+                    "supportedVersions": {"type": "array", "items": STRING},
+                    "capabilities": ref("ServerCapabilities"),
+                    "cacheScope": {"enum": ["private", "public"], "type": "string"},
+                    "ttlMs": {"type": "integer"},
+                    "resultType": const("complete"),
+                    "instructions": STRING,
+                },
+                ["supportedVersions", "capabilities", "cacheScope", "ttlMs", "resultType"],
+            ),
+            "CallToolRequest": request(
+                "tools/call", obj({**meta, "name": STRING}, ["_meta", "name"]), params_required=True
+            ),
+            "CallToolResult": obj(
+                {"resultType": const("complete"), "text": STRING}, ["resultType", "text"]
+            ),
+            "InputRequiredResult": obj(
+                {
+                    "resultType": const("input_required"),
+                    "inputRequests": {
+                        "type": "object",
+                        "additionalProperties": ref("InputRequest"),
+                    },
+                },
+                ["resultType"],
+            ),
+            "CallToolResultResponse": obj(
+                {
+                    "jsonrpc": const("2.0"),
+                    "id": ref("RequestId"),
+                    "result": {"anyOf": [ref("InputRequiredResult"), ref("CallToolResult")]},
+                },
+                ["jsonrpc", "id", "result"],
+            ),
+            "ElicitRequest": request(
+                "elicitation/create", obj({"message": STRING}, ["message"]), params_required=True
+            ),
+            "ElicitResult": obj({"action": STRING}, ["action"]),
+            "InputRequest": {"anyOf": [ref("ElicitRequest")]},
+        },
+        client_requests=["DiscoverRequest", "CallToolRequest"],
+    )
+
+
+class Tools:
+    """A tool that asks for input until told who is asking."""
+
+    seen: list[Any]
+
+    async def on_call_tool(self, params: Any) -> Any:
+        self.seen.append(params)
+        if params.name == "ask":
+            return {
+                "resultType": "input_required",
+                "inputRequests": {
+                    "who": {
+                        "jsonrpc": "2.0",
+                        "id": 1,
+                        "method": "elicitation/create",
+                        "params": {"message": "Who?"},
+                    }
+                },
+            }
+        return {"resultType": "complete", "text": params.name}
+
+
+@pytest.fixture(scope="module")
+def pkg(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """The generated package of the stateless schema."""
+    return generate_package(
+        tmp_path_factory.mktemp("stateless"), stateless_schema(), "fn_stateless"
+    )
+
+
+def connected(pkg: ModuleType) -> tuple[Any, Any, Wire]:
+    """A server with the Tools handlers and a plain client, wired together."""
+    server = type("ToolServer", (Tools, pkg.Server), {"name": "s", "version": "1"})()
+    server.seen = []
+    client = type("Plain", (pkg.Client,), {"name": "c", "version": "2"})()
+    return server, client, Wire(pkg, client, server)
+
+
+def test_discovery_is_the_handshake(pkg: ModuleType) -> None:
+    server, client, wire = connected(pkg)
+    found = run(client.start_session())
+    assert isinstance(found, pkg.types.DiscoverResult) and client.peer_info == found
+    assert found.model_dump(mode="json", by_alias=True, exclude_unset=True) == {
+        "supportedVersions": ["2099-01-01"],
+        "capabilities": {"tools": {}},
+        "cacheScope": "public",
+        "ttlMs": 0,
+        "resultType": "complete",
+        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}},
+    }
+    assert [m["method"] for m in wire.sent["client"]] == ["server/discover"]
+    assert "initialize" not in pkg.METHODS and not hasattr(pkg.Client, "initialize_params")
+
+
+def test_every_request_carries_the_client_meta(pkg: ModuleType) -> None:
+    server, client, wire = connected(pkg)
+    done = run(client.call_tool({"name": "echo"}))
+    assert type(done) is pkg.types.CallToolResult and done.text == "echo"
+    expected = {
+        VERSION_KEY: "2099-01-01",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "2"},
+    }
+    assert wire.sent["client"][0]["params"] == {"name": "echo", "_meta": expected}
+    meta = server.seen[0].meta
+    assert (
+        type(meta) is pkg.types.RequestMetaObject
+        and meta.io_modelcontextprotocol_protocol_version == "2099-01-01"
+    )
+
+
+def test_meta_the_caller_gives_is_kept(pkg: ModuleType) -> None:
+    server, client, wire = connected(pkg)
+    run(client.call_tool({"name": "echo", "_meta": {VERSION_KEY: "mine", "trace": "t"}}))
+    sent = wire.sent["client"][0]["params"]["_meta"]
+    assert (
+        sent[VERSION_KEY],
+        sent["trace"],
+        sent["io.modelcontextprotocol/clientInfo"]["name"],
+    ) == ("mine", "t", "c")
+
+
+def test_params_that_only_need_meta_may_be_omitted(pkg: ModuleType) -> None:
+    server, client, wire = connected(pkg)
+    run(client.discover())
+    assert wire.sent["client"][0]["params"]["_meta"][VERSION_KEY] == "2099-01-01"
+
+
+def test_a_result_may_ask_for_input_first(pkg: ModuleType) -> None:
+    server, client, wire = connected(pkg)
+    asked = run(client.call_tool({"name": "ask"}))
+    assert type(asked) is pkg.types.InputRequiredResult
+    assert type(asked.input_requests["who"]) is pkg.types.ElicitRequest
+    assert pkg.METHODS["elicitation/create"].embedded and not hasattr(pkg.Client, "on_elicit")
