@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import importlib
 import json
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Coroutine
+from typing import Any, Coroutine, Iterator
 
+import pytest
+
+from mcpgen import errata, source
 from mcpgen.generate import GenerateConfig, generate
+from mcpgen.revisions import Pin
 from shared import load_package
 
 from .schemas import Schema
@@ -37,6 +43,23 @@ def generate_package(
     )
     generate(config)
     return load_package(directory / alias, alias)
+
+
+@contextlib.contextmanager
+def pinned(schema: Schema, entries: list[dict[str, Any]] | None = None) -> Iterator[None]:
+    """Pin REVISION to the bytes of `schema` (a released revision, not a draft) with `entries` as its errata."""
+    sha = hashlib.sha256(schema_bytes(schema)).hexdigest()
+    pin = Pin(REVISION, "0" * 40, "schema.json", sha, "https://example.invalid/{commit}/{path}")
+    with pytest.MonkeyPatch.context() as patch:
+        for module in (errata, source):
+            patch.setattr(module, "get_pin", lambda revision: pin)
+        patch.setattr(
+            errata,
+            "load_errata",
+            lambda revision: errata.parse_errata(revision, entries or [], "functional"),
+        )
+        patch.setenv("MCPGEN_NO_CACHE", "1")  # the cache key covers the shipped errata, not these
+        yield
 
 
 def headers(pkg: ModuleType) -> list[str]:

@@ -9,7 +9,10 @@ import pytest
 
 from mcpgen.errors import SchemaError
 
-from .packages import generate_package, headers
+from mcpgen.generate import GenerateConfig, generate
+from shared import load_package
+
+from .packages import REVISION, generate_package, headers, pinned, schema_bytes
 from .schemas import Schema, const, mcp_schema, obj, ref, request, result
 
 STRING = {"type": "string"}
@@ -124,19 +127,36 @@ def test_a_result_response_union_admits_every_member(pkg: ModuleType) -> None:
 
 def test_pairings_from_the_command_line_are_recorded_in_every_file(pkg: ModuleType) -> None:
     files = headers(pkg)
-    assert len(files) == 7
-    assert all(
-        "# Pairings: SpinRequest=SpinOutcome, SubscribeRequest=SubscribeOutcome\n" in h
-        for h in files
-    )
+    line = '# Pairings: [["SpinRequest", "SpinOutcome"], ["SubscribeRequest", "SubscribeOutcome"]]\n'
+    assert files and all(line in h for h in files)
 
 
-def test_a_request_without_a_result_fails_naming_it(tmp_path: Path) -> None:
-    with pytest.raises(
-        SchemaError, match=r"SpinRequest \(widgets/spin\).*--pair SpinRequest=<result definition>"
+def test_a_released_revision_with_a_request_without_a_result_fails_naming_it(tmp_path: Path) -> None:
+    with (
+        pinned(pairing_schema()),
+        pytest.raises(
+            SchemaError,
+            match=r"SpinRequest \(widgets/spin\).*--pair SpinRequest=<result definition>",
+        ),
     ):
         generate_package(tmp_path, pairing_schema(), "fn_never_written")
     assert not (tmp_path / "fn_never_written").exists()
+
+
+def test_a_draft_pairs_a_request_without_a_result_with_the_base_result_and_says_so(
+    tmp_path: Path,
+) -> None:
+    schema_file = tmp_path / "schema.json"
+    schema_file.write_bytes(schema_bytes(pairing_schema()))
+    config = GenerateConfig(
+        schema_file=schema_file, revision=REVISION, output=tmp_path / "fn_draft", package="fn_draft"
+    )
+    [written] = generate(config)
+    assert any(w.startswith("SpinRequest has no result in the schema") for w in written.warnings)
+    pkg = load_package(tmp_path / "fn_draft", "fn_draft")
+    assert pkg.METHODS["widgets/spin"].result is pkg.types.Result
+    kept = pkg.parse_result("widgets/spin", {"rpm": 3, "other": [1]})
+    assert kept.model_dump(mode="json", by_alias=True, exclude_unset=True) == {"rpm": 3, "other": [1]}
 
 
 def test_a_pair_naming_an_unknown_definition_fails(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from mcpgen.errors import SchemaError
 
-from .packages import generate_package, run
+from .packages import Wire, generate_package, run
 from .schemas import Schema, draft07, mcp_schema, notification, obj, ref, request, result
 
 INITIALIZED = notification("notifications/initialized")
@@ -121,7 +121,8 @@ def test_an_embedded_request_is_no_message_of_its_own(pkg: ModuleType) -> None:
         )
     assert caught.value.code == -32601
     assert type(pkg.parse_result("ask/user", {"answer": "yes"})) is pkg.types.AskResult
-    assert not hasattr(pkg.Server, "ask") and not hasattr(pkg.Client, "on_ask")
+    # the server asks inside its results (the client fulfils the input request): no call, a handler
+    assert not hasattr(pkg.Server, "ask") and hasattr(pkg.Client, "on_ask")
 
 
 def test_each_side_handles_what_the_other_sends(pkg: ModuleType) -> None:
@@ -209,9 +210,20 @@ def test_a_method_cannot_be_both_a_request_and_a_notification(tmp_path: Path) ->
     assert "'do' is both a request and a notification" in failure(tmp_path, schema)
 
 
-def test_a_method_named_like_a_base_class_member_is_refused(tmp_path: Path) -> None:
+def test_a_method_named_like_a_runtime_member_gets_a_trailing_underscore(tmp_path: Path) -> None:
     schema = mcp_schema(
-        {"HandleRequest": request("x/handle"), "HandleResult": result()},
+        {"HandleRequest": request("x/handle"), "HandleResult": result({"n": {"type": "integer"}})},
         client_requests=["HandleRequest"],
     )
-    assert "client stub names clash: handle" in failure(tmp_path, schema)
+    pkg = generate_package(tmp_path, schema, "fn_handle_clash")
+
+    class Answering(pkg.Server):  # type: ignore[misc,name-defined]
+        async def on_handle(self, params: Any) -> Any:
+            return pkg.types.HandleResult(n=7)
+
+    server, client = Answering(), pkg.Client()
+    Wire(pkg, client, server)
+    assert pkg.METHODS["x/handle"].python_name == "handle"
+    assert run(client.handle_()).n == 7, "the call takes the free name"
+    reply = run(server.handle({"jsonrpc": "2.0", "id": 1, "method": "x/handle"}))
+    assert reply == {"jsonrpc": "2.0", "id": 1, "result": {"n": 7}}, "handle is still the runtime's"

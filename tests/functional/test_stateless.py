@@ -12,6 +12,7 @@ from .schemas import Schema, const, mcp_schema, obj, ref, request
 
 STRING = {"type": "string"}
 VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+UNSUPPORTED = -32099
 
 
 def stateless_schema() -> Schema:
@@ -53,6 +54,7 @@ def stateless_schema() -> Schema:
             "InputRequiredResult": obj(
                 {
                     "resultType": const("input_required"),
+                    "requestState": STRING,
                     "inputRequests": {
                         "type": "object",
                         "additionalProperties": ref("InputRequest"),
@@ -73,6 +75,31 @@ def stateless_schema() -> Schema:
             ),
             "ElicitResult": obj({"action": STRING}, ["action"]),
             "InputRequest": {"anyOf": [ref("ElicitRequest")]},
+            "UnsupportedProtocolVersionError": obj(
+                {
+                    "jsonrpc": const("2.0"),
+                    "id": ref("RequestId"),
+                    "error": {
+                        "allOf": [
+                            ref("Error"),
+                            obj(
+                                {
+                                    "code": {"const": UNSUPPORTED, "type": "integer"},
+                                    "data": obj(
+                                        {
+                                            "requested": STRING,
+                                            "supported": {"type": "array", "items": STRING},
+                                        },
+                                        ["requested", "supported"],
+                                    ),
+                                },
+                                ["code", "data"],
+                            ),
+                        ]
+                    },
+                },
+                ["jsonrpc", "error"],
+            ),
         },
         client_requests=["DiscoverRequest", "CallToolRequest"],
     )
@@ -86,8 +113,12 @@ class Tools:
     async def on_call_tool(self, params: Any) -> Any:
         self.seen.append(params)
         if params.name == "ask":
+            answers = (params.model_extra or {}).get("inputResponses")
+            if answers:
+                return {"resultType": "complete", "text": answers["who"]["action"]}
             return {
                 "resultType": "input_required",
+                "requestState": "round-1",
                 "inputRequests": {
                     "who": {
                         "jsonrpc": "2.0",
@@ -123,7 +154,7 @@ def test_discovery_is_the_handshake(pkg: ModuleType) -> None:
     assert found.model_dump(mode="json", by_alias=True, exclude_unset=True) == {
         "supportedVersions": ["2099-01-01"],
         "capabilities": {"tools": {}},
-        "cacheScope": "public",
+        "cacheScope": "private",
         "ttlMs": 0,
         "resultType": "complete",
         "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "s", "version": "1"}},
@@ -149,7 +180,7 @@ def test_every_request_carries_the_client_meta(pkg: ModuleType) -> None:
     )
 
 
-def test_meta_the_caller_gives_is_kept(pkg: ModuleType) -> None:
+def test_meta_the_caller_gives_is_kept_but_the_version_is_the_sessions(pkg: ModuleType) -> None:
     server, client, wire = connected(pkg)
     run(client.call_tool({"name": "echo", "_meta": {VERSION_KEY: "mine", "trace": "t"}}))
     sent = wire.sent["client"][0]["params"]["_meta"]
@@ -157,7 +188,7 @@ def test_meta_the_caller_gives_is_kept(pkg: ModuleType) -> None:
         sent[VERSION_KEY],
         sent["trace"],
         sent["io.modelcontextprotocol/clientInfo"]["name"],
-    ) == ("mine", "t", "c")
+    ) == ("2099-01-01", "t", "c")
 
 
 def test_params_that_only_need_meta_may_be_omitted(pkg: ModuleType) -> None:
@@ -171,4 +202,21 @@ def test_a_result_may_ask_for_input_first(pkg: ModuleType) -> None:
     asked = run(client.call_tool({"name": "ask"}))
     assert type(asked) is pkg.types.InputRequiredResult
     assert type(asked.input_requests["who"]) is pkg.types.ElicitRequest
-    assert pkg.METHODS["elicitation/create"].embedded and not hasattr(pkg.Client, "on_elicit")
+    assert asked.request_state == "round-1" and len(server.seen) == 1, "no handler: no retry"
+    assert pkg.METHODS["elicitation/create"].embedded and hasattr(pkg.Client, "on_elicit")
+
+
+def test_a_client_handler_answers_the_input_and_the_request_is_sent_again(pkg: ModuleType) -> None:
+    server, client, wire = connected(pkg)
+
+    async def on_elicit(params: Any) -> Any:
+        assert params.message == "Who?"
+        return pkg.types.ElicitResult(action="accept")
+
+    client.on_elicit = on_elicit
+    done = run(client.call_tool({"name": "ask"}))
+    assert type(done) is pkg.types.CallToolResult and done.text == "accept"
+    first, again = (m["params"] for m in wire.sent["client"])
+    assert "inputResponses" not in first and "requestState" not in first
+    assert again["inputResponses"] == {"who": {"action": "accept"}}
+    assert again["requestState"] == "round-1"
