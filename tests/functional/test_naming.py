@@ -122,18 +122,14 @@ def test_python_names_validate_too(pkg: ModuleType) -> None:
 
 def test_colliding_keyword_and_reserved_names_each_keep_their_key(pkg: ModuleType) -> None:
     thing = pkg.types.Thing.model_validate(THING_WIRE)
-    assert (thing.foo_bar, thing.foo_bar_) == ("camel", "snake")
+    # a wire name that is already a Python name keeps it; the camelCase key yields
+    assert (thing.foo_bar, thing.foo_bar_) == ("snake", "camel")
     assert (thing.class_, thing.json_, thing.model_config_) == ("keyword", 3, "pydantic's")
     assert thing.f_model_validate_me_ == "protected"
     assert (thing.f_2fa, thing.a_b) == (True, "dash")
     assert callable(thing.model_dump) and isinstance(pkg.types.Thing.model_config, dict)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="generator bug: `foo_bar` is both the wire name of one field and the Python name of `fooBar`; "
-    "with validate_by_name the key is read into both fields and the dump gains a `fooBar` key",
-)
 def test_a_wire_key_equal_to_another_fields_python_name_is_read_once(pkg: ModuleType) -> None:
     wire = {"inputSchema": {"type": "object"}, "foo_bar": "snake"}
     assert accepts(naming_schema(), "Thing", wire)

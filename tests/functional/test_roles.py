@@ -147,11 +147,6 @@ def test_an_absent_union_means_no_such_messages(pkg: ModuleType) -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="generator bug: a role union mixing requests with a union of requests gets its requests grouped "
-    "into a nested discriminated union, which roles._members does not descend into: they are dropped",
-)
 def test_a_role_union_mixing_requests_and_a_union_of_requests_keeps_them_all(
     tmp_path: Path,
 ) -> None:

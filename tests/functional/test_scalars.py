@@ -111,11 +111,6 @@ def test_the_model_accepts_exactly_what_the_schema_accepts_and_dumps_it_unchange
     assert_agrees(pkg.types, scalar_schema(), "Measure", instance)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="generator bug: datamodel-code-generator hands numeric bounds over as UnionIntFloat objects, "
-    "which typesys._constraints skips, so minimum/maximum/exclusiveMinimum/exclusiveMaximum are dropped",
-)
 @pytest.mark.parametrize(
     "instance",
     [{"n": 1, "count": -1}, {"n": 1, "count": 11}, {"n": 1, "ratio": 0}, {"n": 1, "ratio": 1}],
