@@ -38,11 +38,16 @@ def _members(name: str, defs: dict[str, ir.Definition], seen: frozenset[str] = f
     d = defs[name]
     if isinstance(d, ir.Model):
         return [name]
-    out: list[str] = []
-    for t in d.type.members if isinstance(d.type, ir.UnionOf) else (d.type,):
-        if isinstance(t, ir.Ref):
-            out.extend(_members(t.name, defs, seen | {name}))
-    return out
+    return _refs(d.type, defs, seen | {name})
+
+
+def _refs(t: ir.TypeExpr, defs: dict[str, ir.Definition], seen: frozenset[str]) -> list[str]:
+    """The object definitions a union type reaches, through nested unions (a discriminated group inside)."""
+    if isinstance(t, ir.Ref):
+        return _members(t.name, defs, seen)
+    if isinstance(t, ir.UnionOf):
+        return [name for member in t.members for name in _refs(member, defs, seen)]
+    return []
 
 
 def _field(model: ir.Model, wire: str) -> ir.Field | None:

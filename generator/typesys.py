@@ -207,16 +207,20 @@ def _constraints(f: DataModelFieldBase) -> tuple[ir.Constraint, ...]:
     out = []
     for attr, name in _CONSTRAINTS.items():
         value = getattr(c, attr, None)
+        value = getattr(value, "value", value)  # numeric bounds arrive wrapped in datamodel-code-generator's UnionIntFloat
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             out.append(ir.Constraint(name, value))
     return tuple(out)
 
 
 def _python_names(fields: tuple[ir.Field, ...]) -> tuple[ir.Field, ...]:
+    """Unique Python names; none equal to another field's wire name (models validate by name too)."""
     taken: set[str] = set()
+    wires = {f.wire_name for f in fields}
     out = []
     for f in fields:
-        py = unique(snake_case(f.wire_name), taken)
+        py = unique(snake_case(f.wire_name), taken | (wires - {f.wire_name}))
+        taken.add(py)
         out.append(ir.Field(f.wire_name, py, f.type, f.required, f.description, f.constraints))
     return tuple(out)
 

@@ -70,7 +70,7 @@ the handler's outgoing messages take it over the attached channel."""
 REQUEST_ID: contextvars.ContextVar[Any] = contextvars.ContextVar("mcp_request_id", default=None)
 """The id of the request whose handler is running (None outside a request handler)."""
 _MODERN = REVISIONS[MODERN_VERSIONS[-1]].modern if MODERN_VERSIONS else None
-_DEFAULT = REVISIONS[(LEGACY_VERSIONS or MODERN_VERSIONS)[-1]]
+_DEFAULT = REVISIONS[(LEGACY_VERSIONS or MODERN_VERSIONS or SUPPORTED_VERSIONS)[-1]]
 
 
 class Channel(Protocol):

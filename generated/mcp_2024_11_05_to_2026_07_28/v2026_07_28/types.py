@@ -247,7 +247,7 @@ class Annotations(_McpModel):
 
     Examples: last activity timestamp in an open file, timestamp when the resource
     was attached, etc."""
-    priority: int | float | None = None
+    priority: int | float | None = Field(default=None, ge=0, le=1)
     """Describes how important this data is for operating the server.
 
     A value of 1 means "most important," and indicates that the data is
@@ -322,7 +322,7 @@ class CacheableResult(_McpModel):
     For backward compatibility, when a client receives a result from a
     server implementing an earlier protocol version (which does not include
     `resultType`), the client MUST treat the absent field as `"complete"`."""
-    ttl_ms: int = Field(alias="ttlMs")
+    ttl_ms: int = Field(alias="ttlMs", ge=0)
     """A hint from the server indicating how long (in milliseconds) the
     client MAY cache this response before re-fetching. Semantics are
     analogous to HTTP Cache-Control max-age.
@@ -847,7 +847,7 @@ class DiscoverResult(_McpModel):
     supported_versions: list[str] = Field(alias="supportedVersions")
     """MCP Protocol Versions this server supports. The client should choose a
     version from this list for use in subsequent requests."""
-    ttl_ms: int = Field(alias="ttlMs")
+    ttl_ms: int = Field(alias="ttlMs", ge=0)
     """A hint from the server indicating how long (in milliseconds) the
     client MAY cache this response before re-fetching. Semantics are
     analogous to HTTP Cache-Control max-age.
@@ -1344,7 +1344,7 @@ class ListPromptsResult(_McpModel):
     For backward compatibility, when a client receives a result from a
     server implementing an earlier protocol version (which does not include
     `resultType`), the client MUST treat the absent field as `"complete"`."""
-    ttl_ms: int = Field(alias="ttlMs")
+    ttl_ms: int = Field(alias="ttlMs", ge=0)
     """A hint from the server indicating how long (in milliseconds) the
     client MAY cache this response before re-fetching. Semantics are
     analogous to HTTP Cache-Control max-age.
@@ -1390,7 +1390,7 @@ class ListResourceTemplatesResult(_McpModel):
     For backward compatibility, when a client receives a result from a
     server implementing an earlier protocol version (which does not include
     `resultType`), the client MUST treat the absent field as `"complete"`."""
-    ttl_ms: int = Field(alias="ttlMs")
+    ttl_ms: int = Field(alias="ttlMs", ge=0)
     """A hint from the server indicating how long (in milliseconds) the
     client MAY cache this response before re-fetching. Semantics are
     analogous to HTTP Cache-Control max-age.
@@ -1436,7 +1436,7 @@ class ListResourcesResult(_McpModel):
     For backward compatibility, when a client receives a result from a
     server implementing an earlier protocol version (which does not include
     `resultType`), the client MUST treat the absent field as `"complete"`."""
-    ttl_ms: int = Field(alias="ttlMs")
+    ttl_ms: int = Field(alias="ttlMs", ge=0)
     """A hint from the server indicating how long (in milliseconds) the
     client MAY cache this response before re-fetching. Semantics are
     analogous to HTTP Cache-Control max-age.
@@ -1486,7 +1486,7 @@ class ListToolsResult(_McpModel):
     server implementing an earlier protocol version (which does not include
     `resultType`), the client MUST treat the absent field as `"complete"`."""
     tools: list[Tool]
-    ttl_ms: int = Field(alias="ttlMs")
+    ttl_ms: int = Field(alias="ttlMs", ge=0)
     """A hint from the server indicating how long (in milliseconds) the
     client MAY cache this response before re-fetching. Semantics are
     analogous to HTTP Cache-Control max-age.
@@ -1625,7 +1625,7 @@ class ModelPreferences(_McpModel):
     up to the client to decide how to interpret these preferences and how to
     balance them against other considerations."""
 
-    cost_priority: int | float | None = Field(default=None, alias="costPriority")
+    cost_priority: int | float | None = Field(default=None, alias="costPriority", ge=0, le=1)
     """How much to prioritize cost when selecting a model. A value of 0 means cost
     is not important, while a value of 1 means cost is the most important
     factor."""
@@ -1637,11 +1637,13 @@ class ModelPreferences(_McpModel):
 
     The client SHOULD prioritize these hints over the numeric priorities, but
     MAY still use the priorities to select from ambiguous matches."""
-    intelligence_priority: int | float | None = Field(default=None, alias="intelligencePriority")
+    intelligence_priority: int | float | None = Field(
+        default=None, alias="intelligencePriority", ge=0, le=1
+    )
     """How much to prioritize intelligence and capabilities when selecting a
     model. A value of 0 means intelligence is not important, while a value of 1
     means intelligence is the most important factor."""
-    speed_priority: int | float | None = Field(default=None, alias="speedPriority")
+    speed_priority: int | float | None = Field(default=None, alias="speedPriority", ge=0, le=1)
     """How much to prioritize sampling speed (latency) when selecting a model. A
     value of 0 means speed is not important, while a value of 1 means speed is
     the most important factor."""
@@ -1896,7 +1898,7 @@ class ReadResourceResult(_McpModel):
     For backward compatibility, when a client receives a result from a
     server implementing an earlier protocol version (which does not include
     `resultType`), the client MUST treat the absent field as `"complete"`."""
-    ttl_ms: int = Field(alias="ttlMs")
+    ttl_ms: int = Field(alias="ttlMs", ge=0)
     """A hint from the server indicating how long (in milliseconds) the
     client MAY cache this response before re-fetching. Semantics are
     analogous to HTTP Cache-Control max-age.
