@@ -127,3 +127,23 @@ def test_the_handshake_announces_revision_identity_and_capabilities(
         ("notifications/initialized", None),
     ]
     assert server.peer_info.client_info.name == "cli"
+
+
+def test_an_initialize_override_may_start_from_the_default_answer(session_pkg: ModuleType) -> None:
+    class Custom(session_pkg.Server):  # type: ignore[misc,name-defined]
+        name = "tiny"
+
+        async def on_initialize(self, params: Any) -> Any:
+            answer = await super().on_initialize(params)
+            answer.instructions = "overridden"
+            return answer
+
+    reply = run(
+        Custom().handle({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT_PARAMS})
+    )
+    assert reply["result"] == {
+        "protocolVersion": "2099-01-01",
+        "capabilities": {},
+        "serverInfo": {"name": "tiny", "version": "0.0.0"},
+        "instructions": "overridden",
+    }

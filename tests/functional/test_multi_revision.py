@@ -313,3 +313,22 @@ def test_a_difference_no_rule_covers_fails_generation_naming_it(tmp_path: Path) 
             tmp_path, {OLD: SCHEMAS[OLD], NEW: changed}, "fn_never_written", NEW
         )
     assert not (tmp_path / "fn_never_written").exists()
+
+
+def test_a_fill_never_overwrites_a_value_the_result_has(
+    old_surface: ModuleType,
+) -> None:
+    async def on_list_tools(self: Any, params: Any) -> Any:
+        return old_surface.types.ListToolsResult(tools=[], ttlMs=5)
+
+    for attributes in ({}, {"result_defaults": {"ttlMs": 60_000}}):
+        server = tools(old_surface, on_list_tools=on_list_tools, **attributes)
+        session(server, NEW)
+        answer = call(server, "tools/list")["result"]
+        assert answer == {"tools": [], "ttlMs": 5} and accepts(
+            SCHEMAS[NEW], "ListToolsResult", answer
+        )
+
+
+def test_versions_are_listed_newest_first(pkg: ModuleType) -> None:
+    assert pkg.revisions.newest_first(pkg.SUPPORTED_VERSIONS) == [NEW, OLD]

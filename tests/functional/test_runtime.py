@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import logging
 from types import MappingProxyType, ModuleType
@@ -56,6 +57,8 @@ class Tools:
             raise RuntimeError("secret detail")
         if params.name == "refuse":
             raise self.error(-32602, "no such tool", {"name": params.name})
+        if params.name == "internal":
+            raise self.error(-32603, "secret detail", {"secret": "detail"})
         if params.name == "wrong":
             return {"content": "not a list"}
         if params.name == "wait":
@@ -272,12 +275,29 @@ def test_notifications_nobody_handles_are_ignored_quietly(
     assert caplog.records == []
 
 
+@pytest.mark.parametrize("name", ["boom", "internal"])
 def test_a_failing_handler_is_logged_not_leaked(
-    session_pkg: ModuleType, caplog: pytest.LogCaptureFixture
+    session_pkg: ModuleType, caplog: pytest.LogCaptureFixture, name: str
 ) -> None:
     with caplog.at_level(logging.ERROR):
-        reply = run(server_of(session_pkg).handle(req("tools/call", {"name": "boom"})))
+        reply = run(server_of(session_pkg).handle(req("tools/call", {"name": name})))
+    assert reply["error"] == {"code": -32603, "message": "Internal error"}
     assert "secret" not in json.dumps(reply) and "secret detail" in caplog.text
+
+
+def test_a_handler_sees_the_id_of_its_request(session_pkg: ModuleType) -> None:
+    request_id = importlib.import_module(f"{session_pkg.__name__}.runtime").REQUEST_ID
+    seen: list[Any] = []
+
+    class Ids(session_pkg.Server):  # type: ignore[misc,name-defined]
+        async def on_list_tools(self, params: Any) -> Any:
+            seen.append(request_id.get())
+            return {"tools": []}
+
+    server = Ids()
+    for id in ("abc", 7):
+        assert run(server.handle(req("tools/list", id=id)))["id"] == id
+    assert seen == ["abc", 7] and request_id.get() is None
 
 
 def test_notifications_reach_their_handler_typed_and_failures_stay_silent(

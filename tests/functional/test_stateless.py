@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from .oracle import accepts
 from .packages import Wire, generate_package, run
 from .schemas import Schema, const, mcp_schema, obj, ref, request
 
@@ -220,3 +221,37 @@ def test_a_client_handler_answers_the_input_and_the_request_is_sent_again(pkg: M
     assert "inputResponses" not in first and "requestState" not in first
     assert again["inputResponses"] == {"who": {"action": "accept"}}
     assert again["requestState"] == "round-1"
+
+
+def test_a_version_the_server_does_not_speak_is_refused_with_the_versions_it_does(
+    pkg: ModuleType,
+) -> None:
+    server, client, wire = connected(pkg)
+    params = {"name": "echo", "_meta": {VERSION_KEY: "1999-01-01"}}
+    reply = run(
+        server.handle({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params})
+    )
+    assert accepts(stateless_schema(), "UnsupportedProtocolVersionError", reply)
+    assert reply["id"] == 3 and reply["error"]["code"] == UNSUPPORTED
+    assert reply["error"]["data"] == {"supported": ["2099-01-01"], "requested": "1999-01-01"}
+    assert server.seen == []
+
+
+def test_a_discover_override_may_start_from_the_default_answer(pkg: ModuleType) -> None:
+    class Custom(pkg.Server):  # type: ignore[misc,name-defined]
+        name = "s"
+
+        async def on_discover(self, params: Any) -> Any:
+            answer = await super().on_discover(params)
+            answer.instructions = "overridden"
+            return answer
+
+    params = {"_meta": {VERSION_KEY: "2099-01-01"}}
+    reply = run(
+        Custom().handle({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": params})
+    )
+    assert reply["result"]["supportedVersions"] == ["2099-01-01"]
+    assert reply["result"]["instructions"] == "overridden"
+    assert reply["result"]["_meta"] == {
+        "io.modelcontextprotocol/serverInfo": {"name": "s", "version": "0.0.0"}
+    }

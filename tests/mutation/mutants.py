@@ -46,7 +46,7 @@ TYPESYS = _group(
     [
         ("integer-as-number", None, '"int": ir.Primitive("integer")', '"int": ir.Primitive("number")', "integers accept floats"),
         ("number-as-integer", None, '"float": ir.Primitive("number")', '"float": ir.Primitive("integer")', "numbers reject floats"),
-        ("nullable-dropped", "_Builder.convert", "if dt.is_optional and not _admits_null(result):", "if False:", "`type: [X, null]` loses null"),
+        ("nullable-dropped", "_Builder.convert", "if dt.is_optional and not ir.admits_null(result):", "if False:", "`type: [X, null]` loses null"),
         ("enum-first-value-only", "_Builder._convert", "return ir.LiteralOf(tuple(dt.literals))", "return ir.LiteralOf(tuple(dt.literals[:1]))", "enums keep only their first value"),
         ("list-items-untyped", "_Builder._convert", 'return ir.ListOf(self.convert(item, hint + "Item") if item else ir.AnyType())', "return ir.ListOf(ir.AnyType())", "array items unchecked"),
         ("map-values-untyped", "_Builder._convert", 'return ir.DictOf(self.convert(value, hint + "Value") if value else ir.AnyType())', "return ir.DictOf(ir.AnyType())", "map values unchecked"),
@@ -60,12 +60,15 @@ TYPESYS = _group(
         ("all-required", "_Builder._own_fields", "required=bool(f.required)", "required=True", "optional fields become required"),
         ("hoisted-suffixed", "_Builder.name_for", "self.names[path] = unique(hint, self.taken)", 'self.names[path] = unique(hint + "Model", self.taken)', "hoisted objects get a different name"),
         ("hoist-hint-raw", "_Builder._own_fields", "owner + pascal_case(wire)", "owner + wire", "hoisted names not PascalCased"),
-        ("field-names-clash", "_python_names", "py = unique(snake_case(f.wire_name), taken)", "py = snake_case(f.wire_name)", "colliding Python field names not disambiguated"),
+        ("field-names-clash", "_python_names", "py = unique(snake_case(f.wire_name), taken | (wires - {f.wire_name}))", "py = snake_case(f.wire_name)", "colliding Python field names not disambiguated"),
+        ("python-name-is-other-wire", "_python_names", "taken | (wires - {f.wire_name})", "taken", "a field's Python name equals another field's wire name (validation by name mixes them up)"),
         ("definitions-not-reserved", "build_definitions", "reserved[name] = unique(definition_name(name), b.taken)", "reserved[name] = definition_name(name)", "hoisted objects may take a definition's name"),
         ("model-doc-dropped", "_Builder.build", "            description=description,\n            fields=", "            description=None,\n            fields=", "model descriptions lost"),
         ("field-doc-dropped", "_Builder._own_fields", 'description=(f.extras or {}).get("description")', "description=None", "field descriptions lost"),
         ("min-length-dropped", None, '    "min_length": "min_length",\n', "", "minLength and minItems not enforced"),
         ("max-length-dropped", None, '    "max_length": "max_length",\n', "", "maxLength not enforced"),
+        ("bounds-unwrapped-lost", "_constraints", 'value = getattr(value, "value", value)', "pass", "numeric bounds (wrapped in UnionIntFloat) dropped: minimum/maximum not enforced"),
+        ("exclusive-bounds-inclusive", None, '    "gt": "gt",\n    "lt": "lt",\n', '    "gt": "ge",\n    "lt": "le",\n', "exclusiveMinimum/exclusiveMaximum enforced as inclusive bounds"),
     ],
 )
 
@@ -98,8 +101,9 @@ ROLES = _group(
         ("client-requests-from-server", None, '"ClientRequest": ("client", "request")', '"ClientRequest": ("server", "request")', "client requests attributed to the server"),
         ("client-notifications-as-requests", None, '"ClientNotification": ("client", "notification")', '"ClientNotification": ("client", "request")', "notifications treated as requests"),
         ("no-embedded-unions", None, '= {"InputRequest": ("server", "request")}', "= {}", "embedded input requests ignored"),
-        ("single-ref-ignored", "_members", "if isinstance(d.type, ir.UnionOf) else (d.type,)", "if isinstance(d.type, ir.UnionOf) else ()", "a role union that is a single $ref yields nothing"),
-        ("nested-unions-flat", "_members", "out.extend(_members(t.name, defs, seen | {name}))", "out.append(t.name)", "unions of unions not followed"),
+        ("single-ref-ignored", "_members", "    return _refs(d.type, defs, seen | {name})\n", "    return _refs(d.type, defs, seen | {name}) if isinstance(d.type, ir.UnionOf) else []\n", "a role union that is a single $ref yields nothing"),
+        ("nested-unions-flat", "_refs", "        return _members(t.name, defs, seen)\n", "        return [t.name] if isinstance(defs.get(t.name), ir.Model) else []\n", "unions of unions (a $ref to another union) not followed"),
+        ("inline-unions-skipped", "_refs", "for name in _refs(member, defs, seen)]", "for name in (_members(member.name, defs, seen) if isinstance(member, ir.Ref) else [])]", "a union nested inline in a role union (a discriminated group) not descended"),
         ("inlined-copy-kept", "_copied_definition", "    if model.name not in ROLE_UNIONS and model.name not in EMBEDDED_UNIONS:\n        return model\n", "    return model\n", "an inlined role union used instead of the definition it copies"),
         ("no-role-unions-accepted", "_collect", "if not any(union in defs for union in ROLE_UNIONS):", "if False:", "a schema without role unions accepted"),
         ("non-constant-method-accepted", "method_name", "len(f.type.values) == 1", "len(f.type.values) >= 1", "a member with several `method` values accepted"),
@@ -150,57 +154,50 @@ PYSOURCE = _group(
         ("quotes-unescaped", "string_literal", "            out.append('\\\\\"')", "            out.append('\"')", "quotes in literals not escaped"),
         ("backslashes-unescaped", "string_literal", '            out.append("\\\\\\\\")', '            out.append("\\\\")', "backslashes in literals not escaped"),
         ("newlines-unescaped", "string_literal", '            out.append("\\\\n")', '            out.append("\\n")', "newlines in literals not escaped"),
-        ("triple-quotes-unescaped", "docstring", ".replace('\"\"\"', '\\\\\"\\\\\"\\\\\"')", "", "triple quotes in descriptions end the docstring"),
-        ("closing-quote-unescaped", "docstring", "    if escaped.endswith('\"'):\n", "    if False:\n", "a description ending in a quote breaks the docstring"),
+        ("triple-quotes-unescaped", "docstring", "elif ch == '\"' and quote_before:", "elif False:", "a run of quotes in a description ends the docstring early"),
+        ("closing-quote-unescaped", "docstring", "elif ch == '\"' and i == len(body) - 1:", "elif False:", "a description ending in a quote breaks the docstring"),
         ("no-aliases", "field_default", '        args.append(f"alias={string_literal(f.wire_name)}")\n', "        pass\n", "wire names not aliased"),
         ("no-defaults", "field_default", '        args.append("default=None")\n', "        pass\n", "optional fields without default"),
         ("no-constraints", "field_default", 'args.extend(f"{c.name}={c.value!r}" for c in f.constraints)', "pass", "constraints not emitted"),
-        ("optional-not-none", "field_annotation", "if not f.required and not _admits_null(f.type):", "if False:", "optional fields annotated without None"),
+        ("optional-not-none", "field_annotation", "if not f.required and not ir.admits_null(f.type):", "if False:", "optional fields annotated without None"),
         ("no-discriminator-annotation", "annotation", "    if t.discriminator:\n", "    if False:\n", "discriminators not emitted in annotations"),
         ("map-as-any", "annotation", 'return f"dict[str, {annotation(t.value, sym, prefix)}]"', 'return "dict"', "maps emitted untyped"),
         ("list-as-any", "annotation", 'return f"list[{annotation(t.item, sym, prefix)}]"', 'return "list"', "arrays emitted untyped"),
-        ("imports-not-renamed", "Symbols.avoiding", 'f"_{n}" if n in taken else n', "n", "a definition named like an import shadows it"),
+        ("imports-not-renamed", "Symbols.avoiding", '            while alias in used:\n                alias = "_" + alias\n', "", "a definition named like an import or helper shadows it"),
     ],
 )
 
 VIEWS = _group(
     "generator/views.py",
     [
-        ("header-errata-none", "header", 'errata = ", ".join(e.id for e in protocol.errata) or "none"', 'errata = "none"', "the header does not name the errata"),
-        ("errata-unexported", "package_view", "errata=tuple(e.id for e in protocol.errata)", "errata=()", "ERRATA empty although errata were applied"),
-        ("header-pairings-dropped", "header", "    if protocol.pairings:\n", "    if False:\n", "the header does not name --pair options"),
         ("closed-view-open", "_definition_view", "closed = isinstance(d.extra, ir.LiteralOf) and not d.extra.values", "closed = False", "closed objects emitted open"),
         ("typed-extra-view-dropped", "_definition_view", "extra = None if closed or isinstance(d.extra, ir.AnyType) else annotation(d.extra, sym)", "extra = None", "typed extras not emitted"),
-        ("class-doc-dropped", "_definition_view", 'return DefinitionView("model", d.name, _indent_doc(d.description, 4), fields, extra, closed)', 'return DefinitionView("model", d.name, None, fields, extra, closed)', "model docstrings lost"),
-        ("field-doc-view-dropped", "_definition_view", "doc=_indent_doc(f.description, 4)", "doc=None", "field docstrings lost"),
-        ("base-name-clash", "package_view", '    while base in names:\n        base = "_" + base\n', "", "the base model class named like a definition"),
+        ("class-doc-dropped", "_definition_view", 'return DefinitionView("model", d.name, indent_doc(d.description, 4), fields, extra, closed)', 'return DefinitionView("model", d.name, None, fields, extra, closed)', "model docstrings lost"),
+        ("field-doc-view-dropped", "_definition_view", "doc=indent_doc(f.description, 4)", "doc=None", "field docstrings lost"),
+        ("base-name-clash", "revision_view", 'base=sym["_McpModel"]', 'base="_McpModel"', "the base model class named like a definition"),
         ("one-sender", "_method_view", "for s in sorted(m.senders))", "for s in sorted(m.senders)[:1])", "a method sent by both sides registered for one"),
         ("params-required-view", "_method_view", "params_required=m.params_required", "params_required=False", "METHODS reports params optional"),
         ("embedded-view", "_method_view", "embedded=m.embedded", "embedded=False", "embedded requests accepted as messages"),
-        ("no-exports", "package_view", "exports=tuple(sorted(names))", "exports=()", "types.__all__ empty"),
+        ("no-exports", "revision_view", "exports=tuple(sorted(names))", "exports=()", "types.__all__ empty"),
         ("result-type-narrowed", "_method_view", 'annotation(m.result_type, METHODS_SYMBOLS, "types.") if m.result_type else "None"', 'f"types.{m.result}" if m.result else "None"', "parse_result checks only the primary result"),
+        ("result-annotation-single", "result_annotation", "    if isinstance(t, ir.UnionOf) and all(isinstance(x, ir.Ref) for x in ir.alternatives(t)):\n", "    if False:\n", "typed calls annotated with the primary result only"),
+        ("embedded-messages", "revision_view", "live = [m for m in protocol.methods if not m.embedded]", "live = list(protocol.methods)", "embedded requests listed in the Message union"),
     ],
 )
 
 STUBVIEWS = _group(
     "generator/stubviews.py",
     [
-        ("result-annotation-single", "_result_annotation", '    if isinstance(t, ir.UnionOf) and all(isinstance(x, ir.Ref) for x in t.members):\n', "    if False:\n", "typed calls annotated with the primary result only"),
         ("capability-singular-only", "_capability", "f.wire_name in (first, first + \"s\")", "f.wire_name in (first,)", "completion/complete does not advertise completions"),
         ("capability-flag-true", "_capability", 'value = "True" if hit.type == ir.Primitive("boolean") else "{}"', 'value = "True"', "object capability flags advertised as true"),
-        ("capability-flag-dropped", "_capability", '            flag = f"({string_literal(hit.wire_name)}, {value})"\n', "            pass\n", "capability flags (resources.subscribe) not advertised"),
-        ("ping-not-answered", "_default", '    if m.name == "ping":\n', "    if False:\n", "ping answered -32601 by default"),
+        ("capability-flag-dropped", "_capability", '        flag = f"({string_literal(hit.wire_name)}, {value})"\n', "        pass\n", "capability flags (resources.subscribe) not advertised"),
+        ("ping-not-answered", "_default", "    if m.name == lifecycle.ping:\n", "    if False:\n", "ping answered -32601 by default"),
         ("notifications-not-ignored", "_default", '    if m.kind == "notification":\n', "    if False:\n", "unhandled notifications raise"),
-        ("no-initialize-default", "_default", 'if side == "server" and m.name == "initialize":', "if False:", "initialize not answered by default"),
-        ("no-discover-default", "_default", 'if side == "server" and m.name == "server/discover":', "if False:", "server/discover not answered by default"),
+        ("no-initialize-default", "_default", "        lifecycle.legacy.method\n        if lifecycle.legacy is not None", "        None\n        if lifecycle.legacy is not None", "on_initialize raises -32601 instead of answering the handshake"),
+        ("no-discover-default", "_default", "else lifecycle.modern.discover if lifecycle.modern is not None else None", "else None", "on_discover raises -32601 instead of answering the handshake"),
         ("params-always-required", "_params_optional", "if not m.params_required or m.params is None:", "if m.params is None:", "calls demand params the schema makes optional"),
         ("meta-only-params-required", "_params_optional", "    return isinstance(params, ir.Model) and all(", "    return False and all(", "calls demand params that only need the `_meta` the client fills in"),
-        ("handlers-for-own-messages", "side_view", "for m in live if m.sent_by(other))", "for m in live if m.sent_by(side))", "each side handles what it sends itself"),
-        ("embedded-live", "side_view", "live = [m for m in protocol.methods if not m.embedded]", "live = list(protocol.methods)", "embedded requests get handlers and calls"),
-        ("clashes-unchecked", "side_view", "    if clashes:\n", "    if False:\n", "a method named like a base-class member overrides it"),
-        ("no-handshake", "side_view", '"initialize"\n        if "initialize" in methods', 'None\n        if "initialize" in methods', "the client has no initialize handshake"),
         ("no-capabilities-model", "side_view", 'f"types.{caps}" if caps in {d.name for d in protocol.definitions} else None', "None", "no capability derivation"),
-        ("request-meta-missed", "request_meta", 'f.wire_name == "io.modelcontextprotocol/protocolVersion"', 'f.wire_name == "protocolVersion"', "requests do not carry the client's `_meta`"),
     ],
 )
 
@@ -219,7 +216,8 @@ ERRATA = _group(
 GENERATE = _group(
     "generator/generate.py",
     [
-        ("errata-not-recorded", "protocol_for", "return build_protocol(schema, source.revision, source.sha256, errata, pairings)", "return build_protocol(schema, source.revision, source.sha256, (), pairings)", "errata applied but not recorded in the package (issue 11)"),
+        ("errata-not-recorded", "protocol_for", "build_protocol(schema, source.revision, source.sha256, errata, pairings,", "build_protocol(schema, source.revision, source.sha256, (), pairings,", "errata applied but not recorded in the package (issue 11)"),
+        ("drafts-unpaired", "protocol_for", "draft=not source.pinned", "draft=False", "a draft's request without a findable result refused instead of paired with the base Result"),
     ],
 )
 
@@ -229,19 +227,15 @@ METHODS_TEMPLATE = _group(
         ("fast-path-id-unchecked", None, 'if (type(obj.get("id")) in (str, int)) if request else ("id" not in obj):', "if True:", "requests without id and notifications with id accepted"),
         ("fast-path-jsonrpc-unchecked", None, 'if accepted is not None and obj.get("jsonrpc") == "2.0":', "if accepted is not None:", "a wrong jsonrpc version reported as invalid params"),
         ("jsonrpc-unchecked", None, '    if obj.get("jsonrpc") != "2.0":\n', "    if False:\n", "messages without jsonrpc 2.0 accepted"),
-        ("response-id-unchecked", None, 'if "result" in obj and _valid_id(obj.get("id")):', 'if "result" in obj:', "responses with invalid ids accepted"),
-        ("bool-ids", None, "return isinstance(value, (str, int)) and not isinstance(value, bool)", "return isinstance(value, (str, int))", "true/false accepted as ids"),
+        ("response-id-unchecked", None, 'if "result" in obj and valid_id(obj.get("id")):', 'if "result" in obj:', "responses with invalid ids accepted"),
         ("embedded-accepted", None, "if spec is None or spec.embedded:", "if spec is None:", "embedded requests parsed as messages"),
         ("request-without-id", None, '    if spec.kind == "request" and "id" not in obj:\n', "    if False:\n", "a request without id reported as invalid params"),
         ("params-error-code", None, 'return _validate(spec.message, obj, INVALID_PARAMS, f"Invalid params for {method}")', 'return _validate(spec.message, obj, INVALID_REQUEST, f"Invalid params for {method}")', "invalid params answered -32600"),
-        ("fast-params-error-code", None, 'INVALID_PARAMS, f"Invalid params for {method}", _errors(exc)', 'INVALID_REQUEST, f"Invalid params for {method}", _errors(exc)', "invalid params answered -32600 on the fast path"),
-        ("batches-always", None, "if not BATCHING or not obj:", "if not obj:", "batches accepted where the revision refuses them"),
+        ("fast-params-error-code", None, 'INVALID_PARAMS, f"Invalid params for {method}", error_details(exc)', 'INVALID_REQUEST, f"Invalid params for {method}", error_details(exc)', "invalid params answered -32600 on the fast path"),
+        ("batches-always", None, "{% if v.envelope.batching %}\n        if not obj:", "{% if true %}\n        if not obj:", "batches accepted where the revision refuses them"),
         ("results-of-notifications", None, "if spec is None or spec.result is None:", "if spec is None:", "parse_result accepts notifications"),
-        ("result-error-code", None, 'raise ProtocolError(INVALID_PARAMS, f"Invalid result for {method}"', 'raise ProtocolError(INVALID_REQUEST, f"Invalid result for {method}"', "invalid results answered -32600"),
+        ("result-error-code", None, 'INVALID_PARAMS, f"Invalid result for {method}"', 'INVALID_REQUEST, f"Invalid result for {method}"', "invalid results answered -32600"),
         ("fast-path-embedded", None, "    if not spec.embedded\n", "", "embedded requests accepted on the fast path"),
-        ("parse-error-code", None, 'raise ProtocolError(PARSE_ERROR, "Parse error: not valid JSON")', 'raise ProtocolError(INVALID_REQUEST, "Parse error: not valid JSON")', "invalid JSON answered -32600"),
-        ("error-data-dropped", None, '            error["data"] = self.data\n', "            pass\n", "error data not sent"),
-        ("error-locations-dropped", None, '{"loc": list(e["loc"]), "msg"', '{"loc": [], "msg"', "validation errors lose their location"),
     ],
 )
 
@@ -255,46 +249,99 @@ RUNTIME_TEMPLATE = _group(
         ("notification-errors-answered", None, "if notification and exc.code in (METHOD_NOT_FOUND, INVALID_PARAMS):", "if False:", "a bad notification gets an error response"),
         ("responses-dispatched", None, "        if method is None:\n", "        if False:\n", "a stray response dispatched as a message"),
         ("wrong-way-silent", None, "return None if notification else error_response(request_id, wrong_way)", "return None", "a request for the other side gets no answer"),
-        ("cancel-ignored", None, '            if method == "notifications/cancelled" and params is not None:\n', "            if False:\n", "notifications/cancelled does not cancel"),
+        ("cancel-ignored", None, "        if method == revision.cancelled:\n", "        if False:\n", "notifications/cancelled does not cancel"),
         ("cancel-unmarked", None, "            self._cancelled_by_peer().add(task)\n", "", "a cancelled request raises instead of going quiet"),
-        ("results-unchecked", None, "            parse_result(method, wire)\n", "", "a handler's invalid result sent as it is"),
-        ("handler-errors-internal", None, "if task.done() and not task.cancelled() and task.exception() is exc:", "if False:", "a handler's ProtocolError answered -32603"),
+        ("results-unchecked", None, "            SURFACE.methods.parse_result(method, wire)\n", "            pass\n", "a handler's invalid result sent as it is"),
+        ("handler-errors-internal", None, '            if exc.code == INTERNAL_ERROR:\n                return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n', '            return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n', "a handler's ProtocolError answered -32603"),
+        ("internal-error-details-leaked", None, '            if exc.code == INTERNAL_ERROR:\n                return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n', "", "a handler's -32603 ProtocolError sent with its message and data"),
         ("internal-error-code", None, 'return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n        finally:', 'return error_response(request_id, ProtocolError(INVALID_PARAMS, "Internal error"))\n        finally:', "failing handlers answered -32602"),
         ("empty-batch-reply", None, "return [r for r in replies if r is not None] or None", "return [r for r in replies if r is not None]", "an all-notification batch answered with []"),
-        ("empty-batch-accepted", None, "            if not obj:\n                return error_response", "            if False:\n                return error_response", "an empty batch not refused"),
-        ("invalid-id-echoed", None, 'request_id = obj.get("id") if isinstance(obj, Mapping) and _valid_id(obj.get("id")) else None', 'request_id = obj.get("id") if isinstance(obj, Mapping) else None', "an invalid id echoed in the error response"),
-        ("untyped-calls", None, "        return parse_result(method, result)\n", "        return result\n", "typed calls return raw dicts"),
+        ("empty-batch-accepted", None, "if not allowed or not obj:", "if not allowed:", "an empty batch not refused"),
+        ("batches-always-allowed", None, "if not allowed or not obj:", "if not obj:", "batches handled where the revision refuses them"),
+        ("invalid-id-echoed", None, 'request_id = obj.get("id") if type(obj) is dict and valid_id(obj.get("id")) else None', 'request_id = obj.get("id") if type(obj) is dict else None', "an invalid id echoed in the error response"),
+        ("untyped-calls", None, "            return revision.methods.parse_result(method, raw), raw\n", "            return raw, raw\n", "typed calls return raw dicts"),
+        ("error-data-lost", None, 'str(error.get("message", "")), error.get("data")', 'str(error.get("message", ""))', "error data of a response lost"),
+        ("discover-no-versions", None, "modern.versions_key: newest_first(SUPPORTED_VERSIONS),", "modern.versions_key: [],", "discovery announces no versions"),
+        ("strips-skipped", None, "value = {key: item for key, item in value.items() if key not in strip}", "value = dict(value)", "fields the target revision does not define sent anyway"),
+        ("fills-skipped", None, "fill(value, path, key, constant)", "pass", "required fields the target revision has and the source lacks not filled in"),
+        ("fill-overwrites", None, "            value.setdefault(key, constant)\n", "            value[key] = constant\n", "a conversion fill overwrites a value that is there"),
+        ("result-defaults-ignored", None, "(path, key, defaults.get(key, fill) if not path else fill)", "(path, key, fill)", "result_defaults do not override the documented fill values"),
+        ("request-id-unset", None, "        token = REQUEST_ID.set(request_id)\n", "        token = REQUEST_ID.set(None)\n", "a handler does not see its request's id in REQUEST_ID"),
+        ("unsupported-version-code", None, '_MODERN.unsupported_code, "Unsupported protocol version", data', 'INVALID_REQUEST, "Unsupported protocol version", data', "an unsupported _meta version answered without the revision's error code"),
+        ("legacy-handshake-not-negotiated", None, 'chosen = negotiate(requested if isinstance(requested, str) else "", LEGACY_VERSIONS)', "chosen = LEGACY_VERSIONS[-1]", "initialize answered in the newest legacy revision whatever the client asked for"),
     ],
 )
 
 SERVER_TEMPLATE = _group(
     "templates/server.py.jinja",
     [
-        ("initialize-no-capabilities", None, '            "capabilities": dump(self.derived_capabilities()),\n            "serverInfo"', '            "capabilities": {},\n            "serverInfo"', "initialize announces no capabilities"),
-        ("initialize-no-instructions", None, '        if self.instructions is not None:\n            result["instructions"] = self.instructions\n        return {{ m.result }}', "        return {{ m.result }}", "instructions not sent"),
-        ("initialize-forgets-peer", None, "        self.peer_info = params\n", "", "the client's handshake params not kept"),
-        ("no-server-title", None, '        if self.title is not None:\n            info["title"] = self.title\n', "", "serverInfo without title"),
-        ("declared-ignored", None, "        if self.capabilities is not None:\n            return self.capabilities\n", "", "declared server capabilities ignored"),
-        ("discover-no-versions", None, '"supportedVersions": [PROTOCOL_VERSION],', '"supportedVersions": [],', "discover announces no versions"),
+        ("handshake-no-capabilities", None, "            dump(self.{{ n.derived_capabilities }}()),\n", "            {},\n", "the handshake announces no capabilities"),
+        ("handshake-no-instructions", None, "            self.{{ n.instructions }},\n", "            None,\n", "instructions not sent"),
+        ("initialize-forgets-peer", None, '            self.{{ n.peer_info }} = getattr(message, "params", None)\n', "", "the client's handshake params not kept"),
+        ("no-server-title", None, "        if self.{{ n.title }} is not None:\n            info[{{ s.info.title }}] = self.{{ n.title }}\n", "", "serverInfo without title"),
+        ("declared-ignored", None, "        if self.{{ n.capabilities }} is not None:\n            return self.{{ n.capabilities }}\n", "", "declared server capabilities ignored"),
+        ("no-handshake-builtin", None, "        if method == _handshake_method(revision):\n", "        if False:\n", "the runtime does not take the handshake over: no session, peer_info not kept"),
+        ("session-meta-missing", None, "        if modern is None or revision.legacy is None or type(params) is not dict:\n            return params\n", "        return params\n", "a modern surface handler on a legacy session gets no session `_meta`"),
     ],
 )
 
 CLIENT_TEMPLATE = _group(
     "templates/client.py.jinja",
     [
-        ("no-initialized", None, "        await self.notify_initialized()\n", "", "notifications/initialized never sent"),
-        ("session-forgets-peer", None, "        self.peer_info = result\n        await self.notify_initialized()", "        await self.notify_initialized()", "the server's handshake answer not kept"),
+        ("no-initialized", None, "            await self.{{ n.send_notification }}(chosen.legacy.initialized, None)\n", "            pass\n", "notifications/initialized never sent"),
+        ("session-forgets-peer", None, "        self.{{ n.peer_info }} = result\n        if chosen.legacy", "        if chosen.legacy", "the server's initialize answer not kept"),
         ("meta-overrides-caller", None, "            meta.setdefault(key, value)\n", "            meta[key] = value\n", "the client's `_meta` overwrites the caller's"),
-        ("declared-ignored", None, "        if self.capabilities is not None:\n            return self.capabilities\n", "", "declared client capabilities ignored"),
+        ("declared-ignored", None, "        if self.{{ n.capabilities }} is not None:\n            return self.{{ n.capabilities }}\n", "", "declared client capabilities ignored"),
+        ("no-discovery", None, "        if MODERN_VERSIONS and self.{{ n.preferred_version }} not in LEGACY_VERSIONS:\n", "        if False:\n", "start_session never sends server/discover"),
+        ("discovery-forgets-peer", None, "            self.{{ n.peer_info }} = result\n            return self._surface_handshake", "            return self._surface_handshake", "the server's discovery answer not kept"),
+        ("request-meta-missed", None, "        out[modern.meta_key] = meta\n", "", "requests do not carry the client's `_meta`"),
+        ("meta-version-not-forced", None, "        meta[modern.version_key] = revision.version\n", "", "a caller's `_meta` version overrides the session's"),
+        ("input-not-retried", None, "                answers[key] = answer\n", "                return model\n", "an input-required result never answered and retried"),
     ],
 )
 
 STDIO_TEMPLATE = _group(
     "templates/stdio.py.jinja",
     [
-        ("cancel-not-sent", None, '                    await self.notify("notifications/cancelled", {"requestId": request_id, "reason": "cancelled"})\n', "                    pass\n", "cancelling a call does not tell the peer"),
-        ("error-data-lost", None, 'str(error.get("message", "")), error.get("data")', 'str(error.get("message", ""))', "error data of a response lost"),
+        ("cancel-not-sent", None, "                    await self.notify(revision.cancelled, {revision.cancelled_id_key: request_id})\n", "                    pass\n", "cancelling a call does not tell the peer"),
         ("error-responses-dispatched", None, '("result" in obj or "error" in obj)', '("result" in obj)', "error responses handled as incoming messages"),
+    ],
+)
+
+PACKAGEVIEWS = _group(
+    "generator/packageviews.py",
+    [
+        ("header-errata-none", "header", "comment(', '.join(e.id for e in p.errata) or 'none')", "comment('none')", "the header does not name the errata"),
+        ("header-pairings-dropped", "header", "    if pairings:\n", "    if False:\n", "the header does not name --pair options"),
+        ("errata-unexported", "package_view", 'errata_literal="(" + "".join(f"{string_literal(e.id)}, " for e in surface.protocol.errata) + ")"', 'errata_literal="()"', "ERRATA empty although errata were applied"),
+    ],
+)
+
+STUBNAMES = _group(
+    "generator/stubnames.py",
+    [
+        ("handlers-for-own-messages", "handles", "return method.sent_by(_other(side))", "return method.sent_by(side)", "each side handles what it sends itself"),
+        ("embedded-live", "calls", "return method.sent_by(side) and not method.embedded", "return method.sent_by(side)", "embedded requests get typed calls"),
+        ("clashes-unchecked", "stub_names", "    taken = set(members)\n", "    taken: set[str] = set()\n", "a handler or call named like a runtime member (handle, attach…) overrides it"),
+    ],
+)
+
+JSONRPC_TEMPLATE = _group(
+    "templates/jsonrpc.py.jinja",
+    [
+        ("bool-ids", None, "return isinstance(value, (str, int)) and not isinstance(value, bool)", "return isinstance(value, (str, int))", "true/false accepted as ids"),
+        ("parse-error-code", None, 'raise ProtocolError(PARSE_ERROR, "Parse error: not valid JSON")', 'raise ProtocolError(INVALID_REQUEST, "Parse error: not valid JSON")', "invalid JSON answered -32600"),
+        ("error-data-dropped", None, '            error["data"] = self.data\n', "            pass\n", "error data not sent"),
+        ("error-locations-dropped", None, '{"loc": list(e["loc"]), "msg"', '{"loc": [], "msg"', "validation errors lose their location"),
+    ],
+)
+
+REVISIONS_TEMPLATE = _group(
+    "templates/revisions.py.jinja",
+    [
+        ("negotiate-oldest", None, "return requested if requested in choices else choices[-1]", "return requested if requested in choices else choices[0]", "an unsupported requested version negotiated to the oldest, not the newest"),
+        ("negotiate-ignores-request", None, "return requested if requested in choices else choices[-1]", "return choices[-1]", "a supported requested version ignored: always the newest"),
+        ("newest-first-reversed", None, "return sorted(versions, reverse=True)", "return sorted(versions)", "supported versions listed oldest first in discovery and errors"),
     ],
 )
 
@@ -306,9 +353,13 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + NAMING
     + PYSOURCE
     + VIEWS
+    + PACKAGEVIEWS
     + STUBVIEWS
+    + STUBNAMES
     + ERRATA
     + GENERATE
+    + JSONRPC_TEMPLATE
+    + REVISIONS_TEMPLATE
     + METHODS_TEMPLATE
     + RUNTIME_TEMPLATE
     + SERVER_TEMPLATE
