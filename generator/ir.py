@@ -238,6 +238,14 @@ class LegacyHandshake:
     client_info_key: str
     server_info_key: str
     instructions_key: str | None
+    set_level: str | None = None
+    """The request that sets the session's log level, and its params key holding the level."""
+    level_key: str | None = None
+    subscribe: str | None = None
+    """The requests that subscribe to and unsubscribe from one resource's updates, and their params key
+    holding its URI."""
+    unsubscribe: str | None = None
+    uri_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -262,6 +270,15 @@ class ModernHandshake:
     name_headers: tuple[tuple[str, str], ...] = ()
     """(request method, params field) an HTTP request mirrors in its `Mcp-Name` header."""
     tool_headers: ToolHeaders | None = None
+    log_level_key: str | None = None
+    """The request `_meta` key asking for log messages at a level (what a session's set-level request did)."""
+    listen: str | None = None
+    """The request that opens a notification stream, its params key holding the filter, the filter key
+    listing resource URIs to watch (what a session's subscribe requests did), and the notification
+    acknowledging the filter."""
+    listen_filter_key: str | None = None
+    resource_subscriptions_key: str | None = None
+    acknowledged: str | None = None
 
 
 @dataclass(frozen=True)

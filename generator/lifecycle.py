@@ -22,6 +22,11 @@ INPUT_REQUIRED_RESULT = "InputRequiredResult"
 CREATE_TASK_RESULT = "CreateTaskResult"
 TASK_PARAM = "task"
 META = "_meta"
+SET_LEVEL = "logging/setLevel"
+SUBSCRIBE = "resources/subscribe"
+UNSUBSCRIBE = "resources/unsubscribe"
+LISTEN = "subscriptions/listen"
+ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
 
 
 class _Finder:
@@ -83,7 +88,39 @@ def _legacy(find: _Finder, spec: ir.MethodSpec) -> ir.LegacyHandshake:
         client_info_key="clientInfo",
         server_info_key="serverInfo",
         instructions_key=find.optional_field(result, "instructions"),
+        **_session_requests(find),
     )
+
+
+def _session_requests(find: _Finder) -> dict[str, str | None]:
+    """The session requests a modern revision turned into per-request facts: setting the log level,
+    (un)subscribing to a resource's updates (each None when the revision lacks it)."""
+    facts: dict[str, str | None] = {}
+    set_level = find.method(SET_LEVEL)
+    if set_level is not None:
+        find.field(find.model(set_level.params, f"{SET_LEVEL} params"), "level")
+        facts.update(set_level=set_level.name, level_key="level")
+    subscribe, unsubscribe = find.method(SUBSCRIBE), find.method(UNSUBSCRIBE)
+    if subscribe is not None and unsubscribe is not None:
+        for spec in (subscribe, unsubscribe):
+            find.field(find.model(spec.params, f"{spec.name} params"), "uri")
+        facts.update(subscribe=subscribe.name, unsubscribe=unsubscribe.name, uri_key="uri")
+    return facts
+
+
+def _listen(find: _Finder, request_meta: ir.Model) -> dict[str, str | None]:
+    """Where a modern revision's requests ask for log messages and watch resources (each None when absent)."""
+    facts: dict[str, str | None] = {"log_level_key": find.optional_field(request_meta, "io.modelcontextprotocol/logLevel")}
+    listen, acknowledged = find.method(LISTEN), find.method(ACKNOWLEDGED)
+    if listen is not None:
+        wanted = find.ref_model(find.model(listen.params, f"{LISTEN} params"), "notifications")
+        facts.update(
+            listen=listen.name,
+            listen_filter_key="notifications",
+            resource_subscriptions_key=find.optional_field(wanted, "resourceSubscriptions"),
+            acknowledged=acknowledged.name if acknowledged is not None else None,
+        )
+    return facts
 
 
 def _modern(find: _Finder, spec: ir.MethodSpec) -> ir.ModernHandshake:
@@ -126,6 +163,7 @@ def _modern(find: _Finder, spec: ir.MethodSpec) -> ir.ModernHandshake:
         missing_capability_code=_error_code(find, MISSING_CAPABILITY_ERROR),
         name_headers=name_headers(protocol),
         tool_headers=tool_headers(protocol),
+        **_listen(find, request_meta),
     )
 
 

@@ -6,6 +6,7 @@ may leave an error (a traceback) in the server's log.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import logging
@@ -17,6 +18,7 @@ import httpx
 import pytest
 
 from http_fixtures import (
+    tool_server,
     Probe,
     call_message,
     initialize_message,
@@ -637,3 +639,75 @@ def test_header_values_lose_surrounding_whitespace(
     body = json.loads(b"".join(e.get("body", b"") for e in sent[1:]))
     check_2026(body)
     assert body["result"]["content"][0]["text"] == "{}"
+
+
+# --- one multi-revision endpoint (surface 2026-07-28) --------------------------------------------
+
+MULTI = "mcp_2024_11_05_to_2026_07_28"
+
+
+@pytest.fixture(scope="module")
+def multi_era(generated_root: Path) -> Iterator[tuple[Served, Any, Any]]:
+    """The multi-revision tool server with a listen handler, served: sessions and stateless requests on one endpoint."""
+    import importlib
+
+    package = importlib.import_module(MULTI)
+
+    class Watches(tool_server(package, Probe())):  # type: ignore[misc]
+        async def on_subscriptions_listen(self, params: Any) -> Any:
+            await self.notify_subscriptions_acknowledged({"notifications": {}})
+            for uri in params.notifications.resource_subscriptions or []:
+                await self.notify_resource_updated({"uri": uri})
+            await asyncio.Event().wait()
+
+    app = importlib.import_module(f"{MULTI}.http").streamable_http_app(Watches)
+    with serve(app) as served:
+        yield served, app, package
+
+
+@pytest.mark.parametrize(
+    ("method", "params"),
+    [
+        ("server/discover", {}),
+        ("server/discover", {"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}),
+        ("tools/list", {}),
+        ("tools/call", {"name": "echo", "arguments": {}}),
+    ],
+)
+def test_a_stateless_request_without_a_meta_version_is_read_in_its_header_s_version(
+    multi_era: tuple[Served, Any, Any], check_2026: Callable[[Any], None], method: str, params: dict[str, Any]
+) -> None:
+    """A multi-revision package once read such a request as the newest legacy revision would: 404 and
+    -32601 for `server/discover`. It is a 2026-07-28 request missing its required `_meta`: 400, -32602."""
+    served, _, _ = multi_era
+    message = {"jsonrpc": "2.0", "id": 5, "method": method, "params": params}
+    headers = post_headers("2026-07-28", mcp_method=method)
+    if "name" in params:
+        headers["mcp-name"] = params["name"]
+    with httpx_client() as client:
+        response = client.post(served.url, json=message, headers=headers)
+    assert _refused(response, 400, check_2026, -32602)["id"] == 5
+
+
+def test_a_legacy_session_s_subscriptions_run_the_listen_handler_on_the_standalone_stream(
+    multi_era: tuple[Served, Any, Any], check_2025: Callable[[Any], None]
+) -> None:
+    """`resources/subscribe` in a 2025-11-25 session of a 2026-07-28 surface runs its listen handler in the
+    background: the updates it sends go out on the session's GET stream, after the subscribe was answered."""
+    served, _, _ = multi_era
+    with httpx_client() as client:
+        session = _start(client, served.url, check_2025)
+        subscribe = {"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": "file:///a"}}
+        answer = client.post(served.url, json=subscribe, headers=post_headers("2025-11-25", session))
+        assert answer.status_code == 200 and answer.headers["content-type"].startswith("application/json")
+        assert answer.json() == {"jsonrpc": "2.0", "id": 2, "result": {}}
+        with client.stream(
+            "GET", served.url, headers={"accept": "text/event-stream", "mcp-session-id": session}
+        ) as stream:
+            for line in stream.iter_lines():
+                if line.startswith("data: {"):
+                    update = json.loads(line[6:])
+                    break
+        check_2025(update)
+        assert update["method"] == "notifications/resources/updated" and update["params"]["uri"] == "file:///a"
+        assert client.delete(served.url, headers=post_headers("2025-11-25", session)).status_code == 200

@@ -410,3 +410,89 @@ def test_capabilities_are_projected_at_every_level(
     run(client.start_session())
     sent = link.wire[0]["params"]["capabilities"]
     assert sent == {"elicitation": declared, "roots": {}}
+
+
+def test_a_modern_surface_reads_a_legacy_session_s_log_level_from_meta(
+    multi: Callable[[str], ModuleType], packages: dict[str, ModuleType], schema_dir: Path
+) -> None:
+    """2026-07-28 replaced `logging/setLevel` with a per-request `_meta` log level: a session's set-level
+    request is answered by the runtime and its level reaches the handlers of the session's later requests."""
+    pkg, old = multi("all26"), packages["2025-11-25"]
+    t = pkg.types
+    levels: list[Any] = []
+
+    class Logs(pkg.Server):  # type: ignore[misc,name-defined]
+        async def on_call_tool(self, params: Any) -> Any:
+            level = params.meta.io_modelcontextprotocol_log_level
+            levels.append(level)
+            if level is not None:  # 2026-07-28: no log messages for a request that set no level
+                await self.notify_logging_message({"level": "warning", "data": "ran"})
+            return t.CallToolResult(content=[])
+
+    logged: list[Any] = []
+
+    class Listens(old.Client):  # type: ignore[misc,name-defined]
+        async def on_logging_message(self, params: Any) -> None:
+            logged.append(params.data)
+
+    client = Listens()
+    link = Link(client, Logs(), old.ProtocolError, pkg.ProtocolError)
+    run(client.start_session())
+    run(client.call_tool({"name": "t"}))
+    assert run(client.set_level({"level": "warning"})).model_dump(exclude_unset=True) == {}
+    run(client.call_tool({"name": "t"}))
+    assert levels == [None, "warning"] and logged == ["ran"]
+    assert wire_problems(schema_dir, "2025-11-25", link.wire) == []
+
+
+def test_a_modern_surface_serves_a_legacy_session_s_resource_subscriptions_with_its_listen_handler(
+    multi: Callable[[str], ModuleType], packages: dict[str, ModuleType], schema_dir: Path
+) -> None:
+    """2026-07-28 replaced `resources/(un)subscribe` with `subscriptions/listen`: the runtime answers a
+    session's (un)subscribe requests and runs the listen handler for the session's resources, again at
+    each change; its notifications reach the client, except the acknowledgement 2025-11-25 lacks."""
+    pkg, old = multi("all26"), packages["2025-11-25"]
+    filters: list[tuple[str | None, list[str]]] = []
+    ended: list[list[str]] = []
+
+    class Watches(pkg.Server):  # type: ignore[misc,name-defined]
+        async def on_subscriptions_listen(self, params: Any) -> Any:
+            uris = list(params.notifications.resource_subscriptions or [])
+            filters.append((self.protocol_version, uris))
+            await self.notify_subscriptions_acknowledged({"notifications": {"resourceSubscriptions": uris}})
+            for uri in uris:
+                await self.notify_resource_updated({"uri": uri})
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                ended.append(uris)
+                raise
+
+    updated: list[str] = []
+
+    class Subscribes(old.Client):  # type: ignore[misc,name-defined]
+        async def on_resource_updated(self, params: Any) -> None:
+            updated.append(params.uri)
+
+    client, server = Subscribes(), Watches()
+    link = Link(client, server, old.ProtocolError, pkg.ProtocolError)
+
+    async def scenario() -> None:
+        await client.start_session()
+        for call, uri in [("subscribe", "file:///a"), ("subscribe", "file:///b"), ("unsubscribe", "file:///a")]:
+            assert (await getattr(client, call)({"uri": uri})).model_dump(exclude_unset=True) == {}
+            await asyncio.sleep(0.05)
+        server.attach(None)  # the session ends: so does its listen handler
+        await asyncio.sleep(0.05)
+
+    run(scenario())
+    assert filters == [("2025-11-25", ["file:///a"]), ("2025-11-25", ["file:///a", "file:///b"]), ("2025-11-25", ["file:///b"])]
+    assert updated == ["file:///a", "file:///a", "file:///b", "file:///b"]
+    assert ended == [uris for _, uris in filters]
+    assert "notifications/subscriptions/acknowledged" not in [m.get("method") for m in link.wire if m]
+    assert wire_problems(schema_dir, "2025-11-25", link.wire) == []
+
+    plain = tools_server(pkg)  # no listen handler: nothing serves subscriptions
+    initialized(pkg, plain, "2025-11-25")
+    reply = run(plain.handle({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": "file:///a"}}))
+    assert reply["error"]["code"] == -32601

@@ -7,6 +7,8 @@
 from __future__ import annotations
 
 import abc
+import asyncio
+import contextvars
 from functools import lru_cache
 from typing import Any, Awaitable, ClassVar, Mapping, cast
 
@@ -17,12 +19,19 @@ from .jsonrpc import INTERNAL_ERROR, ProtocolError
 from .revisions import SURFACE, Revision
 from .runtime import (
     MAX_INPUT_ROUNDS,
+    ROUTE,
     Peer,
+    logger,
     project_capabilities,
     dump,
     handshake_result,
     overridden_capabilities,
 )
+
+_SESSION_LISTEN: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "mcp_session_listen", default=False
+)
+"""True inside the listen handler run for a legacy session's resource subscriptions."""
 
 # Incoming handler → (capability field, (flag, value) or None) that overriding it advertises.
 _CAPABILITIES: Mapping[str, tuple[str, tuple[str, Any] | None]] = {
@@ -110,19 +119,106 @@ class Server(Peer, abc.ABC):
                 or getattr(type(self), handler) is getattr(Server, handler)
             ):
                 return self._answer_handshake(revision, message)
+        bridged = self._session_request(revision, method, message)
+        if bridged is not None:
+            return bridged
         return super()._builtin(revision, method, message)
 
     async def _answer_handshake(self, revision: Revision, message: Any) -> Any:
         if revision.legacy is not None:
             self.peer_info = getattr(message, "params", None)
-            self.__dict__.pop("_mcp_session_meta", None)
-            self.__dict__.pop("_mcp_session_meta_models", None)
+            self._forget_session_meta()
+            self.__dict__.pop("_mcp_log_level", None)
+            self.__dict__.pop("_mcp_subscriptions", None)
+            self._stop_listening()
             self._set_session(revision.version)
         return self._handshake(revision)
 
+    def _forget_session_meta(self) -> None:
+        self.__dict__.pop("_mcp_session_meta", None)
+        self.__dict__.pop("_mcp_session_meta_models", None)
+
+    def _session_request(
+        self, revision: Revision, method: str, message: Any
+    ) -> Awaitable[Any] | None:
+        """A legacy session's request that a modern surface replaced with per-request facts, answered
+        by the runtime: the log level goes into the `_meta` of the session's later requests, and
+        resource subscriptions run the surface's listen handler for the session (if overridden)."""
+        keys, modern = revision.legacy, SURFACE.modern
+        if keys is None or modern is None or method in SURFACE.methods.METHODS:
+            return None
+        params = dump(getattr(message, "params", None)) or {}
+        if method == keys.set_level and keys.level_key and modern.log_level_key:
+            return self._set_log_level(revision, method, params.get(keys.level_key))
+        if method in (keys.subscribe, keys.unsubscribe) and keys.uri_key and self._listens():
+            uri = params.get(keys.uri_key)
+            return self._resubscribe(revision, method, uri, method == keys.subscribe)
+        return None
+
+    async def _set_log_level(self, revision: Revision, method: str, level: Any) -> Any:
+        self.__dict__["_mcp_log_level"] = level
+        self._forget_session_meta()
+        return revision.methods.parse_result(method, {})
+
+    def _listens(self) -> bool:
+        """Whether this server serves the surface's listen request with resource subscriptions."""
+        modern = SURFACE.modern
+        if modern is None or modern.listen is None or not modern.resource_subscriptions_key:
+            return False
+        handler = self._incoming.get(modern.listen)
+        return handler is not None and getattr(type(self), handler) is not getattr(Server, handler)
+
+    async def _resubscribe(self, revision: Revision, method: str, uri: Any, add: bool) -> Any:
+        """Update the session's subscribed resources and run the listen handler again for them. Its
+        notifications go out on the session, but not those the session's revision lacks (the
+        acknowledgement)."""
+        modern = SURFACE.modern
+        assert modern is not None and modern.listen and modern.listen_filter_key
+        assert modern.resource_subscriptions_key
+        uris: list[Any] = self.__dict__.setdefault("_mcp_subscriptions", [])
+        if add and uri not in uris:
+            uris.append(uri)
+        elif not add and uri in uris:
+            uris.remove(uri)
+        self._stop_listening()
+        if uris:
+            wire = {modern.listen_filter_key: {modern.resource_subscriptions_key: list(uris)}}
+            params = SURFACE.methods.params_adapter(modern.listen).validate_python(
+                self._completed(revision, modern.listen, wire)
+            )
+            handler = getattr(self, self._incoming[modern.listen])
+            self.__dict__["_mcp_listening"] = asyncio.ensure_future(
+                self._listen_for_session(handler, params)
+            )
+        return revision.methods.parse_result(method, {})
+
+    async def _listen_for_session(self, handler: Any, params: Any) -> None:
+        ROUTE.set(None)  # the session's channel, not the connection of the request that started it
+        _SESSION_LISTEN.set(True)
+        try:
+            await handler(params)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("the listen handler of a session's resource subscriptions failed")
+
+    def _stop_listening(self) -> None:
+        task = self.__dict__.pop("_mcp_listening", None)
+        if task is not None:
+            task.cancel()
+
+    def _detached(self) -> None:
+        self._stop_listening()
+
+    async def _notify(self, method: str, params: Any) -> None:
+        if _SESSION_LISTEN.get() and method not in self._revision().methods.METHODS:
+            return
+        await super()._notify(method, params)
+
     def _completed(self, revision: Revision, method: str, params: Any) -> Any:
-        """A modern surface reads version, capabilities and client info from every request's `_meta`:
-        on a legacy session they come from the session's handshake."""
+        """A modern surface reads version, capabilities, client info and log level from every
+        request's `_meta`: on a legacy session they come from the session's handshake and its
+        set-level request."""
         modern = SURFACE.modern
         if modern is None or revision.legacy is None or type(params) is not dict:
             return params
@@ -151,6 +247,9 @@ class Server(Peer, abc.ABC):
         }
         if session.get(keys.client_info_key) is not None:
             meta[modern.client_info_key] = session[keys.client_info_key]
+        level = self.__dict__.get("_mcp_log_level")
+        if level is not None and modern.log_level_key:
+            meta[modern.log_level_key] = level
         self.__dict__["_mcp_session_meta"] = meta
         return meta
 

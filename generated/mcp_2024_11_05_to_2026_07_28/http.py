@@ -55,7 +55,7 @@ from .revisions import (
     Modern,
     newest_first,
 )
-from .runtime import ROUTE, Peer, settle
+from .runtime import ROUTE, TRANSPORT_VERSION, Peer, settle
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -712,7 +712,11 @@ class StreamableHTTP:
                 reject.body["id"] = body["id"]
             raise
         if stateless is not None:
-            await self._post_stateless(request, body, receive, send)
+            token = TRANSPORT_VERSION.set(stateless)
+            try:
+                await self._post_stateless(request, body, receive, send)
+            finally:
+                TRANSPORT_VERSION.reset(token)
         else:
             await self._post_session(request, body, send)
 

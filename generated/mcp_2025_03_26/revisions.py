@@ -28,6 +28,13 @@ class Legacy:
     client_info_key: str
     server_info_key: str
     instructions_key: str | None
+    set_level: str | None
+    """The request setting the session's log level, and its params key holding the level."""
+    level_key: str | None
+    subscribe: str | None
+    """The requests (un)subscribing to a resource's updates, and their params key with its URI."""
+    unsubscribe: str | None
+    uri_key: str | None
 
 
 @dataclass(frozen=True)
@@ -66,6 +73,14 @@ class Modern:
     name_headers: Mapping[str, str]
     """Request method → the params field its HTTP `Mcp-Name` header mirrors."""
     tool_headers: ToolHeaders | None
+    log_level_key: str | None
+    """The request `_meta` key asking for log messages (what a session's set-level request did)."""
+    listen: str | None
+    """The request opening a notification stream, its params key holding the filter, the filter
+    key listing resources to watch (a session's subscribe requests), and the acknowledgement."""
+    listen_filter_key: str | None
+    resource_subscriptions_key: str | None
+    acknowledged: str | None
 
 
 @dataclass(frozen=True)
@@ -121,6 +136,11 @@ REVISIONS: Mapping[str, Revision] = MappingProxyType(
                 client_info_key="clientInfo",
                 server_info_key="serverInfo",
                 instructions_key="instructions",
+                set_level="logging/setLevel",
+                level_key="level",
+                subscribe="resources/subscribe",
+                unsubscribe="resources/unsubscribe",
+                uri_key="uri",
             ),
             modern=None,
             input_required=None,

@@ -69,6 +69,12 @@ ROUTE: contextvars.ContextVar[Channel | None] = contextvars.ContextVar("mcp_rout
 the handler's outgoing messages take it over the attached channel."""
 REQUEST_ID: contextvars.ContextVar[Any] = contextvars.ContextVar("mcp_request_id", default=None)
 """The id of the request whose handler is running (None outside a request handler)."""
+TRANSPORT_VERSION: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "mcp_transport_version", default=None
+)
+"""The protocol version the transport received the message under, when it names one (Streamable
+HTTP's stateless era: the `MCP-Protocol-Version` header). A message whose `_meta` names no version
+is read in it."""
 _MODERN = REVISIONS[MODERN_VERSIONS[-1]].modern if MODERN_VERSIONS else None
 _DEFAULT = REVISIONS[(LEGACY_VERSIONS or MODERN_VERSIONS or SUPPORTED_VERSIONS)[-1]]
 
@@ -400,6 +406,11 @@ class Peer:
     def attach(self, channel: Channel | None) -> None:
         """Route this peer's outgoing messages through `channel` (None detaches it)."""
         self.__dict__["_mcp_channel"] = channel
+        if channel is None:
+            self._detached()
+
+    def _detached(self) -> None:
+        """The transport is gone: stop what runs for the connection, not for a request (Server)."""
 
     def _channel(self) -> Channel:
         channel: Channel | None = ROUTE.get() or self.__dict__.get("_mcp_channel")
@@ -456,13 +467,17 @@ class Peer:
         return ProtocolError(_MODERN.unsupported_code, "Unsupported protocol version", data)
 
     def _incoming_revision(self, obj: Any) -> Revision:
-        """The revision an incoming message is read in: its own `_meta` version (modern), the session's, or a default."""
+        """The revision an incoming message is read in: its own `_meta` version (modern), the one its
+        transport received it under, the session's, or a default."""
         requested = _requested_version(obj)
         if requested is not None:
             revision = REVISIONS.get(requested)
             if revision is None or revision.modern is None:
                 raise self._unsupported(requested)
             return revision
+        carried = REVISIONS.get(TRANSPORT_VERSION.get() or "")
+        if carried is not None:
+            return carried
         session = self._session()
         if session is not None:
             return session

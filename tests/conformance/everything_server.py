@@ -2,6 +2,12 @@
 
 Usage: `python everything_server.py PACKAGE PORT` with the generated package importable (PYTHONPATH).
 Implements the tools, resources and prompts the `@modelcontextprotocol/conformance` server scenarios call.
+
+PACKAGE is a single-revision package or a multi-revision one. Handlers are written once against the package's
+surface types; what depends on the era of a request reads `self.protocol_version`. On a 2026-07-28 surface
+serving a session (2025-11-25), the runtime converts results, sends the input requests of an
+InputRequiredResult to the client as requests, answers `logging/setLevel` and serves `resources/subscribe`
+with `on_subscriptions_listen`; `on_subscribe`, `on_unsubscribe` and `on_set_level` serve session surfaces.
 """
 
 from __future__ import annotations
@@ -22,9 +28,12 @@ PACKAGE = sys.argv[1] if len(sys.argv) > 1 else "mcp_2025_11_25"
 mcp = importlib.import_module(PACKAGE)
 http = importlib.import_module(f"{PACKAGE}.http")
 runtime = importlib.import_module(f"{PACKAGE}.runtime")
-methods = importlib.import_module(f"{PACKAGE}.methods")
+revisions = importlib.import_module(f"{PACKAGE}.revisions")
+INVALID_PARAMS = importlib.import_module(f"{PACKAGE}.jsonrpc").INVALID_PARAMS
 types = mcp.types
-STATELESS = bool(importlib.import_module(f"{PACKAGE}.revisions").MODERN_VERSIONS)
+MODERN_SURFACE = revisions.SURFACE.modern is not None
+"""Handlers take and return types of the stateless era (result types, caching hints, input requests instead of
+server-to-client requests), whichever era each client speaks: the runtime converts for a legacy session."""
 
 IMAGE = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 AUDIO = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
@@ -187,6 +196,8 @@ ASK_CAPITAL = {
     },
 }
 ASK_ROOTS: dict[str, Any] = {"method": "roots/list", "params": {}}
+ANSWER = "client_answer"
+"""The input request key of the legacy sampling and elicitation tools on a stateless surface."""
 
 
 def ask(message: str, field: str, kind: str = "string") -> dict[str, Any]:
@@ -287,15 +298,24 @@ class EverythingServer(mcp.Server):
 
     name = "mcpgen-conformance-server"
     version = "1.0.0"
-    capabilities = types.ServerCapabilities.model_validate(
-        {
-            "tools": {"listChanged": True},
-            "resources": {"listChanged": True} if STATELESS else {"subscribe": True, "listChanged": True},
-            "prompts": {"listChanged": True},
-            "logging": {},
-            "completions": {},
-        }
-    )
+
+    @property
+    def stateless(self) -> bool:
+        """Whether the request being handled is of the stateless era (else it belongs to a session)."""
+        return self.protocol_version in revisions.MODERN_VERSIONS
+
+    def derived_capabilities(self) -> Any:
+        """Every feature; resource subscriptions in sessions (the stateless era listens instead)."""
+        resources = {"listChanged": True} if self.stateless else {"subscribe": True, "listChanged": True}
+        return types.ServerCapabilities.model_validate(
+            {
+                "tools": {"listChanged": True},
+                "resources": resources,
+                "prompts": {"listChanged": True},
+                "logging": {},
+                "completions": {},
+            }
+        )
 
     async def log(self, message: str) -> None:
         """Send an info log message to the client."""
@@ -304,18 +324,19 @@ class EverythingServer(mcp.Server):
     async def on_list_tools(self, params: Any) -> Any:
         """Every test tool."""
         return types.ListToolsResult.model_validate(
-            self.cacheable({"tools": TOOLS + (STATELESS_TOOLS if STATELESS else [])})
+            self.cacheable({"tools": TOOLS + (STATELESS_TOOLS if self.stateless else [])})
         )
 
     def cacheable(self, result: dict[str, Any]) -> dict[str, Any]:
-        """A result with the caching hints the stateless revision asks for on list and read results."""
-        if STATELESS:
+        """A result with the caching hints the stateless revision asks for on list and read results (the runtime
+        leaves them out for a session's revision)."""
+        if MODERN_SURFACE:
             result.update({"resultType": "complete", "ttlMs": 0, "cacheScope": "public"})
         return result
 
     def complete(self, result: dict[str, Any]) -> dict[str, Any]:
-        """A result marked complete where the revision has result types."""
-        if STATELESS:
+        """A result marked complete where the surface revision has result types."""
+        if MODERN_SURFACE:
             result["resultType"] = "complete"
         return result
 
@@ -325,7 +346,7 @@ class EverythingServer(mcp.Server):
         name = call["name"]
         arguments = call.get("arguments") or {}
         meta = call.get("_meta") or {}
-        if STATELESS and name in {t["name"] for t in STATELESS_TOOLS}:
+        if self.stateless and name in {t["name"] for t in STATELESS_TOOLS}:
             return await self.stateless_tool(name, call)
         if name == "test_simple_text":
             content = [text("This is a simple text response for testing.")]
@@ -379,11 +400,10 @@ class EverythingServer(mcp.Server):
             await asyncio.sleep(0.1)
             content = [text("Reconnection test completed successfully.")]
         elif name == "test_sampling":
-            result = wire(
-                await self.create_message(
-                    {"messages": [{"role": "user", "content": text(arguments.get("prompt", ""))}], "maxTokens": 100}
-                )
-            )
+            request = {"messages": [{"role": "user", "content": text(arguments.get("prompt", ""))}], "maxTokens": 100}
+            result = await self.ask_client(call, "sampling/createMessage", request)
+            if result is None:
+                return needs({ANSWER: {"method": "sampling/createMessage", "params": request}})
             answer = (
                 result.get("content", {}).get("text", "No response")
                 if isinstance(result.get("content"), dict)
@@ -402,15 +422,30 @@ class EverythingServer(mcp.Server):
                 schema, message = SEP1034_SCHEMA, "Please review and update the form fields with defaults"
             else:
                 schema, message = SEP1330_SCHEMA, "Please select options from the enum fields"
-            result = wire(await self.elicit({"mode": "form", "message": message, "requestedSchema": schema}))
+            request = {"mode": "form", "message": message, "requestedSchema": schema}
+            result = await self.ask_client(call, "elicitation/create", request)
+            if result is None:
+                return needs({ANSWER: {"method": "elicitation/create", "params": request}})
             content = [
                 text(f"User response: action={result.get('action')}, content={json.dumps(result.get('content') or {})}")
             ]
         elif name == "json_schema_2020_12_tool":
             content = [text(f"JSON Schema 2020-12 tool called with: {json.dumps(arguments)}")]
         else:
-            raise mcp.ProtocolError(methods.INVALID_PARAMS, f"Unknown tool: {name}")
+            raise mcp.ProtocolError(INVALID_PARAMS, f"Unknown tool: {name}")
         return types.CallToolResult.model_validate(self.complete({"content": content}))
+
+    async def ask_client(self, call: dict[str, Any], method: str, params: dict[str, Any]) -> dict[str, Any] | None:
+        """The client's answer to one server request (sampling or elicitation) as wire data.
+
+        A surface with server requests sends it at once. A stateless surface has none: None says to answer an
+        input request for it (the runtime sends that to a session's client as an ordinary request and runs the
+        handler again), and the rerun finds the answer among `inputResponses`."""
+        if MODERN_SURFACE:
+            answer = (call.get("inputResponses") or {}).get(ANSWER)
+            return answer if isinstance(answer, dict) else None
+        send = self.create_message if method == "sampling/createMessage" else self.elicit
+        return wire(await send(params))
 
     async def stateless_tool(self, name: str, call: dict[str, Any]) -> Any:
         """The stateless era's tools: multi round-trip input requests, capability checks, subscriptions."""
@@ -419,7 +454,7 @@ class EverythingServer(mcp.Server):
         state = call.get("requestState")
         declared = meta.get("io.modelcontextprotocol/clientCapabilities") or {}
         if not isinstance(answers, dict):
-            raise mcp.ProtocolError(methods.INVALID_PARAMS, "inputResponses must be an object")
+            raise mcp.ProtocolError(INVALID_PARAMS, "inputResponses must be an object")
         if name == "test_input_required_result_elicitation":
             if not isinstance(answers.get("user_name"), dict):
                 return needs({"user_name": ASK_NAME})
@@ -439,7 +474,7 @@ class EverythingServer(mcp.Server):
             if state is None:
                 return needs({"confirm": ask("Please confirm", "ok", "boolean")}, sign(name))
             if verify(state) != name:
-                raise mcp.ProtocolError(methods.INVALID_PARAMS, "Invalid requestState: integrity check failed")
+                raise mcp.ProtocolError(INVALID_PARAMS, "Invalid requestState: integrity check failed")
             if not isinstance(answers.get("confirm"), dict):
                 return needs({"confirm": ask("Please confirm", "ok", "boolean")}, sign(name))
             return done("Confirmed: state-ok")
@@ -494,9 +529,19 @@ class EverythingServer(mcp.Server):
         return done(f"Headers matched: region={arguments.get('region')}, priority={arguments.get('priority')}")
 
     async def on_subscriptions_listen(self, params: Any) -> Any:
-        """Acknowledge the filter, then relay list changes until the client closes the stream."""
+        """Acknowledge the filter, then relay list changes until the client closes the stream.
+
+        Resource subscriptions are honoured where `resources.subscribe` is declared: in sessions, whose
+        `resources/subscribe` a stateless surface's runtime serves by running this handler for the session
+        (the static resources never change, so no update follows)."""
         wanted = wire(params).get("notifications") or {}
-        honoured = {k: True for k in ("toolsListChanged", "promptsListChanged") if wanted.get(k) is True}
+        honoured: dict[str, Any] = {
+            k: True for k in ("toolsListChanged", "promptsListChanged") if wanted.get(k) is True
+        }
+        declared = wire(self.derived_capabilities()).get("resources") or {}
+        watched = [uri for uri in wanted.get("resourceSubscriptions") or [] if any(r["uri"] == uri for r in RESOURCES)]
+        if declared.get("subscribe") and watched:
+            honoured["resourceSubscriptions"] = watched
         subscription = {"io.modelcontextprotocol/subscriptionId": runtime.REQUEST_ID.get()}
         await self.notify_subscriptions_acknowledged({"notifications": honoured, "_meta": subscription})
         queue: asyncio.Queue[str] = asyncio.Queue()
@@ -536,7 +581,7 @@ class EverythingServer(mcp.Server):
             body = {"id": item, "templateTest": True, "data": f"Data for ID: {item}"}
             contents = [{"uri": uri, "mimeType": "application/json", "text": json.dumps(body)}]
         else:
-            code = methods.INVALID_PARAMS if STATELESS else -32002
+            code = INVALID_PARAMS if self.stateless else -32002
             raise mcp.ProtocolError(code, f"Resource not found: {uri}", {"uri": uri})
         return types.ReadResourceResult.model_validate(self.cacheable({"contents": contents}))
 
@@ -573,7 +618,7 @@ class EverythingServer(mcp.Server):
                 {"role": "user", "content": {"type": "resource", "resource": resource}},
                 {"role": "user", "content": text("Please process the embedded resource above.")},
             ]
-        elif name == "test_input_required_result_prompt" and STATELESS:
+        elif name == "test_input_required_result_prompt" and self.stateless:
             answer = (call.get("inputResponses") or {}).get("user_context")
             if not isinstance(answer, dict):
                 return needs({"user_context": ask("What context should the prompt use?", "context")})
@@ -585,7 +630,7 @@ class EverythingServer(mcp.Server):
                 {"role": "user", "content": text("Please analyze the image above.")},
             ]
         else:
-            raise mcp.ProtocolError(methods.INVALID_PARAMS, f"Unknown prompt: {name}")
+            raise mcp.ProtocolError(INVALID_PARAMS, f"Unknown prompt: {name}")
         return types.GetPromptResult.model_validate(self.complete({"messages": messages}))
 
     async def on_set_level(self, params: Any) -> Any:

@@ -91,35 +91,48 @@ def _assert_all_pass(checks: list[dict[str, Any]], done: subprocess.CompletedPro
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
 
 
-@pytest.mark.parametrize(
-    ("suite", "revision", "minimum", "options"),
-    [
-        ("0.1", "2025-11-25", 46, []),
-        ("0.2", "2025-11-25", 83, ["--spec-version", "2025-11-25"]),
-        ("0.2", "2026-07-28", 152, ["--spec-version", "2026-07-28"]),
-    ],
-)
+SERVER_RUNS = [
+    ("0.1", "2025-11-25", 46, []),
+    ("0.2", "2025-11-25", 83, ["--spec-version", "2025-11-25"]),
+    ("0.2", "2026-07-28", 152, ["--spec-version", "2026-07-28"]),
+]
+"""(suite, revision, fewest SUCCESS checks, options) of each `server --suite all` run."""
+MULTI_SERVER = "mcp_2024_11_05_to_2026_07_28"
+"""The multi-revision package whose one server process takes every server run (surface 2026-07-28)."""
+
+
+def _run_server_suite(node: Path, url: str, out: Path, suite: str, minimum: int, options: list[str]) -> None:
+    """Run every server scenario of `suite` against `url`; every check must pass, at least `minimum` succeed."""
+    command = [str(node), str(SUITES[suite]), "server", "--url", url, "--suite", "all", "-o", str(out), *options]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=out)
+    checks = _checks(out)
+    _assert_all_pass(checks, done)
+    assert sum(c["status"] == "SUCCESS" for c in checks) >= minimum, f"only {len(checks)} checks ran"
+
+
+@pytest.mark.parametrize(("suite", "revision", "minimum", "options"), SERVER_RUNS)
 def test_server_suite_passes_every_check(
     node: Path, generated_root: Path, tmp_path: Path, suite: str, revision: str, minimum: int, options: list[str]
 ) -> None:
     package = "mcp_" + revision.replace("-", "_")
     with _fixture_server(generated_root, package) as url:
-        command = [
-            str(node),
-            str(SUITES[suite]),
-            "server",
-            "--url",
-            url,
-            "--suite",
-            "all",
-            "-o",
-            str(tmp_path),
-            *options,
-        ]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=tmp_path)
-    checks = _checks(tmp_path)
-    _assert_all_pass(checks, done)
-    assert sum(c["status"] == "SUCCESS" for c in checks) >= minimum, f"only {len(checks)} checks ran"
+        _run_server_suite(node, url, tmp_path, suite, minimum, options)
+
+
+@pytest.fixture(scope="module")
+def multi_revision_server(generated_root: Path) -> Iterator[str]:
+    """One fixture server process on the multi-revision package, shared by every run below."""
+    with _fixture_server(generated_root, MULTI_SERVER) as url:
+        yield url
+
+
+@pytest.mark.parametrize(("suite", "revision", "minimum", "options"), SERVER_RUNS)
+def test_one_multi_revision_server_passes_every_run(
+    node: Path, multi_revision_server: str, tmp_path: Path, suite: str, revision: str, minimum: int, options: list[str]
+) -> None:
+    """The same endpoint serves 2025-11-25 sessions (handlers written against 2026-07-28, converted by the
+    runtime) and 2026-07-28 stateless requests, each passing the suite as the single-revision package does."""
+    _run_server_suite(node, multi_revision_server, tmp_path, suite, minimum, options)
 
 
 CLIENT_SCENARIOS = ["initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry"]

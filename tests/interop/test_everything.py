@@ -9,23 +9,7 @@ from typing import Any, Callable
 
 import pytest
 
-from .everything_session import TOOL_ARGUMENTS, Session, mismatches, run_session
-
-# What each revision's types reject of what server-everything 2026.8.31 sends, and why:
-# - 2025-06-18: its elicitation form asks for multi-select enums (`type: array`), which only
-#   2025-11-25's PrimitiveSchemaDefinition allows; our client drops those two fields (drop policy,
-#   one warning each) and answers the rest of the form.
-# - 2025-03-26, 2024-11-05: get-resource-links answers `resource_link` content blocks, a
-#   2025-06-18 addition, even to clients that negotiated an older revision.
-KNOWN_MISMATCHES: dict[str, set[str]] = {
-    "2025-11-25": set(),
-    "2025-06-18": {
-        "elicitation/create: rejected: params.requestedSchema.properties.titledMultipleSelectEnum, "
-        "params.requestedSchema.properties.untitledMultipleSelectEnum"
-    },
-    "2025-03-26": {"tools/call result: rejected: content.1, content.2, content.3"},
-    "2024-11-05": {"tools/call result: rejected: content.1, content.2, content.3"},
-}
+from .everything_session import KNOWN_MISMATCHES, TOOL_ARGUMENTS, Session, mismatches, run_session
 
 
 @pytest.fixture(scope="module", params=sorted(KNOWN_MISMATCHES, reverse=True))
@@ -40,9 +24,7 @@ def session(
 
 
 def _text(result: Any) -> str:
-    return "\n".join(
-        block.text for block in result.content if getattr(block, "type", None) == "text"
-    )
+    return "\n".join(block.text for block in result.content if getattr(block, "type", None) == "text")
 
 
 def test_negotiates_the_clients_revision(session: tuple[ModuleType, Session]) -> None:
@@ -50,9 +32,7 @@ def test_negotiates_the_clients_revision(session: tuple[ModuleType, Session]) ->
     init = s.results["initialize"]
     assert init.protocol_version == pkg.PROTOCOL_VERSION
     assert init.server_info.name == "mcp-servers/everything"
-    assert {"tools", "prompts", "resources", "logging"} <= set(
-        init.capabilities.model_dump(exclude_none=True)
-    )
+    assert {"tools", "prompts", "resources", "logging"} <= set(init.capabilities.model_dump(exclude_none=True))
 
 
 def test_every_message_parses_losslessly_or_is_a_known_mismatch(
@@ -65,12 +45,8 @@ def test_every_message_parses_losslessly_or_is_a_known_mismatch(
 def test_every_tool_is_called(session: tuple[ModuleType, Session]) -> None:
     pkg, s = session
     listed = {tool.name for tool in s.results["tools/list"].tools}
-    assert listed <= set(
-        TOOL_ARGUMENTS
-    ), f"new server-everything tools need arguments: {listed - set(TOOL_ARGUMENTS)}"
-    called = {
-        label.split()[1] for label in [*s.results, *s.errors] if label.startswith("tools/call ")
-    }
+    assert listed <= set(TOOL_ARGUMENTS), f"new server-everything tools need arguments: {listed - set(TOOL_ARGUMENTS)}"
+    called = {label.split()[1] for label in [*s.results, *s.errors] if label.startswith("tools/call ")}
     assert called == listed
     assert "5.5" in _text(s.results["tools/call get-sum"])
     assert "héllo 世界" in _text(s.results["tools/call echo"])
@@ -94,9 +70,7 @@ def test_prompts_resources_and_completion(session: tuple[ModuleType, Session]) -
     assert "resources/subscribe" in s.results and "resources/unsubscribe" in s.results
     if "completion/complete" in pkg.METHODS:
         assert "Engineering" in s.results["completion/complete prompt"].completion.values
-    assert not {
-        label for label in s.errors if label.startswith(("prompts/", "resources/", "completion/"))
-    }
+    assert not {label for label in s.errors if label.startswith(("prompts/", "resources/", "completion/"))}
 
 
 def test_server_requests_and_notifications_reach_the_handlers(
@@ -104,13 +78,7 @@ def test_server_requests_and_notifications_reach_the_handlers(
 ) -> None:
     pkg, s = session
     got = s.received
-    assert (
-        got["roots"]
-        and got["sampling"]
-        and got["logging"]
-        and got["tools_list_changed"]
-        and got["resource_updated"]
-    )
+    assert got["roots"] and got["sampling"] and got["logging"] and got["tools_list_changed"] and got["resource_updated"]
     assert [p.progress for p in got["progress"]] == [1, 2, 3]
     assert {p.progress_token for p in got["progress"]} == {"progress-1"}
     assert "hi from mcpgen" in _text(s.results["tools/call trigger-sampling-request"])

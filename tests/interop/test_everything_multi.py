@@ -11,7 +11,7 @@ import pytest
 
 from shared import load_package, wire_problems
 
-from .everything_session import TOOL_ARGUMENTS, Session, mismatches, run_session
+from .everything_session import KNOWN_MISMATCHES, TOOL_ARGUMENTS, Session, mismatches, run_session
 
 PACKAGE = "mcp_2024_11_05_to_2025_11_25"
 # server-everything 2026.8.31 negotiates the handshake revisions; what it sends beyond each one
@@ -52,30 +52,28 @@ def test_each_revision_is_negotiated_and_the_session_completes(session: tuple[Se
     assert isinstance(s.results["initialize"], multi.types.InitializeResult)  # the surface's handshake type
     called = {label.split()[1] for label in s.results if label.startswith("tools/call ")}
     listed = {tool.name for tool in s.results["tools/list"].tools}
-    assert listed - called <= {"simulate-research-query", "trigger-sampling-request-async", "trigger-elicitation-request-async"}
+    assert listed - called <= {
+        "simulate-research-query",
+        "trigger-sampling-request-async",
+        "trigger-elicitation-request-async",
+    }
     assert set(s.errors) <= {"url-elicitation error path"}, s.errors
     assert isinstance(s.results["tools/call echo"], multi.types.CallToolResult)
 
 
-def test_what_a_revision_cannot_hold_is_dropped_with_one_warning_each(session: tuple[Session, str], multi: ModuleType) -> None:
+def test_what_a_revision_cannot_hold_is_dropped_with_one_warning_each(
+    session: tuple[Session, str], multi: ModuleType
+) -> None:
     s, revision = session
-    assert mismatches(multi, s.trace, revision) == set(
-        {
-            "2025-11-25": set(),
-            "2025-06-18": {
-                "elicitation/create: rejected: params.requestedSchema.properties.titledMultipleSelectEnum, "
-                "params.requestedSchema.properties.untitledMultipleSelectEnum"
-            },
-            "2025-03-26": {"tools/call result: rejected: content.1, content.2, content.3"},
-            "2024-11-05": {"tools/call result: rejected: content.1, content.2, content.3"},
-        }[revision]
-    )  # the server does send them
+    assert mismatches(multi, s.trace, revision) == KNOWN_MISMATCHES[revision]  # the server does send them
     assert {w for w in s.warnings if "dropped" in w} == DROPPED[revision]
     links = s.results["tools/call get-resource-links"]
     assert len(links.content) == (1 if revision < "2025-06-18" else 4)
 
 
-def test_what_the_client_sends_is_valid_in_the_negotiated_revision(session: tuple[Session, str], schema_dir: Path) -> None:
+def test_what_the_client_sends_is_valid_in_the_negotiated_revision(
+    session: tuple[Session, str], schema_dir: Path
+) -> None:
     s, revision = session
     ours = [message for direction, message in s.trace if direction == "out"]
     probe = ours[0]["method"] == "server/discover" and "initialize" not in (m.get("method") for m in ours[:1])
