@@ -78,6 +78,16 @@ def test_client_capabilities_follow_the_overridden_handlers(
     )
 
 
+def test_derived_capabilities_are_the_typed_capability_models(session_pkg: ModuleType) -> None:
+    types = session_pkg.types
+    server = subclass(session_pkg.Server, "on_list_tools", "on_subscribe")
+    derived = server.derived_capabilities()
+    assert type(derived) is types.ServerCapabilities
+    assert derived.resources is not None and derived.resources.subscribe is True
+    client = subclass(session_pkg.Client, "on_list_roots").derived_capabilities()
+    assert type(client) is types.ClientCapabilities and client.roots is not None
+
+
 def test_declared_capabilities_win_over_derived_ones(session_pkg: ModuleType) -> None:
     types = session_pkg.types
     declared = types.ServerCapabilities(

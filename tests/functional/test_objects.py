@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from .oracle import assert_agrees, text
+from .oracle import accepts, assert_agrees, text
 from .packages import generate_package
 from .schemas import Schema, mcp_schema, obj, ref, request, result
 
@@ -41,6 +41,7 @@ def object_schema() -> Schema:
             "Described": obj(
                 {"name": {"type": "string", "description": FIELD_DOC}}, description=DOC
             ),
+            "Nullable": obj({"note": {"type": ["string", "null"]}, "data": {}}),
             "GetRequest": request("get"),
             "GetResult": result({"open": ref("Open")}),
         },
@@ -70,6 +71,11 @@ SAMPLES: list[tuple[str, Any]] = [
     ("Holder", {"closed": {"x": 1}, "items": [{"a": "x", "extra": 1}]}),
     ("Holder", {"closed": {"x": 1, "y": 2}}),
     ("Holder", {"items": [{"b": 1}]}),
+    ("Open", {"a": "x", "b": None}),
+    ("Holder", {"closed": None}),
+    ("Derived", {"id": "i", "size": 3, "kind": None}),
+    ("Nullable", {"note": None, "data": None}),
+    ("Nullable", {"note": "n"}),
 ]
 
 
@@ -111,3 +117,20 @@ def test_descriptions_become_docstrings(pkg: ModuleType) -> None:
         and isinstance(doc.value, ast.Constant)
         and doc.value.value == FIELD_DOC
     )
+
+
+def test_none_given_to_a_constructor_means_absent_and_never_reaches_the_wire(
+    pkg: ModuleType,
+) -> None:
+    value = pkg.types.Open(a="x", b=None)
+    assert value.b is None and "b" not in value.model_fields_set
+    assert value.model_dump(by_alias=True, exclude_unset=True) == {"a": "x"}
+    outer = pkg.types.Holder(closed=None, items=[pkg.types.Open(a="y", b=None)])
+    assert outer.model_dump(mode="json", by_alias=True, exclude_unset=True) == {"items": [{"a": "y"}]}
+
+
+def test_a_field_whose_schema_admits_null_keeps_an_explicit_null(pkg: ModuleType) -> None:
+    value = pkg.types.Nullable(note=None, data=None)
+    dumped = value.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    assert dumped == {"note": None, "data": None}
+    assert accepts(object_schema(), "Nullable", dumped)

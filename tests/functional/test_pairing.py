@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import typing
 from pathlib import Path
 from types import ModuleType
 
@@ -123,6 +124,12 @@ def test_a_result_response_union_admits_every_member(pkg: ModuleType) -> None:
     assert type(waiting) is pkg.types.InputRequiredResult
     other = pkg.parse_result("pick", {"other": "o"})
     assert type(other) is pkg.types.OtherResult
+
+
+def test_a_typed_call_is_annotated_with_every_member_of_its_result_union(pkg: ModuleType) -> None:
+    returns = typing.get_type_hints(pkg.Client.pick)["return"]
+    assert set(typing.get_args(returns)) == {pkg.types.OtherResult, pkg.types.PickResult}
+    assert typing.get_type_hints(pkg.Client.spin)["return"] is pkg.types.SpinOutcome
 
 
 def test_pairings_from_the_command_line_are_recorded_in_every_file(pkg: ModuleType) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import pydantic
 import pytest
 
 from mcpgen.errors import SchemaError
@@ -120,6 +121,9 @@ def test_an_embedded_request_is_no_message_of_its_own(pkg: ModuleType) -> None:
             {"jsonrpc": "2.0", "id": 1, "method": "ask/user", "params": {"question": "?"}}
         )
     assert caught.value.code == -32601
+    message = {"jsonrpc": "2.0", "id": 1, "method": "ask/user", "params": {"question": "?"}}
+    with pytest.raises(pydantic.ValidationError):  # nor a member of the Message type parse_message returns
+        pydantic.TypeAdapter(pkg.methods.Message).validate_python(message)
     assert type(pkg.parse_result("ask/user", {"answer": "yes"})) is pkg.types.AskResult
     # the server asks inside its results (the client fulfils the input request): no call, a handler
     assert not hasattr(pkg.Server, "ask") and hasattr(pkg.Client, "on_ask")

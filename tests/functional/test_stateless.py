@@ -192,6 +192,15 @@ def test_meta_the_caller_gives_is_kept_but_the_version_is_the_sessions(pkg: Modu
     ) == ("2099-01-01", "t", "c")
 
 
+def test_client_meta_the_caller_gives_wins_over_the_clients_own(pkg: ModuleType) -> None:
+    server, client, wire = connected(pkg)
+    mine = {"name": "on-behalf-of", "version": "9"}
+    run(client.call_tool({"name": "echo", "_meta": {"io.modelcontextprotocol/clientInfo": mine}}))
+    sent = wire.sent["client"][0]["params"]["_meta"]
+    assert sent["io.modelcontextprotocol/clientInfo"] == mine
+    assert sent["io.modelcontextprotocol/clientCapabilities"] == {}
+
+
 def test_params_that_only_need_meta_may_be_omitted(pkg: ModuleType) -> None:
     server, client, wire = connected(pkg)
     run(client.discover())

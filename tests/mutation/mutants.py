@@ -159,7 +159,8 @@ PYSOURCE = _group(
         ("no-aliases", "field_default", '        args.append(f"alias={string_literal(f.wire_name)}")\n', "        pass\n", "wire names not aliased"),
         ("no-defaults", "field_default", '        args.append("default=None")\n', "        pass\n", "optional fields without default"),
         ("no-constraints", "field_default", 'args.extend(f"{c.name}={c.value!r}" for c in f.constraints)', "pass", "constraints not emitted"),
-        ("optional-not-none", "field_annotation", "if not f.required and not ir.admits_null(f.type):", "if False:", "optional fields annotated without None"),
+        ("optional-not-none", "field_annotation", "if not f.required and not ir.admits_null(f.type):", "if False:", "optional fields annotated without None: a constructor refuses None"),
+        ("optional-admits-null", "field_annotation", "text = f\"{sym['_Omittable']}[{text}]\"", "text = f\"{text} | None\"", "optional fields accept JSON null and put it on the wire"),
         ("no-discriminator-annotation", "annotation", "    if t.discriminator:\n", "    if False:\n", "discriminators not emitted in annotations"),
         ("map-as-any", "annotation", 'return f"dict[str, {annotation(t.value, sym, prefix)}]"', 'return "dict"', "maps emitted untyped"),
         ("list-as-any", "annotation", 'return f"list[{annotation(t.item, sym, prefix)}]"', 'return "list"', "arrays emitted untyped"),
@@ -336,6 +337,15 @@ JSONRPC_TEMPLATE = _group(
     ],
 )
 
+TYPES_TEMPLATE = _group(
+    "templates/types.py.jinja",
+    [
+        ("constants-not-filled", None, "                if name not in data and alias not in data:\n                    data[alias] = value\n", "                pass\n", "constant fields (`type`, `method`) must be written out by hand"),
+        ("none-kept", None, "                data = {k: v for k, v in data.items() if v is not None or k not in omittable}\n", "                pass\n", "None given to a constructor refused instead of meaning absent"),
+        ("extras-dropped", None, '        extra="allow",\n', '        extra="ignore",\n', "unknown keys of open objects lost"),
+    ],
+)
+
 REVISIONS_TEMPLATE = _group(
     "templates/revisions.py.jinja",
     [
@@ -358,6 +368,7 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + STUBNAMES
     + ERRATA
     + GENERATE
+    + TYPES_TEMPLATE
     + JSONRPC_TEMPLATE
     + REVISIONS_TEMPLATE
     + METHODS_TEMPLATE
