@@ -26,8 +26,9 @@ IMPORTED = (
     "Field",
     "TypeAliasType",
 )
-# Names the generated types module defines for itself: the base model, the constant-field helper, its type variable.
-HELPERS = ("_McpModel", "_const", "_T")
+# Names the generated types module defines for itself: the base model, the constant-field helper, its type
+# variable, and the marker of optional fields that must not be null.
+HELPERS = ("_McpModel", "_const", "_T", "_Omittable")
 
 
 @dataclass(frozen=True)
@@ -232,8 +233,12 @@ def field_default(f: ir.Field, sym: Symbols) -> str:
 
 
 def field_annotation(f: ir.Field, sym: Symbols) -> str:
-    """The annotation of a model field; optional fields also admit None."""
+    """The annotation of a model field; an optional field reads as None when absent but is never null on the wire.
+
+    `_Omittable[X]` is `X | None` to type checkers and `X` to pydantic, so JSON null stays invalid
+    where the schema rejects it, and None given to a constructor means "absent".
+    """
     text = annotation(f.type, sym)
     if not f.required and not ir.admits_null(f.type):
-        text = f"{text} | None"
+        text = f"{sym['_Omittable']}[{text}]"
     return text

@@ -176,8 +176,19 @@ def _const(value: _T, alias: str | None = None) -> _T:
     return cast(_T, marker)
 
 
+if TYPE_CHECKING:
+    from typing import Optional as _Omittable
+else:
+
+    class _Omittable:
+        """`X | None` to type checkers; `X` to pydantic: absent reads as None, JSON null stays invalid."""
+
+        def __class_getitem__(cls, item: Any) -> Any:
+            return Annotated[item, cls]
+
+
 class _McpModel(BaseModel):
-    """Common configuration: unknown keys are kept, wire and Python names both accepted, constants filled in."""
+    """Common configuration: unknown keys kept, wire and Python names accepted, constants filled in, None means absent."""
 
     model_config = ConfigDict(
         extra="allow",
@@ -186,19 +197,39 @@ class _McpModel(BaseModel):
         serialize_by_alias=True,
     )
     _mcp_constants: ClassVar[tuple[tuple[str, str, Any], ...]] = ()
-
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        cls._mcp_constants = tuple(
-            (name, field.alias or name, field.json_schema_extra["const"])
-            for name, field in cls.model_fields.items()
-            if isinstance(field.json_schema_extra, dict) and "const" in field.json_schema_extra
-        )
+    _mcp_omittable: ClassVar[frozenset[str] | None] = None
 
     if not TYPE_CHECKING:
 
+        @classmethod
+        def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+            super().__pydantic_init_subclass__(**kwargs)
+            cls._mcp_constants = tuple(
+                (name, field.alias or name, field.json_schema_extra["const"])
+                for name, field in cls.model_fields.items()
+                if isinstance(field.json_schema_extra, dict) and "const" in field.json_schema_extra
+            )
+
+        @classmethod
+        def _mcp_omittable_keys(cls) -> frozenset[str]:
+            # Read once the model is complete: a forward reference hides a field's marker until then.
+            keys = cls.__dict__.get("_mcp_omittable")
+            if keys is None:
+                if not cls.__pydantic_complete__:
+                    cls.model_rebuild()
+                keys = frozenset(
+                    key
+                    for name, field in cls.model_fields.items()
+                    if _Omittable in field.metadata
+                    for key in (name, field.alias or name)
+                )
+                cls._mcp_omittable = keys
+            return keys
+
         def __init__(self, /, **data: Any) -> None:
+            if None in data.values():
+                omittable = self._mcp_omittable_keys()
+                data = {k: v for k, v in data.items() if v is not None or k not in omittable}
             for name, alias, value in self._mcp_constants:
                 if name not in data and alias not in data:
                     data[alias] = value
@@ -211,18 +242,18 @@ class _McpModel(BaseModel):
 class Annotations(_McpModel):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
-    audience: list[Role] | None = None
+    audience: _Omittable[list[Role]] = None
     """Describes who the intended customer of this object or data is.
 
     It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`)."""
-    last_modified: str | None = Field(default=None, alias="lastModified")
+    last_modified: _Omittable[str] = Field(default=None, alias="lastModified")
     """The moment the resource was last modified, as an ISO 8601 formatted string.
 
     Should be an ISO 8601 formatted string (e.g., "2025-01-12T15:00:58Z").
 
     Examples: last activity timestamp in an open file, timestamp when the resource
     was attached, etc."""
-    priority: int | float | None = Field(default=None, ge=0, le=1)
+    priority: _Omittable[int | float] = Field(default=None, ge=0, le=1)
     """Describes how important this data is for operating the server.
 
     A value of 1 means "most important," and indicates that the data is
@@ -233,9 +264,9 @@ class Annotations(_McpModel):
 class AudioContent(_McpModel):
     """Audio provided to or from an LLM."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     data: str
     """The base64-encoded audio data."""
@@ -249,7 +280,7 @@ class BaseMetadata(_McpModel):
 
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -259,20 +290,20 @@ class BaseMetadata(_McpModel):
 
 
 class BlobResourceContents(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     blob: str
     """A base64-encoded string representing the binary data of the item."""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     uri: str
     """The URI of this resource."""
 
 
 class BooleanSchema(_McpModel):
-    default: bool | None = None
-    description: str | None = None
-    title: str | None = None
+    default: _Omittable[bool] = None
+    description: _Omittable[str] = None
+    title: _Omittable[str] = None
     type: Literal["boolean"] = _const("boolean")
 
 
@@ -284,27 +315,27 @@ class CallToolRequest(_McpModel):
 
 
 class CallToolRequestParams(_McpModel):
-    arguments: dict[str, Any] | None = None
+    arguments: _Omittable[dict[str, Any]] = None
     name: str
-    meta: CallToolRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[CallToolRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class CallToolRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class CallToolResult(_McpModel):
     """The server's response to a tool call."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     content: list[ContentBlock]
     """A list of content objects that represent the unstructured result of the tool call."""
-    is_error: bool | None = Field(default=None, alias="isError")
+    is_error: _Omittable[bool] = Field(default=None, alias="isError")
     """Whether the tool call ended in an error.
 
     If not set, this is assumed to be false (the call was successful).
@@ -317,7 +348,7 @@ class CallToolResult(_McpModel):
     However, any errors in _finding_ the tool, an error indicating that the
     server does not support tool calls, or any other exceptional conditions,
     should be reported as an MCP error response."""
-    structured_content: dict[str, Any] | None = Field(default=None, alias="structuredContent")
+    structured_content: _Omittable[dict[str, Any]] = Field(default=None, alias="structuredContent")
     """An optional JSON object that represents the structured result of the tool call."""
 
 
@@ -335,7 +366,7 @@ class CancelledNotification(_McpModel):
 
 
 class CancelledNotificationParams(_McpModel):
-    reason: str | None = None
+    reason: _Omittable[str] = None
     """An optional string describing the reason for the cancellation. This MAY be logged or presented to the user."""
     request_id: RequestId = Field(alias="requestId")
     """The ID of the request to cancel.
@@ -346,20 +377,20 @@ class CancelledNotificationParams(_McpModel):
 class ClientCapabilities(_McpModel):
     """Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities."""
 
-    elicitation: dict[str, Any] | None = None
+    elicitation: _Omittable[dict[str, Any]] = None
     """Present if the client supports elicitation from the server."""
-    experimental: dict[str, dict[str, Any]] | None = None
+    experimental: _Omittable[dict[str, dict[str, Any]]] = None
     """Experimental, non-standard capabilities that the client supports."""
-    roots: ClientCapabilitiesRoots | None = None
+    roots: _Omittable[ClientCapabilitiesRoots] = None
     """Present if the client supports listing roots."""
-    sampling: dict[str, Any] | None = None
+    sampling: _Omittable[dict[str, Any]] = None
     """Present if the client supports sampling from an LLM."""
 
 
 class ClientCapabilitiesRoots(_McpModel):
     """Present if the client supports listing roots."""
 
-    list_changed: bool | None = Field(default=None, alias="listChanged")
+    list_changed: _Omittable[bool] = Field(default=None, alias="listChanged")
     """Whether the client supports notifications for changes to the roots list."""
 
 
@@ -367,7 +398,7 @@ class InitializedNotification(_McpModel):
     """This notification is sent from the client to the server after initialization has finished."""
 
     method: Literal["notifications/initialized"] = _const("notifications/initialized")
-    params: InitializedNotificationParams | None = None
+    params: _Omittable[InitializedNotificationParams] = None
 
 
 class ProgressNotification(_McpModel):
@@ -383,7 +414,7 @@ class RootsListChangedNotification(_McpModel):
     The server should then request an updated list of roots using the ListRootsRequest."""
 
     method: Literal["notifications/roots/list_changed"] = _const("notifications/roots/list_changed")
-    params: RootsListChangedNotificationParams | None = None
+    params: _Omittable[RootsListChangedNotificationParams] = None
 
 
 ClientNotification = Annotated[
@@ -406,21 +437,21 @@ class PingRequest(_McpModel):
     """A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected."""
 
     method: Literal["ping"] = _const("ping")
-    params: PingRequestParams | None = None
+    params: _Omittable[PingRequestParams] = None
 
 
 class ListResourcesRequest(_McpModel):
     """Sent from the client to request a list of resources the server has."""
 
     method: Literal["resources/list"] = _const("resources/list")
-    params: ListResourcesRequestParams | None = None
+    params: _Omittable[ListResourcesRequestParams] = None
 
 
 class ListResourceTemplatesRequest(_McpModel):
     """Sent from the client to request a list of resource templates the server has."""
 
     method: Literal["resources/templates/list"] = _const("resources/templates/list")
-    params: ListResourceTemplatesRequestParams | None = None
+    params: _Omittable[ListResourceTemplatesRequestParams] = None
 
 
 class ReadResourceRequest(_McpModel):
@@ -448,7 +479,7 @@ class ListPromptsRequest(_McpModel):
     """Sent from the client to request a list of prompts and prompt templates the server has."""
 
     method: Literal["prompts/list"] = _const("prompts/list")
-    params: ListPromptsRequestParams | None = None
+    params: _Omittable[ListPromptsRequestParams] = None
 
 
 class GetPromptRequest(_McpModel):
@@ -462,7 +493,7 @@ class ListToolsRequest(_McpModel):
     """Sent from the client to request a list of tools the server has."""
 
     method: Literal["tools/list"] = _const("tools/list")
-    params: ListToolsRequestParams | None = None
+    params: _Omittable[ListToolsRequestParams] = None
 
 
 class SetLevelRequest(_McpModel):
@@ -498,20 +529,20 @@ ClientRequest = Annotated[
 
 
 class Result(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class CreateMessageResult(_McpModel):
     """The client's response to a sampling/create_message request from the server. The client should inform the user before returning the sampled message, to allow them to inspect the response (human in the loop) and decide whether to allow the server to see it."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     content: Annotated[TextContent | ImageContent | AudioContent, Field(discriminator="type")]
     model: str
     """The name of the model that generated the message."""
     role: Role
-    stop_reason: str | None = Field(default=None, alias="stopReason")
+    stop_reason: _Omittable[str] = Field(default=None, alias="stopReason")
     """The reason why sampling stopped, if known."""
 
 
@@ -520,7 +551,7 @@ class ListRootsResult(_McpModel):
     This result contains an array of Root objects, each representing a root directory
     or file that the server can operate on."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     roots: list[Root]
 
@@ -528,14 +559,14 @@ class ListRootsResult(_McpModel):
 class ElicitResult(_McpModel):
     """The client's response to an elicitation request."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     action: Literal["accept", "cancel", "decline"]
     """The user action in response to the elicitation.
     - "accept": User submitted the form/confirmed the action
     - "decline": User explicitly declined the action
     - "cancel": User dismissed without making an explicit choice"""
-    content: dict[str, str | int | float | bool] | None = None
+    content: _Omittable[dict[str, str | int | float | bool]] = None
     """The submitted form data, only present when action is "accept".
     Contains values matching the requested schema."""
 
@@ -546,10 +577,10 @@ ClientResult = Result | CreateMessageResult | ListRootsResult | ElicitResult
 class CompleteRequestParams(_McpModel):
     argument: CompleteRequestParamsArgument
     """The argument's information"""
-    context: CompleteRequestParamsContext | None = None
+    context: _Omittable[CompleteRequestParamsContext] = None
     """Additional, optional context for completions"""
     ref: Annotated[PromptReference | ResourceTemplateReference, Field(discriminator="type")]
-    meta: CompleteRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[CompleteRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
@@ -565,29 +596,29 @@ class CompleteRequestParamsArgument(_McpModel):
 class CompleteRequestParamsContext(_McpModel):
     """Additional, optional context for completions"""
 
-    arguments: dict[str, str] | None = None
+    arguments: _Omittable[dict[str, str]] = None
     """Previously-resolved variables in a URI template or prompt."""
 
 
 class CompleteRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class CompleteResult(_McpModel):
     """The server's response to a completion/complete request"""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     completion: CompleteResultCompletion
 
 
 class CompleteResultCompletion(_McpModel):
-    has_more: bool | None = Field(default=None, alias="hasMore")
+    has_more: _Omittable[bool] = Field(default=None, alias="hasMore")
     """Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown."""
-    total: int | None = None
+    total: _Omittable[int] = None
     """The total number of completion options available. This can exceed the number of values actually sent in the response."""
     values: list[str]
     """An array of completion values. Must not exceed 100 items."""
@@ -596,9 +627,9 @@ class CompleteResultCompletion(_McpModel):
 class TextContent(_McpModel):
     """Text provided to or from an LLM."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     text: str
     """The text content of the message."""
@@ -608,9 +639,9 @@ class TextContent(_McpModel):
 class ImageContent(_McpModel):
     """An image provided to or from an LLM."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     data: str
     """The base64-encoded image data."""
@@ -625,23 +656,23 @@ class ResourceLink(_McpModel):
     Note: resource links returned by tools are not guaranteed to appear in the results of `resources/list` requests.
     """
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """A description of what this resource represents.
 
     This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model."""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    size: int | None = None
+    size: _Omittable[int] = None
     """The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
     This can be used by Hosts to display file sizes and estimate context window usage."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -659,9 +690,9 @@ class EmbeddedResource(_McpModel):
     It is up to the client how best to render embedded resources for the benefit
     of the LLM and/or the user."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     resource: TextResourceContents | BlobResourceContents
     type: Literal["resource"] = _const("resource")
@@ -681,7 +712,7 @@ class CreateMessageRequest(_McpModel):
 
 
 class CreateMessageRequestParams(_McpModel):
-    include_context: Literal["allServers", "none", "thisServer"] | None = Field(
+    include_context: _Omittable[Literal["allServers", "none", "thisServer"]] = Field(
         default=None, alias="includeContext"
     )
     """A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request."""
@@ -690,22 +721,22 @@ class CreateMessageRequestParams(_McpModel):
 
     The client MAY choose to sample fewer tokens than the requested maximum."""
     messages: list[SamplingMessage]
-    metadata: dict[str, Any] | None = None
+    metadata: _Omittable[dict[str, Any]] = None
     """Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific."""
-    model_preferences_: ModelPreferences | None = Field(default=None, alias="modelPreferences")
+    model_preferences_: _Omittable[ModelPreferences] = Field(default=None, alias="modelPreferences")
     """The server's preferences for which model to select. The client MAY ignore these preferences."""
-    stop_sequences: list[str] | None = Field(default=None, alias="stopSequences")
-    system_prompt: str | None = Field(default=None, alias="systemPrompt")
+    stop_sequences: _Omittable[list[str]] = Field(default=None, alias="stopSequences")
+    system_prompt: _Omittable[str] = Field(default=None, alias="systemPrompt")
     """An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt."""
-    temperature: int | float | None = None
-    meta: CreateMessageRequestParamsMeta | None = Field(default=None, alias="_meta")
+    temperature: _Omittable[int | float] = None
+    meta: _Omittable[CreateMessageRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class CreateMessageRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
@@ -726,7 +757,7 @@ class ElicitRequestParams(_McpModel):
     requested_schema: ElicitRequestParamsRequestedSchema = Field(alias="requestedSchema")
     """A restricted subset of JSON Schema.
     Only top-level properties are allowed, without nesting."""
-    meta: ElicitRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ElicitRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
@@ -735,14 +766,14 @@ class ElicitRequestParamsRequestedSchema(_McpModel):
     Only top-level properties are allowed, without nesting."""
 
     properties: dict[str, PrimitiveSchemaDefinition]
-    required: list[str] | None = None
+    required: _Omittable[list[str]] = None
     type: Literal["object"] = _const("object")
 
 
 class ElicitRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
@@ -750,35 +781,35 @@ EmptyResult = Result
 
 
 class EnumSchema(_McpModel):
-    description: str | None = None
+    description: _Omittable[str] = None
     enum: list[str]
-    enum_names: list[str] | None = Field(default=None, alias="enumNames")
-    title: str | None = None
+    enum_names: _Omittable[list[str]] = Field(default=None, alias="enumNames")
+    title: _Omittable[str] = None
     type: Literal["string"] = _const("string")
 
 
 class GetPromptRequestParams(_McpModel):
-    arguments: dict[str, str] | None = None
+    arguments: _Omittable[dict[str, str]] = None
     """Arguments to use for templating the prompt."""
     name: str
     """The name of the prompt or prompt template."""
-    meta: GetPromptRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[GetPromptRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class GetPromptRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class GetPromptResult(_McpModel):
     """The server's response to a prompts/get request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """An optional description for the prompt."""
     messages: list[PromptMessage]
 
@@ -788,7 +819,7 @@ class Implementation(_McpModel):
 
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -803,24 +834,24 @@ class InitializeRequestParams(_McpModel):
     client_info: Implementation = Field(alias="clientInfo")
     protocol_version: str = Field(alias="protocolVersion")
     """The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well."""
-    meta: InitializeRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[InitializeRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class InitializeRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class InitializeResult(_McpModel):
     """After receiving an initialize request from the client, the server sends this response."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     capabilities: ServerCapabilities
-    instructions: str | None = None
+    instructions: _Omittable[str] = None
     """Instructions describing how to use the server and its features.
 
     This can be used by clients to improve the LLM's understanding of available tools, resources, etc. It can be thought of like a "hint" to the model. For example, this information MAY be added to the system prompt."""
@@ -830,7 +861,7 @@ class InitializeResult(_McpModel):
 
 
 class InitializedNotificationParams(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
@@ -857,7 +888,7 @@ class JSONRPCRequest(_McpModel):
     id: RequestId
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
-    params: JSONRPCRequestParams | None = None
+    params: _Omittable[JSONRPCRequestParams] = None
 
 
 class JSONRPCNotification(_McpModel):
@@ -865,7 +896,7 @@ class JSONRPCNotification(_McpModel):
 
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
-    params: JSONRPCNotificationParams | None = None
+    params: _Omittable[JSONRPCNotificationParams] = None
 
 
 class JSONRPCResponse(_McpModel):
@@ -881,95 +912,95 @@ JSONRPCMessage = JSONRPCRequest | JSONRPCNotification | JSONRPCResponse | JSONRP
 
 
 class JSONRPCNotificationParams(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class JSONRPCRequestParams(_McpModel):
-    meta: JSONRPCRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[JSONRPCRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class JSONRPCRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class ListPromptsRequestParams(_McpModel):
-    cursor: str | None = None
+    cursor: _Omittable[str] = None
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
-    meta: ListPromptsRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ListPromptsRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ListPromptsRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class ListPromptsResult(_McpModel):
     """The server's response to a prompts/list request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     prompts: list[Prompt]
 
 
 class ListResourceTemplatesRequestParams(_McpModel):
-    cursor: str | None = None
+    cursor: _Omittable[str] = None
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
-    meta: ListResourceTemplatesRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ListResourceTemplatesRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ListResourceTemplatesRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class ListResourceTemplatesResult(_McpModel):
     """The server's response to a resources/templates/list request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     resource_templates: list[ResourceTemplate] = Field(alias="resourceTemplates")
 
 
 class ListResourcesRequestParams(_McpModel):
-    cursor: str | None = None
+    cursor: _Omittable[str] = None
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
-    meta: ListResourcesRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ListResourcesRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ListResourcesRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class ListResourcesResult(_McpModel):
     """The server's response to a resources/list request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     resources: list[Resource]
@@ -985,42 +1016,42 @@ class ListRootsRequest(_McpModel):
     structure or access specific locations that the client has permission to read from."""
 
     method: Literal["roots/list"] = _const("roots/list")
-    params: ListRootsRequestParams | None = None
+    params: _Omittable[ListRootsRequestParams] = None
 
 
 class ListRootsRequestParams(_McpModel):
-    meta: ListRootsRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ListRootsRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ListRootsRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class ListToolsRequestParams(_McpModel):
-    cursor: str | None = None
+    cursor: _Omittable[str] = None
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
-    meta: ListToolsRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ListToolsRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ListToolsRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class ListToolsResult(_McpModel):
     """The server's response to a tools/list request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     tools: list[Tool]
@@ -1047,7 +1078,7 @@ class LoggingMessageNotificationParams(_McpModel):
     """The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here."""
     level: LoggingLevel
     """The severity of this log message."""
-    logger: str | None = None
+    logger: _Omittable[str] = None
     """An optional name of the logger issuing this message."""
 
 
@@ -1057,7 +1088,7 @@ class ModelHint(_McpModel):
     Keys not declared here are currently left unspecified by the spec and are up
     to the client to interpret."""
 
-    name: str | None = None
+    name: _Omittable[str] = None
     """A hint for a model name.
 
     The client SHOULD treat this as a substring of a model name; for example:
@@ -1082,11 +1113,11 @@ class ModelPreferences(_McpModel):
     up to the client to decide how to interpret these preferences and how to
     balance them against other considerations."""
 
-    cost_priority: int | float | None = Field(default=None, alias="costPriority", ge=0, le=1)
+    cost_priority: _Omittable[int | float] = Field(default=None, alias="costPriority", ge=0, le=1)
     """How much to prioritize cost when selecting a model. A value of 0 means cost
     is not important, while a value of 1 means cost is the most important
     factor."""
-    hints: list[ModelHint] | None = None
+    hints: _Omittable[list[ModelHint]] = None
     """Optional hints to use for model selection.
 
     If multiple hints are specified, the client MUST evaluate them in order
@@ -1094,13 +1125,13 @@ class ModelPreferences(_McpModel):
 
     The client SHOULD prioritize these hints over the numeric priorities, but
     MAY still use the priorities to select from ambiguous matches."""
-    intelligence_priority: int | float | None = Field(
+    intelligence_priority: _Omittable[int | float] = Field(
         default=None, alias="intelligencePriority", ge=0, le=1
     )
     """How much to prioritize intelligence and capabilities when selecting a
     model. A value of 0 means intelligence is not important, while a value of 1
     means intelligence is the most important factor."""
-    speed_priority: int | float | None = Field(default=None, alias="speedPriority", ge=0, le=1)
+    speed_priority: _Omittable[int | float] = Field(default=None, alias="speedPriority", ge=0, le=1)
     """How much to prioritize sampling speed (latency) when selecting a model. A
     value of 0 means speed is not important, while a value of 1 means speed is
     the most important factor."""
@@ -1108,68 +1139,68 @@ class ModelPreferences(_McpModel):
 
 class Notification(_McpModel):
     method: str
-    params: NotificationParams | None = None
+    params: _Omittable[NotificationParams] = None
 
 
 class NotificationParams(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class NumberSchema(_McpModel):
-    description: str | None = None
-    maximum: int | float | None = None
-    minimum: int | float | None = None
-    title: str | None = None
+    description: _Omittable[str] = None
+    maximum: _Omittable[int | float] = None
+    minimum: _Omittable[int | float] = None
+    title: _Omittable[str] = None
     type: Literal["integer", "number"]
 
 
 class PaginatedRequest(_McpModel):
     method: str
-    params: PaginatedRequestParams | None = None
+    params: _Omittable[PaginatedRequestParams] = None
 
 
 class PaginatedRequestParams(_McpModel):
-    cursor: str | None = None
+    cursor: _Omittable[str] = None
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
-    meta: PaginatedRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[PaginatedRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class PaginatedRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class PaginatedResult(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
 
 
 class PingRequestParams(_McpModel):
-    meta: PingRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[PingRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class PingRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class StringSchema(_McpModel):
-    description: str | None = None
-    format: Literal["date", "date-time", "email", "uri"] | None = None
-    max_length: int | None = Field(default=None, alias="maxLength")
-    min_length: int | None = Field(default=None, alias="minLength")
-    title: str | None = None
+    description: _Omittable[str] = None
+    format: _Omittable[Literal["date", "date-time", "email", "uri"]] = None
+    max_length: _Omittable[int] = Field(default=None, alias="maxLength")
+    min_length: _Omittable[int] = Field(default=None, alias="minLength")
+    title: _Omittable[str] = None
     type: Literal["string"] = _const("string")
 
 
@@ -1179,13 +1210,13 @@ without nested objects or arrays."""
 
 
 class ProgressNotificationParams(_McpModel):
-    message: str | None = None
+    message: _Omittable[str] = None
     """An optional message describing the current progress."""
     progress: int | float
     """The progress thus far. This should increase every time progress is made, even if the total is unknown."""
     progress_token: ProgressToken = Field(alias="progressToken")
     """The progress token which was given in the initial request, used to associate this notification with the request that is proceeding."""
-    total: int | float | None = None
+    total: _Omittable[int | float] = None
     """Total number of items to process (or total progress required), if known."""
 
 
@@ -1196,15 +1227,15 @@ ProgressToken = str | int
 class Prompt(_McpModel):
     """A prompt or prompt template that the server offers."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    arguments: list[PromptArgument] | None = None
+    arguments: _Omittable[list[PromptArgument]] = None
     """A list of arguments to use for templating the prompt."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """An optional description of what this prompt provides"""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -1216,13 +1247,13 @@ class Prompt(_McpModel):
 class PromptArgument(_McpModel):
     """Describes an argument that a prompt can accept."""
 
-    description: str | None = None
+    description: _Omittable[str] = None
     """A human-readable description of the argument."""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    required: bool | None = None
+    required: _Omittable[bool] = None
     """Whether this argument must be provided."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -1237,11 +1268,11 @@ class PromptListChangedNotification(_McpModel):
     method: Literal["notifications/prompts/list_changed"] = _const(
         "notifications/prompts/list_changed"
     )
-    params: PromptListChangedNotificationParams | None = None
+    params: _Omittable[PromptListChangedNotificationParams] = None
 
 
 class PromptListChangedNotificationParams(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
@@ -1260,7 +1291,7 @@ class PromptReference(_McpModel):
 
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -1273,39 +1304,39 @@ class PromptReference(_McpModel):
 class ReadResourceRequestParams(_McpModel):
     uri: str
     """The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it."""
-    meta: ReadResourceRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ReadResourceRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ReadResourceRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class ReadResourceResult(_McpModel):
     """The server's response to a resources/read request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     contents: list[TextResourceContents | BlobResourceContents]
 
 
 class Request(_McpModel):
     method: str
-    params: RequestParams | None = None
+    params: _Omittable[RequestParams] = None
 
 
 class RequestParams(_McpModel):
-    meta: RequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[RequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class RequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
@@ -1316,23 +1347,23 @@ RequestId = str | int
 class Resource(_McpModel):
     """A known resource that the server is capable of reading."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """A description of what this resource represents.
 
     This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model."""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    size: int | None = None
+    size: _Omittable[int] = None
     """The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
     This can be used by Hosts to display file sizes and estimate context window usage."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -1346,9 +1377,9 @@ class Resource(_McpModel):
 class ResourceContents(_McpModel):
     """The contents of a specific resource or sub-resource."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     uri: str
     """The URI of this resource."""
@@ -1360,30 +1391,30 @@ class ResourceListChangedNotification(_McpModel):
     method: Literal["notifications/resources/list_changed"] = _const(
         "notifications/resources/list_changed"
     )
-    params: ResourceListChangedNotificationParams | None = None
+    params: _Omittable[ResourceListChangedNotificationParams] = None
 
 
 class ResourceListChangedNotificationParams(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ResourceTemplate(_McpModel):
     """A template description for resources available on the server."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """A description of what this template is for.
 
     This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model."""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type for all resources that match this template. This should only be included if all resources matching this template have the same type."""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -1421,9 +1452,9 @@ Role = Literal["assistant", "user"]
 class Root(_McpModel):
     """Represents a root directory or file that the server can operate on."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    name: str | None = None
+    name: _Omittable[str] = None
     """An optional name for the root. This can be used to provide a human-readable
     identifier for the root, which may be useful for display purposes or for
     referencing the root in other parts of the application."""
@@ -1434,7 +1465,7 @@ class Root(_McpModel):
 
 
 class RootsListChangedNotificationParams(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
@@ -1448,40 +1479,40 @@ class SamplingMessage(_McpModel):
 class ServerCapabilities(_McpModel):
     """Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities."""
 
-    completions: dict[str, Any] | None = None
+    completions: _Omittable[dict[str, Any]] = None
     """Present if the server supports argument autocompletion suggestions."""
-    experimental: dict[str, dict[str, Any]] | None = None
+    experimental: _Omittable[dict[str, dict[str, Any]]] = None
     """Experimental, non-standard capabilities that the server supports."""
-    logging: dict[str, Any] | None = None
+    logging: _Omittable[dict[str, Any]] = None
     """Present if the server supports sending log messages to the client."""
-    prompts: ServerCapabilitiesPrompts | None = None
+    prompts: _Omittable[ServerCapabilitiesPrompts] = None
     """Present if the server offers any prompt templates."""
-    resources: ServerCapabilitiesResources | None = None
+    resources: _Omittable[ServerCapabilitiesResources] = None
     """Present if the server offers any resources to read."""
-    tools: ServerCapabilitiesTools | None = None
+    tools: _Omittable[ServerCapabilitiesTools] = None
     """Present if the server offers any tools to call."""
 
 
 class ServerCapabilitiesPrompts(_McpModel):
     """Present if the server offers any prompt templates."""
 
-    list_changed: bool | None = Field(default=None, alias="listChanged")
+    list_changed: _Omittable[bool] = Field(default=None, alias="listChanged")
     """Whether this server supports notifications for changes to the prompt list."""
 
 
 class ServerCapabilitiesResources(_McpModel):
     """Present if the server offers any resources to read."""
 
-    list_changed: bool | None = Field(default=None, alias="listChanged")
+    list_changed: _Omittable[bool] = Field(default=None, alias="listChanged")
     """Whether this server supports notifications for changes to the resource list."""
-    subscribe: bool | None = None
+    subscribe: _Omittable[bool] = None
     """Whether this server supports subscribing to resource updates."""
 
 
 class ServerCapabilitiesTools(_McpModel):
     """Present if the server offers any tools to call."""
 
-    list_changed: bool | None = Field(default=None, alias="listChanged")
+    list_changed: _Omittable[bool] = Field(default=None, alias="listChanged")
     """Whether this server supports notifications for changes to the tool list."""
 
 
@@ -1489,7 +1520,7 @@ class ToolListChangedNotification(_McpModel):
     """An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client."""
 
     method: Literal["notifications/tools/list_changed"] = _const("notifications/tools/list_changed")
-    params: ToolListChangedNotificationParams | None = None
+    params: _Omittable[ToolListChangedNotificationParams] = None
 
 
 ServerNotification = Annotated[
@@ -1527,35 +1558,35 @@ ServerResult = (
 class SetLevelRequestParams(_McpModel):
     level: LoggingLevel
     """The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message."""
-    meta: SetLevelRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[SetLevelRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class SetLevelRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class SubscribeRequestParams(_McpModel):
     uri: str
     """The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it."""
-    meta: SubscribeRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[SubscribeRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class SubscribeRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class TextResourceContents(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     text: str
     """The text of the item. This must only be set if the item can actually be represented as text (not binary data)."""
@@ -1566,13 +1597,13 @@ class TextResourceContents(_McpModel):
 class Tool(_McpModel):
     """Definition for a tool the client can call."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
-    annotations: ToolAnnotations | None = None
+    annotations: _Omittable[ToolAnnotations] = None
     """Optional additional tool information.
 
     Display name precedence order is: title, annotations.title, then name."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """A human-readable description of the tool.
 
     This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model."""
@@ -1580,10 +1611,10 @@ class Tool(_McpModel):
     """A JSON Schema object defining the expected parameters for the tool."""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    output_schema: ToolOutputSchema | None = Field(default=None, alias="outputSchema")
+    output_schema: _Omittable[ToolOutputSchema] = Field(default=None, alias="outputSchema")
     """An optional JSON Schema object defining the structure of the tool's output returned in
     the structuredContent field of a CallToolResult."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -1595,8 +1626,8 @@ class Tool(_McpModel):
 class ToolInputSchema(_McpModel):
     """A JSON Schema object defining the expected parameters for the tool."""
 
-    properties: dict[str, dict[str, Any]] | None = None
-    required: list[str] | None = None
+    properties: _Omittable[dict[str, dict[str, Any]]] = None
+    required: _Omittable[list[str]] = None
     type: Literal["object"] = _const("object")
 
 
@@ -1604,8 +1635,8 @@ class ToolOutputSchema(_McpModel):
     """An optional JSON Schema object defining the structure of the tool's output returned in
     the structuredContent field of a CallToolResult."""
 
-    properties: dict[str, dict[str, Any]] | None = None
-    required: list[str] | None = None
+    properties: _Omittable[dict[str, dict[str, Any]]] = None
+    required: _Omittable[list[str]] = None
     type: Literal["object"] = _const("object")
 
 
@@ -1619,49 +1650,49 @@ class ToolAnnotations(_McpModel):
     Clients should never make tool use decisions based on ToolAnnotations
     received from untrusted servers."""
 
-    destructive_hint: bool | None = Field(default=None, alias="destructiveHint")
+    destructive_hint: _Omittable[bool] = Field(default=None, alias="destructiveHint")
     """If true, the tool may perform destructive updates to its environment.
     If false, the tool performs only additive updates.
 
     (This property is meaningful only when `readOnlyHint == false`)
 
     Default: true"""
-    idempotent_hint: bool | None = Field(default=None, alias="idempotentHint")
+    idempotent_hint: _Omittable[bool] = Field(default=None, alias="idempotentHint")
     """If true, calling the tool repeatedly with the same arguments
     will have no additional effect on the its environment.
 
     (This property is meaningful only when `readOnlyHint == false`)
 
     Default: false"""
-    open_world_hint: bool | None = Field(default=None, alias="openWorldHint")
+    open_world_hint: _Omittable[bool] = Field(default=None, alias="openWorldHint")
     """If true, this tool may interact with an "open world" of external
     entities. If false, the tool's domain of interaction is closed.
     For example, the world of a web search tool is open, whereas that
     of a memory tool is not.
 
     Default: true"""
-    read_only_hint: bool | None = Field(default=None, alias="readOnlyHint")
+    read_only_hint: _Omittable[bool] = Field(default=None, alias="readOnlyHint")
     """If true, the tool does not modify its environment.
 
     Default: false"""
-    title: str | None = None
+    title: _Omittable[str] = None
     """A human-readable title for the tool."""
 
 
 class ToolListChangedNotificationParams(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class UnsubscribeRequestParams(_McpModel):
     uri: str
     """The URI of the resource to unsubscribe from."""
-    meta: UnsubscribeRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[UnsubscribeRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class UnsubscribeRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""

@@ -163,8 +163,19 @@ def _const(value: _T, alias: str | None = None) -> _T:
     return cast(_T, marker)
 
 
+if TYPE_CHECKING:
+    from typing import Optional as _Omittable
+else:
+
+    class _Omittable:
+        """`X | None` to type checkers; `X` to pydantic: absent reads as None, JSON null stays invalid."""
+
+        def __class_getitem__(cls, item: Any) -> Any:
+            return Annotated[item, cls]
+
+
 class _McpModel(BaseModel):
-    """Common configuration: unknown keys are kept, wire and Python names both accepted, constants filled in."""
+    """Common configuration: unknown keys kept, wire and Python names accepted, constants filled in, None means absent."""
 
     model_config = ConfigDict(
         extra="allow",
@@ -173,19 +184,39 @@ class _McpModel(BaseModel):
         serialize_by_alias=True,
     )
     _mcp_constants: ClassVar[tuple[tuple[str, str, Any], ...]] = ()
-
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        cls._mcp_constants = tuple(
-            (name, field.alias or name, field.json_schema_extra["const"])
-            for name, field in cls.model_fields.items()
-            if isinstance(field.json_schema_extra, dict) and "const" in field.json_schema_extra
-        )
+    _mcp_omittable: ClassVar[frozenset[str] | None] = None
 
     if not TYPE_CHECKING:
 
+        @classmethod
+        def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+            super().__pydantic_init_subclass__(**kwargs)
+            cls._mcp_constants = tuple(
+                (name, field.alias or name, field.json_schema_extra["const"])
+                for name, field in cls.model_fields.items()
+                if isinstance(field.json_schema_extra, dict) and "const" in field.json_schema_extra
+            )
+
+        @classmethod
+        def _mcp_omittable_keys(cls) -> frozenset[str]:
+            # Read once the model is complete: a forward reference hides a field's marker until then.
+            keys = cls.__dict__.get("_mcp_omittable")
+            if keys is None:
+                if not cls.__pydantic_complete__:
+                    cls.model_rebuild()
+                keys = frozenset(
+                    key
+                    for name, field in cls.model_fields.items()
+                    if _Omittable in field.metadata
+                    for key in (name, field.alias or name)
+                )
+                cls._mcp_omittable = keys
+            return keys
+
         def __init__(self, /, **data: Any) -> None:
+            if None in data.values():
+                omittable = self._mcp_omittable_keys()
+                data = {k: v for k, v in data.items() if v is not None or k not in omittable}
             for name, alias, value in self._mcp_constants:
                 if name not in data and alias not in data:
                     data[alias] = value
@@ -198,11 +229,11 @@ class _McpModel(BaseModel):
 class Annotations(_McpModel):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
-    audience: list[Role] | None = None
+    audience: _Omittable[list[Role]] = None
     """Describes who the intended customer of this object or data is.
 
     It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`)."""
-    priority: int | float | None = Field(default=None, ge=0, le=1)
+    priority: _Omittable[int | float] = Field(default=None, ge=0, le=1)
     """Describes how important this data is for operating the server.
 
     A value of 1 means "most important," and indicates that the data is
@@ -213,7 +244,7 @@ class Annotations(_McpModel):
 class AudioContent(_McpModel):
     """Audio provided to or from an LLM."""
 
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     data: str
     """The base64-encoded audio data."""
@@ -225,7 +256,7 @@ class AudioContent(_McpModel):
 class BlobResourceContents(_McpModel):
     blob: str
     """A base64-encoded string representing the binary data of the item."""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     uri: str
     """The URI of this resource."""
@@ -239,13 +270,13 @@ class CallToolRequest(_McpModel):
 
 
 class CallToolRequestParams(_McpModel):
-    arguments: dict[str, Any] | None = None
+    arguments: _Omittable[dict[str, Any]] = None
     name: str
-    meta: CallToolRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[CallToolRequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class CallToolRequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
@@ -261,7 +292,7 @@ class CallToolResult(_McpModel):
     server does not support tool calls, or any other exceptional conditions,
     should be reported as an MCP error response."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses."""
     content: list[
         Annotated[
@@ -269,7 +300,7 @@ class CallToolResult(_McpModel):
             Field(discriminator="type"),
         ]
     ]
-    is_error: bool | None = Field(default=None, alias="isError")
+    is_error: _Omittable[bool] = Field(default=None, alias="isError")
     """Whether the tool call ended in an error.
 
     If not set, this is assumed to be false (the call was successful)."""
@@ -289,7 +320,7 @@ class CancelledNotification(_McpModel):
 
 
 class CancelledNotificationParams(_McpModel):
-    reason: str | None = None
+    reason: _Omittable[str] = None
     """An optional string describing the reason for the cancellation. This MAY be logged or presented to the user."""
     request_id: RequestId = Field(alias="requestId")
     """The ID of the request to cancel.
@@ -300,18 +331,18 @@ class CancelledNotificationParams(_McpModel):
 class ClientCapabilities(_McpModel):
     """Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities."""
 
-    experimental: dict[str, dict[str, Any]] | None = None
+    experimental: _Omittable[dict[str, dict[str, Any]]] = None
     """Experimental, non-standard capabilities that the client supports."""
-    roots: ClientCapabilitiesRoots | None = None
+    roots: _Omittable[ClientCapabilitiesRoots] = None
     """Present if the client supports listing roots."""
-    sampling: dict[str, Any] | None = None
+    sampling: _Omittable[dict[str, Any]] = None
     """Present if the client supports sampling from an LLM."""
 
 
 class ClientCapabilitiesRoots(_McpModel):
     """Present if the client supports listing roots."""
 
-    list_changed: bool | None = Field(default=None, alias="listChanged")
+    list_changed: _Omittable[bool] = Field(default=None, alias="listChanged")
     """Whether the client supports notifications for changes to the roots list."""
 
 
@@ -319,7 +350,7 @@ class InitializedNotification(_McpModel):
     """This notification is sent from the client to the server after initialization has finished."""
 
     method: Literal["notifications/initialized"] = _const("notifications/initialized")
-    params: InitializedNotificationParams | None = None
+    params: _Omittable[InitializedNotificationParams] = None
 
 
 class ProgressNotification(_McpModel):
@@ -335,7 +366,7 @@ class RootsListChangedNotification(_McpModel):
     The server should then request an updated list of roots using the ListRootsRequest."""
 
     method: Literal["notifications/roots/list_changed"] = _const("notifications/roots/list_changed")
-    params: RootsListChangedNotificationParams | None = None
+    params: _Omittable[RootsListChangedNotificationParams] = None
 
 
 ClientNotification = Annotated[
@@ -358,21 +389,21 @@ class PingRequest(_McpModel):
     """A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected."""
 
     method: Literal["ping"] = _const("ping")
-    params: PingRequestParams | None = None
+    params: _Omittable[PingRequestParams] = None
 
 
 class ListResourcesRequest(_McpModel):
     """Sent from the client to request a list of resources the server has."""
 
     method: Literal["resources/list"] = _const("resources/list")
-    params: ListResourcesRequestParams | None = None
+    params: _Omittable[ListResourcesRequestParams] = None
 
 
 class ListResourceTemplatesRequest(_McpModel):
     """Sent from the client to request a list of resource templates the server has."""
 
     method: Literal["resources/templates/list"] = _const("resources/templates/list")
-    params: ListResourceTemplatesRequestParams | None = None
+    params: _Omittable[ListResourceTemplatesRequestParams] = None
 
 
 class ReadResourceRequest(_McpModel):
@@ -400,7 +431,7 @@ class ListPromptsRequest(_McpModel):
     """Sent from the client to request a list of prompts and prompt templates the server has."""
 
     method: Literal["prompts/list"] = _const("prompts/list")
-    params: ListPromptsRequestParams | None = None
+    params: _Omittable[ListPromptsRequestParams] = None
 
 
 class GetPromptRequest(_McpModel):
@@ -414,7 +445,7 @@ class ListToolsRequest(_McpModel):
     """Sent from the client to request a list of tools the server has."""
 
     method: Literal["tools/list"] = _const("tools/list")
-    params: ListToolsRequestParams | None = None
+    params: _Omittable[ListToolsRequestParams] = None
 
 
 class SetLevelRequest(_McpModel):
@@ -450,20 +481,20 @@ ClientRequest = Annotated[
 
 
 class Result(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses."""
 
 
 class CreateMessageResult(_McpModel):
     """The client's response to a sampling/create_message request from the server. The client should inform the user before returning the sampled message, to allow them to inspect the response (human in the loop) and decide whether to allow the server to see it."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses."""
     content: Annotated[TextContent | ImageContent | AudioContent, Field(discriminator="type")]
     model: str
     """The name of the model that generated the message."""
     role: Role
-    stop_reason: str | None = Field(default=None, alias="stopReason")
+    stop_reason: _Omittable[str] = Field(default=None, alias="stopReason")
     """The reason why sampling stopped, if known."""
 
 
@@ -472,7 +503,7 @@ class ListRootsResult(_McpModel):
     This result contains an array of Root objects, each representing a root directory
     or file that the server can operate on."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses."""
     roots: list[Root]
 
@@ -484,7 +515,7 @@ class CompleteRequestParams(_McpModel):
     argument: CompleteRequestParamsArgument
     """The argument's information"""
     ref: Annotated[PromptReference | ResourceReference, Field(discriminator="type")]
-    meta: CompleteRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[CompleteRequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class CompleteRequestParamsArgument(_McpModel):
@@ -497,22 +528,22 @@ class CompleteRequestParamsArgument(_McpModel):
 
 
 class CompleteRequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class CompleteResult(_McpModel):
     """The server's response to a completion/complete request"""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses."""
     completion: CompleteResultCompletion
 
 
 class CompleteResultCompletion(_McpModel):
-    has_more: bool | None = Field(default=None, alias="hasMore")
+    has_more: _Omittable[bool] = Field(default=None, alias="hasMore")
     """Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown."""
-    total: int | None = None
+    total: _Omittable[int] = None
     """The total number of completion options available. This can exceed the number of values actually sent in the response."""
     values: list[str]
     """An array of completion values. Must not exceed 100 items."""
@@ -526,26 +557,26 @@ class CreateMessageRequest(_McpModel):
 
 
 class CreateMessageRequestParams(_McpModel):
-    include_context: Literal["allServers", "none", "thisServer"] | None = Field(
+    include_context: _Omittable[Literal["allServers", "none", "thisServer"]] = Field(
         default=None, alias="includeContext"
     )
     """A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request."""
     max_tokens: int = Field(alias="maxTokens")
     """The maximum number of tokens to sample, as requested by the server. The client MAY choose to sample fewer tokens than requested."""
     messages: list[SamplingMessage]
-    metadata: dict[str, Any] | None = None
+    metadata: _Omittable[dict[str, Any]] = None
     """Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific."""
-    model_preferences_: ModelPreferences | None = Field(default=None, alias="modelPreferences")
+    model_preferences_: _Omittable[ModelPreferences] = Field(default=None, alias="modelPreferences")
     """The server's preferences for which model to select. The client MAY ignore these preferences."""
-    stop_sequences: list[str] | None = Field(default=None, alias="stopSequences")
-    system_prompt: str | None = Field(default=None, alias="systemPrompt")
+    stop_sequences: _Omittable[list[str]] = Field(default=None, alias="stopSequences")
+    system_prompt: _Omittable[str] = Field(default=None, alias="systemPrompt")
     """An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt."""
-    temperature: int | float | None = None
-    meta: CreateMessageRequestParamsMeta | None = Field(default=None, alias="_meta")
+    temperature: _Omittable[int | float] = None
+    meta: _Omittable[CreateMessageRequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class CreateMessageRequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
@@ -559,7 +590,7 @@ class EmbeddedResource(_McpModel):
     It is up to the client how best to render embedded resources for the benefit
     of the LLM and/or the user."""
 
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     resource: TextResourceContents | BlobResourceContents
     type: Literal["resource"] = _const("resource")
@@ -569,24 +600,24 @@ EmptyResult = Result
 
 
 class GetPromptRequestParams(_McpModel):
-    arguments: dict[str, str] | None = None
+    arguments: _Omittable[dict[str, str]] = None
     """Arguments to use for templating the prompt."""
     name: str
     """The name of the prompt or prompt template."""
-    meta: GetPromptRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[GetPromptRequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class GetPromptRequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class GetPromptResult(_McpModel):
     """The server's response to a prompts/get request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """An optional description for the prompt."""
     messages: list[PromptMessage]
 
@@ -594,7 +625,7 @@ class GetPromptResult(_McpModel):
 class ImageContent(_McpModel):
     """An image provided to or from an LLM."""
 
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     data: str
     """The base64-encoded image data."""
@@ -615,21 +646,21 @@ class InitializeRequestParams(_McpModel):
     client_info: Implementation = Field(alias="clientInfo")
     protocol_version: str = Field(alias="protocolVersion")
     """The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well."""
-    meta: InitializeRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[InitializeRequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class InitializeRequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class InitializeResult(_McpModel):
     """After receiving an initialize request from the client, the server sends this response."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses."""
     capabilities: ServerCapabilities
-    instructions: str | None = None
+    instructions: _Omittable[str] = None
     """Instructions describing how to use the server and its features.
 
     This can be used by clients to improve the LLM's understanding of available tools, resources, etc. It can be thought of like a "hint" to the model. For example, this information MAY be added to the system prompt."""
@@ -639,7 +670,7 @@ class InitializeResult(_McpModel):
 
 
 class InitializedNotificationParams(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications."""
 
 
@@ -649,7 +680,7 @@ class JSONRPCRequest(_McpModel):
     id: RequestId
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
-    params: JSONRPCRequestParams | None = None
+    params: _Omittable[JSONRPCRequestParams] = None
 
 
 class JSONRPCNotification(_McpModel):
@@ -657,7 +688,7 @@ class JSONRPCNotification(_McpModel):
 
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
-    params: JSONRPCNotificationParams | None = None
+    params: _Omittable[JSONRPCNotificationParams] = None
 
 
 JSONRPCBatchRequest = list[JSONRPCRequest | JSONRPCNotification]
@@ -705,83 +736,83 @@ JSONRPCMessage = (
 
 
 class JSONRPCNotificationParams(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications."""
 
 
 class JSONRPCRequestParams(_McpModel):
-    meta: JSONRPCRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[JSONRPCRequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class JSONRPCRequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class ListPromptsRequestParams(_McpModel):
-    cursor: str | None = None
+    cursor: _Omittable[str] = None
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
-    meta: ListPromptsRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ListPromptsRequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class ListPromptsRequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class ListPromptsResult(_McpModel):
     """The server's response to a prompts/list request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     prompts: list[Prompt]
 
 
 class ListResourceTemplatesRequestParams(_McpModel):
-    cursor: str | None = None
+    cursor: _Omittable[str] = None
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
-    meta: ListResourceTemplatesRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ListResourceTemplatesRequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class ListResourceTemplatesRequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class ListResourceTemplatesResult(_McpModel):
     """The server's response to a resources/templates/list request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     resource_templates: list[ResourceTemplate] = Field(alias="resourceTemplates")
 
 
 class ListResourcesRequestParams(_McpModel):
-    cursor: str | None = None
+    cursor: _Omittable[str] = None
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
-    meta: ListResourcesRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ListResourcesRequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class ListResourcesRequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class ListResourcesResult(_McpModel):
     """The server's response to a resources/list request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     resources: list[Resource]
@@ -797,36 +828,36 @@ class ListRootsRequest(_McpModel):
     structure or access specific locations that the client has permission to read from."""
 
     method: Literal["roots/list"] = _const("roots/list")
-    params: ListRootsRequestParams | None = None
+    params: _Omittable[ListRootsRequestParams] = None
 
 
 class ListRootsRequestParams(_McpModel):
-    meta: ListRootsRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ListRootsRequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class ListRootsRequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class ListToolsRequestParams(_McpModel):
-    cursor: str | None = None
+    cursor: _Omittable[str] = None
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
-    meta: ListToolsRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ListToolsRequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class ListToolsRequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class ListToolsResult(_McpModel):
     """The server's response to a tools/list request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     tools: list[Tool]
@@ -853,7 +884,7 @@ class LoggingMessageNotificationParams(_McpModel):
     """The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here."""
     level: LoggingLevel
     """The severity of this log message."""
-    logger: str | None = None
+    logger: _Omittable[str] = None
     """An optional name of the logger issuing this message."""
 
 
@@ -863,7 +894,7 @@ class ModelHint(_McpModel):
     Keys not declared here are currently left unspecified by the spec and are up
     to the client to interpret."""
 
-    name: str | None = None
+    name: _Omittable[str] = None
     """A hint for a model name.
 
     The client SHOULD treat this as a substring of a model name; for example:
@@ -888,11 +919,11 @@ class ModelPreferences(_McpModel):
     up to the client to decide how to interpret these preferences and how to
     balance them against other considerations."""
 
-    cost_priority: int | float | None = Field(default=None, alias="costPriority", ge=0, le=1)
+    cost_priority: _Omittable[int | float] = Field(default=None, alias="costPriority", ge=0, le=1)
     """How much to prioritize cost when selecting a model. A value of 0 means cost
     is not important, while a value of 1 means cost is the most important
     factor."""
-    hints: list[ModelHint] | None = None
+    hints: _Omittable[list[ModelHint]] = None
     """Optional hints to use for model selection.
 
     If multiple hints are specified, the client MUST evaluate them in order
@@ -900,13 +931,13 @@ class ModelPreferences(_McpModel):
 
     The client SHOULD prioritize these hints over the numeric priorities, but
     MAY still use the priorities to select from ambiguous matches."""
-    intelligence_priority: int | float | None = Field(
+    intelligence_priority: _Omittable[int | float] = Field(
         default=None, alias="intelligencePriority", ge=0, le=1
     )
     """How much to prioritize intelligence and capabilities when selecting a
     model. A value of 0 means intelligence is not important, while a value of 1
     means intelligence is the most important factor."""
-    speed_priority: int | float | None = Field(default=None, alias="speedPriority", ge=0, le=1)
+    speed_priority: _Omittable[int | float] = Field(default=None, alias="speedPriority", ge=0, le=1)
     """How much to prioritize sampling speed (latency) when selecting a model. A
     value of 0 means speed is not important, while a value of 1 means speed is
     the most important factor."""
@@ -914,56 +945,56 @@ class ModelPreferences(_McpModel):
 
 class Notification(_McpModel):
     method: str
-    params: NotificationParams | None = None
+    params: _Omittable[NotificationParams] = None
 
 
 class NotificationParams(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications."""
 
 
 class PaginatedRequest(_McpModel):
     method: str
-    params: PaginatedRequestParams | None = None
+    params: _Omittable[PaginatedRequestParams] = None
 
 
 class PaginatedRequestParams(_McpModel):
-    cursor: str | None = None
+    cursor: _Omittable[str] = None
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
-    meta: PaginatedRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[PaginatedRequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class PaginatedRequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class PaginatedResult(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
 
 
 class PingRequestParams(_McpModel):
-    meta: PingRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[PingRequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class PingRequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class ProgressNotificationParams(_McpModel):
-    message: str | None = None
+    message: _Omittable[str] = None
     """An optional message describing the current progress."""
     progress: int | float
     """The progress thus far. This should increase every time progress is made, even if the total is unknown."""
     progress_token: ProgressToken = Field(alias="progressToken")
     """The progress token which was given in the initial request, used to associate this notification with the request that is proceeding."""
-    total: int | float | None = None
+    total: _Omittable[int | float] = None
     """Total number of items to process (or total progress required), if known."""
 
 
@@ -974,9 +1005,9 @@ ProgressToken = str | int
 class Prompt(_McpModel):
     """A prompt or prompt template that the server offers."""
 
-    arguments: list[PromptArgument] | None = None
+    arguments: _Omittable[list[PromptArgument]] = None
     """A list of arguments to use for templating the prompt."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """An optional description of what this prompt provides"""
     name: str
     """The name of the prompt or prompt template."""
@@ -985,11 +1016,11 @@ class Prompt(_McpModel):
 class PromptArgument(_McpModel):
     """Describes an argument that a prompt can accept."""
 
-    description: str | None = None
+    description: _Omittable[str] = None
     """A human-readable description of the argument."""
     name: str
     """The name of the argument."""
-    required: bool | None = None
+    required: _Omittable[bool] = None
     """Whether this argument must be provided."""
 
 
@@ -999,11 +1030,11 @@ class PromptListChangedNotification(_McpModel):
     method: Literal["notifications/prompts/list_changed"] = _const(
         "notifications/prompts/list_changed"
     )
-    params: PromptListChangedNotificationParams | None = None
+    params: _Omittable[PromptListChangedNotificationParams] = None
 
 
 class PromptListChangedNotificationParams(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications."""
 
 
@@ -1030,33 +1061,33 @@ class PromptReference(_McpModel):
 class ReadResourceRequestParams(_McpModel):
     uri: str
     """The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it."""
-    meta: ReadResourceRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ReadResourceRequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class ReadResourceRequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class ReadResourceResult(_McpModel):
     """The server's response to a resources/read request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses."""
     contents: list[TextResourceContents | BlobResourceContents]
 
 
 class Request(_McpModel):
     method: str
-    params: RequestParams | None = None
+    params: _Omittable[RequestParams] = None
 
 
 class RequestParams(_McpModel):
-    meta: RequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[RequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class RequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
@@ -1067,19 +1098,19 @@ RequestId = str | int
 class Resource(_McpModel):
     """A known resource that the server is capable of reading."""
 
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """A description of what this resource represents.
 
     This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model."""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     name: str
     """A human-readable name for this resource.
 
     This can be used by clients to populate UI elements."""
-    size: int | None = None
+    size: _Omittable[int] = None
     """The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
     This can be used by Hosts to display file sizes and estimate context window usage."""
@@ -1090,7 +1121,7 @@ class Resource(_McpModel):
 class ResourceContents(_McpModel):
     """The contents of a specific resource or sub-resource."""
 
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     uri: str
     """The URI of this resource."""
@@ -1102,11 +1133,11 @@ class ResourceListChangedNotification(_McpModel):
     method: Literal["notifications/resources/list_changed"] = _const(
         "notifications/resources/list_changed"
     )
-    params: ResourceListChangedNotificationParams | None = None
+    params: _Omittable[ResourceListChangedNotificationParams] = None
 
 
 class ResourceListChangedNotificationParams(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications."""
 
 
@@ -1121,13 +1152,13 @@ class ResourceReference(_McpModel):
 class ResourceTemplate(_McpModel):
     """A template description for resources available on the server."""
 
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """A description of what this template is for.
 
     This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model."""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type for all resources that match this template. This should only be included if all resources matching this template have the same type."""
     name: str
     """A human-readable name for the type of resource this template refers to.
@@ -1156,7 +1187,7 @@ Role = Literal["assistant", "user"]
 class Root(_McpModel):
     """Represents a root directory or file that the server can operate on."""
 
-    name: str | None = None
+    name: _Omittable[str] = None
     """An optional name for the root. This can be used to provide a human-readable
     identifier for the root, which may be useful for display purposes or for
     referencing the root in other parts of the application."""
@@ -1167,7 +1198,7 @@ class Root(_McpModel):
 
 
 class RootsListChangedNotificationParams(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications."""
 
 
@@ -1181,40 +1212,40 @@ class SamplingMessage(_McpModel):
 class ServerCapabilities(_McpModel):
     """Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities."""
 
-    completions: dict[str, Any] | None = None
+    completions: _Omittable[dict[str, Any]] = None
     """Present if the server supports argument autocompletion suggestions."""
-    experimental: dict[str, dict[str, Any]] | None = None
+    experimental: _Omittable[dict[str, dict[str, Any]]] = None
     """Experimental, non-standard capabilities that the server supports."""
-    logging: dict[str, Any] | None = None
+    logging: _Omittable[dict[str, Any]] = None
     """Present if the server supports sending log messages to the client."""
-    prompts: ServerCapabilitiesPrompts | None = None
+    prompts: _Omittable[ServerCapabilitiesPrompts] = None
     """Present if the server offers any prompt templates."""
-    resources: ServerCapabilitiesResources | None = None
+    resources: _Omittable[ServerCapabilitiesResources] = None
     """Present if the server offers any resources to read."""
-    tools: ServerCapabilitiesTools | None = None
+    tools: _Omittable[ServerCapabilitiesTools] = None
     """Present if the server offers any tools to call."""
 
 
 class ServerCapabilitiesPrompts(_McpModel):
     """Present if the server offers any prompt templates."""
 
-    list_changed: bool | None = Field(default=None, alias="listChanged")
+    list_changed: _Omittable[bool] = Field(default=None, alias="listChanged")
     """Whether this server supports notifications for changes to the prompt list."""
 
 
 class ServerCapabilitiesResources(_McpModel):
     """Present if the server offers any resources to read."""
 
-    list_changed: bool | None = Field(default=None, alias="listChanged")
+    list_changed: _Omittable[bool] = Field(default=None, alias="listChanged")
     """Whether this server supports notifications for changes to the resource list."""
-    subscribe: bool | None = None
+    subscribe: _Omittable[bool] = None
     """Whether this server supports subscribing to resource updates."""
 
 
 class ServerCapabilitiesTools(_McpModel):
     """Present if the server offers any tools to call."""
 
-    list_changed: bool | None = Field(default=None, alias="listChanged")
+    list_changed: _Omittable[bool] = Field(default=None, alias="listChanged")
     """Whether this server supports notifications for changes to the tool list."""
 
 
@@ -1222,7 +1253,7 @@ class ToolListChangedNotification(_McpModel):
     """An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client."""
 
     method: Literal["notifications/tools/list_changed"] = _const("notifications/tools/list_changed")
-    params: ToolListChangedNotificationParams | None = None
+    params: _Omittable[ToolListChangedNotificationParams] = None
 
 
 ServerNotification = Annotated[
@@ -1259,29 +1290,29 @@ ServerResult = (
 class SetLevelRequestParams(_McpModel):
     level: LoggingLevel
     """The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message."""
-    meta: SetLevelRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[SetLevelRequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class SetLevelRequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class SubscribeRequestParams(_McpModel):
     uri: str
     """The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it."""
-    meta: SubscribeRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[SubscribeRequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class SubscribeRequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class TextContent(_McpModel):
     """Text provided to or from an LLM."""
 
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     text: str
     """The text content of the message."""
@@ -1289,7 +1320,7 @@ class TextContent(_McpModel):
 
 
 class TextResourceContents(_McpModel):
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     text: str
     """The text of the item. This must only be set if the item can actually be represented as text (not binary data)."""
@@ -1300,9 +1331,9 @@ class TextResourceContents(_McpModel):
 class Tool(_McpModel):
     """Definition for a tool the client can call."""
 
-    annotations: ToolAnnotations | None = None
+    annotations: _Omittable[ToolAnnotations] = None
     """Optional additional tool information."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """A human-readable description of the tool.
 
     This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model."""
@@ -1315,8 +1346,8 @@ class Tool(_McpModel):
 class ToolInputSchema(_McpModel):
     """A JSON Schema object defining the expected parameters for the tool."""
 
-    properties: dict[str, dict[str, Any]] | None = None
-    required: list[str] | None = None
+    properties: _Omittable[dict[str, dict[str, Any]]] = None
+    required: _Omittable[list[str]] = None
     type: Literal["object"] = _const("object")
 
 
@@ -1330,46 +1361,46 @@ class ToolAnnotations(_McpModel):
     Clients should never make tool use decisions based on ToolAnnotations
     received from untrusted servers."""
 
-    destructive_hint: bool | None = Field(default=None, alias="destructiveHint")
+    destructive_hint: _Omittable[bool] = Field(default=None, alias="destructiveHint")
     """If true, the tool may perform destructive updates to its environment.
     If false, the tool performs only additive updates.
 
     (This property is meaningful only when `readOnlyHint == false`)
 
     Default: true"""
-    idempotent_hint: bool | None = Field(default=None, alias="idempotentHint")
+    idempotent_hint: _Omittable[bool] = Field(default=None, alias="idempotentHint")
     """If true, calling the tool repeatedly with the same arguments
     will have no additional effect on the its environment.
 
     (This property is meaningful only when `readOnlyHint == false`)
 
     Default: false"""
-    open_world_hint: bool | None = Field(default=None, alias="openWorldHint")
+    open_world_hint: _Omittable[bool] = Field(default=None, alias="openWorldHint")
     """If true, this tool may interact with an "open world" of external
     entities. If false, the tool's domain of interaction is closed.
     For example, the world of a web search tool is open, whereas that
     of a memory tool is not.
 
     Default: true"""
-    read_only_hint: bool | None = Field(default=None, alias="readOnlyHint")
+    read_only_hint: _Omittable[bool] = Field(default=None, alias="readOnlyHint")
     """If true, the tool does not modify its environment.
 
     Default: false"""
-    title: str | None = None
+    title: _Omittable[str] = None
     """A human-readable title for the tool."""
 
 
 class ToolListChangedNotificationParams(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications."""
 
 
 class UnsubscribeRequestParams(_McpModel):
     uri: str
     """The URI of the resource to unsubscribe from."""
-    meta: UnsubscribeRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[UnsubscribeRequestParamsMeta] = Field(default=None, alias="_meta")
 
 
 class UnsubscribeRequestParamsMeta(_McpModel):
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""

@@ -217,8 +217,19 @@ def _const(value: _T, alias: str | None = None) -> _T:
     return cast(_T, marker)
 
 
+if TYPE_CHECKING:
+    from typing import Optional as _Omittable
+else:
+
+    class _Omittable:
+        """`X | None` to type checkers; `X` to pydantic: absent reads as None, JSON null stays invalid."""
+
+        def __class_getitem__(cls, item: Any) -> Any:
+            return Annotated[item, cls]
+
+
 class _McpModel(BaseModel):
-    """Common configuration: unknown keys are kept, wire and Python names both accepted, constants filled in."""
+    """Common configuration: unknown keys kept, wire and Python names accepted, constants filled in, None means absent."""
 
     model_config = ConfigDict(
         extra="allow",
@@ -227,19 +238,39 @@ class _McpModel(BaseModel):
         serialize_by_alias=True,
     )
     _mcp_constants: ClassVar[tuple[tuple[str, str, Any], ...]] = ()
-
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        cls._mcp_constants = tuple(
-            (name, field.alias or name, field.json_schema_extra["const"])
-            for name, field in cls.model_fields.items()
-            if isinstance(field.json_schema_extra, dict) and "const" in field.json_schema_extra
-        )
+    _mcp_omittable: ClassVar[frozenset[str] | None] = None
 
     if not TYPE_CHECKING:
 
+        @classmethod
+        def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+            super().__pydantic_init_subclass__(**kwargs)
+            cls._mcp_constants = tuple(
+                (name, field.alias or name, field.json_schema_extra["const"])
+                for name, field in cls.model_fields.items()
+                if isinstance(field.json_schema_extra, dict) and "const" in field.json_schema_extra
+            )
+
+        @classmethod
+        def _mcp_omittable_keys(cls) -> frozenset[str]:
+            # Read once the model is complete: a forward reference hides a field's marker until then.
+            keys = cls.__dict__.get("_mcp_omittable")
+            if keys is None:
+                if not cls.__pydantic_complete__:
+                    cls.model_rebuild()
+                keys = frozenset(
+                    key
+                    for name, field in cls.model_fields.items()
+                    if _Omittable in field.metadata
+                    for key in (name, field.alias or name)
+                )
+                cls._mcp_omittable = keys
+            return keys
+
         def __init__(self, /, **data: Any) -> None:
+            if None in data.values():
+                omittable = self._mcp_omittable_keys()
+                data = {k: v for k, v in data.items() if v is not None or k not in omittable}
             for name, alias, value in self._mcp_constants:
                 if name not in data and alias not in data:
                     data[alias] = value
@@ -252,18 +283,18 @@ class _McpModel(BaseModel):
 class Annotations(_McpModel):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
-    audience: list[Role] | None = None
+    audience: _Omittable[list[Role]] = None
     """Describes who the intended audience of this object or data is.
 
     It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`)."""
-    last_modified: str | None = Field(default=None, alias="lastModified")
+    last_modified: _Omittable[str] = Field(default=None, alias="lastModified")
     """The moment the resource was last modified, as an ISO 8601 formatted string.
 
     Should be an ISO 8601 formatted string (e.g., "2025-01-12T15:00:58Z").
 
     Examples: last activity timestamp in an open file, timestamp when the resource
     was attached, etc."""
-    priority: int | float | None = Field(default=None, ge=0, le=1)
+    priority: _Omittable[int | float] = Field(default=None, ge=0, le=1)
     """Describes how important this data is for operating the server.
 
     A value of 1 means "most important," and indicates that the data is
@@ -274,9 +305,9 @@ class Annotations(_McpModel):
 class AudioContent(_McpModel):
     """Audio provided to or from an LLM."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     data: str
     """The base64-encoded audio data."""
@@ -290,7 +321,7 @@ class BaseMetadata(_McpModel):
 
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -300,20 +331,20 @@ class BaseMetadata(_McpModel):
 
 
 class BlobResourceContents(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     blob: str
     """A base64-encoded string representing the binary data of the item."""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     uri: str
     """The URI of this resource."""
 
 
 class BooleanSchema(_McpModel):
-    default: bool | None = None
-    description: str | None = None
-    title: str | None = None
+    default: _Omittable[bool] = None
+    description: _Omittable[str] = None
+    title: _Omittable[str] = None
     type: Literal["boolean"] = _const("boolean")
 
 
@@ -329,13 +360,13 @@ class CallToolRequest(_McpModel):
 class CallToolRequestParams(_McpModel):
     """Parameters for a `tools/call` request."""
 
-    meta: CallToolRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[CallToolRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    arguments: dict[str, Any] | None = None
+    arguments: _Omittable[dict[str, Any]] = None
     """Arguments to use for the tool call."""
     name: str
     """The name of the tool."""
-    task: TaskMetadata | None = None
+    task: _Omittable[TaskMetadata] = None
     """If specified, the caller is requesting task-augmented execution for this request.
     The request will return a CreateTaskResult immediately, and the actual result can be
     retrieved later via tasks/result.
@@ -347,18 +378,18 @@ class CallToolRequestParams(_McpModel):
 class CallToolRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class CallToolResult(_McpModel):
     """The server's response to a tool call."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     content: list[ContentBlock]
     """A list of content objects that represent the unstructured result of the tool call."""
-    is_error: bool | None = Field(default=None, alias="isError")
+    is_error: _Omittable[bool] = Field(default=None, alias="isError")
     """Whether the tool call ended in an error.
 
     If not set, this is assumed to be false (the call was successful).
@@ -371,7 +402,7 @@ class CallToolResult(_McpModel):
     However, any errors in _finding_ the tool, an error indicating that the
     server does not support tool calls, or any other exceptional conditions,
     should be reported as an MCP error response."""
-    structured_content: dict[str, Any] | None = Field(default=None, alias="structuredContent")
+    structured_content: _Omittable[dict[str, Any]] = Field(default=None, alias="structuredContent")
     """An optional JSON object that represents the structured result of the tool call."""
 
 
@@ -387,31 +418,31 @@ class CancelTaskRequest(_McpModel):
 class CancelTaskRequestParams(_McpModel):
     task_id: str = Field(alias="taskId")
     """The task identifier to cancel."""
-    meta: CancelTaskRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[CancelTaskRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
 
 class CancelTaskRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class CancelTaskResult(_McpModel):
     """The response to a tasks/cancel request."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     created_at: str = Field(alias="createdAt")
     """ISO 8601 timestamp when the task was created."""
     last_updated_at: str = Field(alias="lastUpdatedAt")
     """ISO 8601 timestamp when the task was last updated."""
-    poll_interval: int | None = Field(default=None, alias="pollInterval")
+    poll_interval: _Omittable[int] = Field(default=None, alias="pollInterval")
     """Suggested polling interval in milliseconds."""
     status: TaskStatus
     """Current task state."""
-    status_message: str | None = Field(default=None, alias="statusMessage")
+    status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     """Optional human-readable message describing the current task state.
     This can provide context for any status, including:
     - Reasons for "cancelled" status
@@ -442,11 +473,11 @@ class CancelledNotification(_McpModel):
 class CancelledNotificationParams(_McpModel):
     """Parameters for a `notifications/cancelled` notification."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    reason: str | None = None
+    reason: _Omittable[str] = None
     """An optional string describing the reason for the cancellation. This MAY be logged or presented to the user."""
-    request_id: RequestId | None = Field(default=None, alias="requestId")
+    request_id: _Omittable[RequestId] = Field(default=None, alias="requestId")
     """The ID of the request to cancel.
 
     This MUST correspond to the ID of a request previously issued in the same direction.
@@ -457,73 +488,73 @@ class CancelledNotificationParams(_McpModel):
 class ClientCapabilities(_McpModel):
     """Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities."""
 
-    elicitation: ClientCapabilitiesElicitation | None = None
+    elicitation: _Omittable[ClientCapabilitiesElicitation] = None
     """Present if the client supports elicitation from the server."""
-    experimental: dict[str, dict[str, Any]] | None = None
+    experimental: _Omittable[dict[str, dict[str, Any]]] = None
     """Experimental, non-standard capabilities that the client supports."""
-    roots: ClientCapabilitiesRoots | None = None
+    roots: _Omittable[ClientCapabilitiesRoots] = None
     """Present if the client supports listing roots."""
-    sampling: ClientCapabilitiesSampling | None = None
+    sampling: _Omittable[ClientCapabilitiesSampling] = None
     """Present if the client supports sampling from an LLM."""
-    tasks: ClientCapabilitiesTasks | None = None
+    tasks: _Omittable[ClientCapabilitiesTasks] = None
     """Present if the client supports task-augmented requests."""
 
 
 class ClientCapabilitiesElicitation(_McpModel):
     """Present if the client supports elicitation from the server."""
 
-    form: dict[str, Any] | None = None
-    url: dict[str, Any] | None = None
+    form: _Omittable[dict[str, Any]] = None
+    url: _Omittable[dict[str, Any]] = None
 
 
 class ClientCapabilitiesRoots(_McpModel):
     """Present if the client supports listing roots."""
 
-    list_changed: bool | None = Field(default=None, alias="listChanged")
+    list_changed: _Omittable[bool] = Field(default=None, alias="listChanged")
     """Whether the client supports notifications for changes to the roots list."""
 
 
 class ClientCapabilitiesSampling(_McpModel):
     """Present if the client supports sampling from an LLM."""
 
-    context: dict[str, Any] | None = None
+    context: _Omittable[dict[str, Any]] = None
     """Whether the client supports context inclusion via includeContext parameter.
     If not declared, servers SHOULD only use `includeContext: "none"` (or omit it)."""
-    tools: dict[str, Any] | None = None
+    tools: _Omittable[dict[str, Any]] = None
     """Whether the client supports tool use via tools and toolChoice parameters."""
 
 
 class ClientCapabilitiesTasks(_McpModel):
     """Present if the client supports task-augmented requests."""
 
-    cancel: dict[str, Any] | None = None
+    cancel: _Omittable[dict[str, Any]] = None
     """Whether this client supports tasks/cancel."""
-    list_: dict[str, Any] | None = Field(default=None, alias="list")
+    list_: _Omittable[dict[str, Any]] = Field(default=None, alias="list")
     """Whether this client supports tasks/list."""
-    requests: ClientCapabilitiesTasksRequests | None = None
+    requests: _Omittable[ClientCapabilitiesTasksRequests] = None
     """Specifies which request types can be augmented with tasks."""
 
 
 class ClientCapabilitiesTasksRequests(_McpModel):
     """Specifies which request types can be augmented with tasks."""
 
-    elicitation: ClientCapabilitiesTasksRequestsElicitation | None = None
+    elicitation: _Omittable[ClientCapabilitiesTasksRequestsElicitation] = None
     """Task support for elicitation-related requests."""
-    sampling: ClientCapabilitiesTasksRequestsSampling | None = None
+    sampling: _Omittable[ClientCapabilitiesTasksRequestsSampling] = None
     """Task support for sampling-related requests."""
 
 
 class ClientCapabilitiesTasksRequestsElicitation(_McpModel):
     """Task support for elicitation-related requests."""
 
-    create: dict[str, Any] | None = None
+    create: _Omittable[dict[str, Any]] = None
     """Whether the client supports task-augmented elicitation/create requests."""
 
 
 class ClientCapabilitiesTasksRequestsSampling(_McpModel):
     """Task support for sampling-related requests."""
 
-    create_message: dict[str, Any] | None = Field(default=None, alias="createMessage")
+    create_message: _Omittable[dict[str, Any]] = Field(default=None, alias="createMessage")
     """Whether the client supports task-augmented sampling/createMessage requests."""
 
 
@@ -532,7 +563,7 @@ class InitializedNotification(_McpModel):
 
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: Literal["notifications/initialized"] = _const("notifications/initialized")
-    params: NotificationParams | None = None
+    params: _Omittable[NotificationParams] = None
 
 
 class ProgressNotification(_McpModel):
@@ -558,7 +589,7 @@ class RootsListChangedNotification(_McpModel):
 
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: Literal["notifications/roots/list_changed"] = _const("notifications/roots/list_changed")
-    params: NotificationParams | None = None
+    params: _Omittable[NotificationParams] = None
 
 
 ClientNotification = Annotated[
@@ -586,7 +617,7 @@ class PingRequest(_McpModel):
     id: RequestId
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: Literal["ping"] = _const("ping")
-    params: RequestParams | None = None
+    params: _Omittable[RequestParams] = None
 
 
 class ListResourcesRequest(_McpModel):
@@ -595,7 +626,7 @@ class ListResourcesRequest(_McpModel):
     id: RequestId
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: Literal["resources/list"] = _const("resources/list")
-    params: PaginatedRequestParams | None = None
+    params: _Omittable[PaginatedRequestParams] = None
 
 
 class ListResourceTemplatesRequest(_McpModel):
@@ -604,7 +635,7 @@ class ListResourceTemplatesRequest(_McpModel):
     id: RequestId
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: Literal["resources/templates/list"] = _const("resources/templates/list")
-    params: PaginatedRequestParams | None = None
+    params: _Omittable[PaginatedRequestParams] = None
 
 
 class ReadResourceRequest(_McpModel):
@@ -640,7 +671,7 @@ class ListPromptsRequest(_McpModel):
     id: RequestId
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: Literal["prompts/list"] = _const("prompts/list")
-    params: PaginatedRequestParams | None = None
+    params: _Omittable[PaginatedRequestParams] = None
 
 
 class GetPromptRequest(_McpModel):
@@ -658,7 +689,7 @@ class ListToolsRequest(_McpModel):
     id: RequestId
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: Literal["tools/list"] = _const("tools/list")
-    params: PaginatedRequestParams | None = None
+    params: _Omittable[PaginatedRequestParams] = None
 
 
 class GetTaskRequest(_McpModel):
@@ -685,7 +716,7 @@ class ListTasksRequest(_McpModel):
     id: RequestId
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: Literal["tasks/list"] = _const("tasks/list")
-    params: PaginatedRequestParams | None = None
+    params: _Omittable[PaginatedRequestParams] = None
 
 
 class SetLevelRequest(_McpModel):
@@ -729,24 +760,24 @@ ClientRequest = Annotated[
 
 
 class Result(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
 
 class GetTaskResult(_McpModel):
     """The response to a tasks/get request."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     created_at: str = Field(alias="createdAt")
     """ISO 8601 timestamp when the task was created."""
     last_updated_at: str = Field(alias="lastUpdatedAt")
     """ISO 8601 timestamp when the task was last updated."""
-    poll_interval: int | None = Field(default=None, alias="pollInterval")
+    poll_interval: _Omittable[int] = Field(default=None, alias="pollInterval")
     """Suggested polling interval in milliseconds."""
     status: TaskStatus
     """Current task state."""
-    status_message: str | None = Field(default=None, alias="statusMessage")
+    status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     """Optional human-readable message describing the current task state.
     This can provide context for any status, including:
     - Reasons for "cancelled" status
@@ -763,16 +794,16 @@ class GetTaskPayloadResult(_McpModel):
     The structure matches the result type of the original request.
     For example, a tools/call task would return the CallToolResult structure."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ListTasksResult(_McpModel):
     """The response to a tasks/list request."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     tasks: list[Task]
@@ -783,7 +814,7 @@ class CreateMessageResult(_McpModel):
     The client should inform the user before returning the sampled message, to allow them
     to inspect the response (human in the loop) and decide whether to allow the server to see it."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     content: (
         Annotated[
@@ -795,7 +826,7 @@ class CreateMessageResult(_McpModel):
     model: str
     """The name of the model that generated the message."""
     role: Role
-    stop_reason: str | None = Field(default=None, alias="stopReason")
+    stop_reason: _Omittable[str] = Field(default=None, alias="stopReason")
     """The reason why sampling stopped, if known.
 
     Standard values:
@@ -812,7 +843,7 @@ class ListRootsResult(_McpModel):
     This result contains an array of Root objects, each representing a root directory
     or file that the server can operate on."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     roots: list[Root]
 
@@ -820,14 +851,14 @@ class ListRootsResult(_McpModel):
 class ElicitResult(_McpModel):
     """The client's response to an elicitation request."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     action: Literal["accept", "cancel", "decline"]
     """The user action in response to the elicitation.
     - "accept": User submitted the form/confirmed the action
     - "decline": User explicitly decline the action
     - "cancel": User dismissed without making an explicit choice"""
-    content: dict[str, list[str] | str | int | float | bool] | None = None
+    content: _Omittable[dict[str, list[str] | str | int | float | bool]] = None
     """The submitted form data, only present when action is "accept" and mode was "form".
     Contains values matching the requested schema.
     Omitted for out-of-band mode responses."""
@@ -848,11 +879,11 @@ ClientResult = (
 class CompleteRequestParams(_McpModel):
     """Parameters for a `completion/complete` request."""
 
-    meta: CompleteRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[CompleteRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     argument: CompleteRequestParamsArgument
     """The argument's information"""
-    context: CompleteRequestParamsContext | None = None
+    context: _Omittable[CompleteRequestParamsContext] = None
     """Additional, optional context for completions"""
     ref: Annotated[PromptReference | ResourceTemplateReference, Field(discriminator="type")]
 
@@ -860,7 +891,7 @@ class CompleteRequestParams(_McpModel):
 class CompleteRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
@@ -876,22 +907,22 @@ class CompleteRequestParamsArgument(_McpModel):
 class CompleteRequestParamsContext(_McpModel):
     """Additional, optional context for completions"""
 
-    arguments: dict[str, str] | None = None
+    arguments: _Omittable[dict[str, str]] = None
     """Previously-resolved variables in a URI template or prompt."""
 
 
 class CompleteResult(_McpModel):
     """The server's response to a completion/complete request"""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     completion: CompleteResultCompletion
 
 
 class CompleteResultCompletion(_McpModel):
-    has_more: bool | None = Field(default=None, alias="hasMore")
+    has_more: _Omittable[bool] = Field(default=None, alias="hasMore")
     """Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown."""
-    total: int | None = None
+    total: _Omittable[int] = None
     """The total number of completion options available. This can exceed the number of values actually sent in the response."""
     values: list[str]
     """An array of completion values. Must not exceed 100 items."""
@@ -900,9 +931,9 @@ class CompleteResultCompletion(_McpModel):
 class TextContent(_McpModel):
     """Text provided to or from an LLM."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     text: str
     """The text content of the message."""
@@ -912,9 +943,9 @@ class TextContent(_McpModel):
 class ImageContent(_McpModel):
     """An image provided to or from an LLM."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     data: str
     """The base64-encoded image data."""
@@ -929,15 +960,15 @@ class ResourceLink(_McpModel):
     Note: resource links returned by tools are not guaranteed to appear in the results of `resources/list` requests.
     """
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """A description of what this resource represents.
 
     This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model."""
-    icons: list[Icon] | None = None
+    icons: _Omittable[list[Icon]] = None
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -947,15 +978,15 @@ class ResourceLink(_McpModel):
     Clients that support rendering icons SHOULD also support:
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)"""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    size: int | None = None
+    size: _Omittable[int] = None
     """The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
     This can be used by Hosts to display file sizes and estimate context window usage."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -973,9 +1004,9 @@ class EmbeddedResource(_McpModel):
     It is up to the client how best to render embedded resources for the benefit
     of the LLM and/or the user."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     resource: TextResourceContents | BlobResourceContents
     type: Literal["resource"] = _const("resource")
@@ -999,9 +1030,9 @@ class CreateMessageRequest(_McpModel):
 class CreateMessageRequestParams(_McpModel):
     """Parameters for a `sampling/createMessage` request."""
 
-    meta: CreateMessageRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[CreateMessageRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    include_context: Literal["allServers", "none", "thisServer"] | None = Field(
+    include_context: _Omittable[Literal["allServers", "none", "thisServer"]] = Field(
         default=None, alias="includeContext"
     )
     """A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
@@ -1014,26 +1045,26 @@ class CreateMessageRequestParams(_McpModel):
 
     The client MAY choose to sample fewer tokens than the requested maximum."""
     messages: list[SamplingMessage]
-    metadata: dict[str, Any] | None = None
+    metadata: _Omittable[dict[str, Any]] = None
     """Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific."""
-    model_preferences_: ModelPreferences | None = Field(default=None, alias="modelPreferences")
+    model_preferences_: _Omittable[ModelPreferences] = Field(default=None, alias="modelPreferences")
     """The server's preferences for which model to select. The client MAY ignore these preferences."""
-    stop_sequences: list[str] | None = Field(default=None, alias="stopSequences")
-    system_prompt: str | None = Field(default=None, alias="systemPrompt")
+    stop_sequences: _Omittable[list[str]] = Field(default=None, alias="stopSequences")
+    system_prompt: _Omittable[str] = Field(default=None, alias="systemPrompt")
     """An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt."""
-    task: TaskMetadata | None = None
+    task: _Omittable[TaskMetadata] = None
     """If specified, the caller is requesting task-augmented execution for this request.
     The request will return a CreateTaskResult immediately, and the actual result can be
     retrieved later via tasks/result.
 
     Task augmentation is subject to capability negotiation - receivers MUST declare support
     for task augmentation of specific request types in their capabilities."""
-    temperature: int | float | None = None
-    tool_choice: ToolChoice | None = Field(default=None, alias="toolChoice")
+    temperature: _Omittable[int | float] = None
+    tool_choice: _Omittable[ToolChoice] = Field(default=None, alias="toolChoice")
     """Controls how the model uses tools.
     The client MUST return an error if this field is provided but ClientCapabilities.sampling.tools is not declared.
     Default is `{ mode: "auto" }`."""
-    tools: list[Tool] | None = None
+    tools: _Omittable[list[Tool]] = None
     """Tools that the model may use during generation.
     The client MUST return an error if this field is provided but ClientCapabilities.sampling.tools is not declared."""
 
@@ -1041,14 +1072,14 @@ class CreateMessageRequestParams(_McpModel):
 class CreateMessageRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class CreateTaskResult(_McpModel):
     """A response to a task-augmented request."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     task: Task
 
@@ -1069,16 +1100,16 @@ class ElicitRequest(_McpModel):
 class ElicitRequestFormParams(_McpModel):
     """The parameters for a request to elicit non-sensitive information from the user via a form in the client."""
 
-    meta: ElicitRequestFormParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ElicitRequestFormParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     message: str
     """The message to present to the user describing what information is being requested."""
-    mode: Literal["form"] | None = None
+    mode: _Omittable[Literal["form"]] = None
     """The elicitation mode."""
     requested_schema: ElicitRequestFormParamsRequestedSchema = Field(alias="requestedSchema")
     """A restricted subset of JSON Schema.
     Only top-level properties are allowed, without nesting."""
-    task: TaskMetadata | None = None
+    task: _Omittable[TaskMetadata] = None
     """If specified, the caller is requesting task-augmented execution for this request.
     The request will return a CreateTaskResult immediately, and the actual result can be
     retrieved later via tasks/result.
@@ -1090,7 +1121,7 @@ class ElicitRequestFormParams(_McpModel):
 class ElicitRequestFormParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
@@ -1098,16 +1129,16 @@ class ElicitRequestFormParamsRequestedSchema(_McpModel):
     """A restricted subset of JSON Schema.
     Only top-level properties are allowed, without nesting."""
 
-    schema_: str | None = Field(default=None, alias="$schema")
+    schema_: _Omittable[str] = Field(default=None, alias="$schema")
     properties: dict[str, PrimitiveSchemaDefinition]
-    required: list[str] | None = None
+    required: _Omittable[list[str]] = None
     type: Literal["object"] = _const("object")
 
 
 class ElicitRequestURLParams(_McpModel):
     """The parameters for a request to elicit information from the user via a URL in the client."""
 
-    meta: ElicitRequestURLParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ElicitRequestURLParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     elicitation_id: str = Field(alias="elicitationId")
     """The ID of the elicitation, which must be unique within the context of the server.
@@ -1116,7 +1147,7 @@ class ElicitRequestURLParams(_McpModel):
     """The message to present to the user explaining why the interaction is needed."""
     mode: Literal["url"] = _const("url")
     """The elicitation mode."""
-    task: TaskMetadata | None = None
+    task: _Omittable[TaskMetadata] = None
     """If specified, the caller is requesting task-augmented execution for this request.
     The request will return a CreateTaskResult immediately, and the actual result can be
     retrieved later via tasks/result.
@@ -1134,7 +1165,7 @@ ElicitRequestParams = ElicitRequestURLParams | ElicitRequestFormParams
 class ElicitRequestURLParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
@@ -1159,13 +1190,13 @@ EmptyResult = Result
 class UntitledSingleSelectEnumSchema(_McpModel):
     """Schema for single-selection enumeration without display titles for options."""
 
-    default: str | None = None
+    default: _Omittable[str] = None
     """Optional default value."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """Optional description for the enum field."""
     enum: list[str]
     """Array of enum values to choose from."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Optional title for the enum field."""
     type: Literal["string"] = _const("string")
 
@@ -1173,13 +1204,13 @@ class UntitledSingleSelectEnumSchema(_McpModel):
 class TitledSingleSelectEnumSchema(_McpModel):
     """Schema for single-selection enumeration with display titles for each option."""
 
-    default: str | None = None
+    default: _Omittable[str] = None
     """Optional default value."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """Optional description for the enum field."""
     one_of: list[TitledSingleSelectEnumSchemaOneOfItem] = Field(alias="oneOf")
     """Array of enum options with values and display labels."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Optional title for the enum field."""
     type: Literal["string"] = _const("string")
 
@@ -1187,17 +1218,17 @@ class TitledSingleSelectEnumSchema(_McpModel):
 class UntitledMultiSelectEnumSchema(_McpModel):
     """Schema for multiple-selection enumeration without display titles for options."""
 
-    default: list[str] | None = None
+    default: _Omittable[list[str]] = None
     """Optional default value."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """Optional description for the enum field."""
     items: UntitledMultiSelectEnumSchemaItems
     """Schema for the array items."""
-    max_items: int | None = Field(default=None, alias="maxItems")
+    max_items: _Omittable[int] = Field(default=None, alias="maxItems")
     """Maximum number of items to select."""
-    min_items: int | None = Field(default=None, alias="minItems")
+    min_items: _Omittable[int] = Field(default=None, alias="minItems")
     """Minimum number of items to select."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Optional title for the enum field."""
     type: Literal["array"] = _const("array")
 
@@ -1205,17 +1236,17 @@ class UntitledMultiSelectEnumSchema(_McpModel):
 class TitledMultiSelectEnumSchema(_McpModel):
     """Schema for multiple-selection enumeration with display titles for each option."""
 
-    default: list[str] | None = None
+    default: _Omittable[list[str]] = None
     """Optional default value."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """Optional description for the enum field."""
     items: TitledMultiSelectEnumSchemaItems
     """Schema for array items with enum options and display labels."""
-    max_items: int | None = Field(default=None, alias="maxItems")
+    max_items: _Omittable[int] = Field(default=None, alias="maxItems")
     """Maximum number of items to select."""
-    min_items: int | None = Field(default=None, alias="minItems")
+    min_items: _Omittable[int] = Field(default=None, alias="minItems")
     """Minimum number of items to select."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Optional title for the enum field."""
     type: Literal["array"] = _const("array")
 
@@ -1224,13 +1255,13 @@ class LegacyTitledEnumSchema(_McpModel):
     """Use TitledSingleSelectEnumSchema instead.
     This interface will be removed in a future version."""
 
-    default: str | None = None
-    description: str | None = None
+    default: _Omittable[str] = None
+    description: _Omittable[str] = None
     enum: list[str]
-    enum_names: list[str] | None = Field(default=None, alias="enumNames")
+    enum_names: _Omittable[list[str]] = Field(default=None, alias="enumNames")
     """(Legacy) Display names for enum values.
     Non-standard according to JSON schema 2020-12."""
-    title: str | None = None
+    title: _Omittable[str] = None
     type: Literal["string"] = _const("string")
 
 
@@ -1255,9 +1286,9 @@ class Error(_McpModel):
 class GetPromptRequestParams(_McpModel):
     """Parameters for a `prompts/get` request."""
 
-    meta: GetPromptRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[GetPromptRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    arguments: dict[str, str] | None = None
+    arguments: _Omittable[dict[str, str]] = None
     """Arguments to use for templating the prompt."""
     name: str
     """The name of the prompt or prompt template."""
@@ -1266,16 +1297,16 @@ class GetPromptRequestParams(_McpModel):
 class GetPromptRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class GetPromptResult(_McpModel):
     """The server's response to a prompts/get request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """An optional description for the prompt."""
     messages: list[PromptMessage]
 
@@ -1283,38 +1314,38 @@ class GetPromptResult(_McpModel):
 class GetTaskPayloadRequestParams(_McpModel):
     task_id: str = Field(alias="taskId")
     """The task identifier to retrieve results for."""
-    meta: GetTaskPayloadRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[GetTaskPayloadRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
 
 class GetTaskPayloadRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class GetTaskRequestParams(_McpModel):
     task_id: str = Field(alias="taskId")
     """The task identifier to query."""
-    meta: GetTaskRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[GetTaskRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
 
 class GetTaskRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class Icon(_McpModel):
     """An optionally-sized icon that can be displayed in a user interface."""
 
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """Optional MIME type override if the source MIME type is missing or generic.
     For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`."""
-    sizes: list[str] | None = None
+    sizes: _Omittable[list[str]] = None
     """Optional array of strings that specify sizes at which the icon can be used.
     Each string should be in WxH format (e.g., `"48x48"`, `"96x96"`) or `"any"` for scalable formats like SVG.
 
@@ -1328,7 +1359,7 @@ class Icon(_McpModel):
 
     Consumers SHOULD take appropriate precautions when consuming SVGs as they can contain
     executable JavaScript."""
-    theme: Literal["dark", "light"] | None = None
+    theme: _Omittable[Literal["dark", "light"]] = None
     """Optional specifier for the theme this icon is designed for. `light` indicates
     the icon is designed to be used with a light background, and `dark` indicates
     the icon is designed to be used with a dark background.
@@ -1339,7 +1370,7 @@ class Icon(_McpModel):
 class Icons(_McpModel):
     """Base interface to add `icons` property."""
 
-    icons: list[Icon] | None = None
+    icons: _Omittable[list[Icon]] = None
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -1354,13 +1385,13 @@ class Icons(_McpModel):
 class Implementation(_McpModel):
     """Describes the MCP implementation."""
 
-    description: str | None = None
+    description: _Omittable[str] = None
     """An optional human-readable description of what this implementation does.
 
     This can be used by clients or servers to provide context about their purpose
     and capabilities. For example, a server might describe the types of resources
     or tools it provides, while a client might describe its intended use case."""
-    icons: list[Icon] | None = None
+    icons: _Omittable[list[Icon]] = None
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -1372,7 +1403,7 @@ class Implementation(_McpModel):
     - `image/webp` - WebP images (modern, efficient format)"""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -1380,14 +1411,14 @@ class Implementation(_McpModel):
     where `annotations.title` should be given precedence over using `name`,
     if present)."""
     version: str
-    website_url: str | None = Field(default=None, alias="websiteUrl")
+    website_url: _Omittable[str] = Field(default=None, alias="websiteUrl")
     """An optional URL of the website for this implementation."""
 
 
 class InitializeRequestParams(_McpModel):
     """Parameters for an `initialize` request."""
 
-    meta: InitializeRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[InitializeRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     capabilities: ClientCapabilities
     client_info: Implementation = Field(alias="clientInfo")
@@ -1398,17 +1429,17 @@ class InitializeRequestParams(_McpModel):
 class InitializeRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class InitializeResult(_McpModel):
     """After receiving an initialize request from the client, the server sends this response."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     capabilities: ServerCapabilities
-    instructions: str | None = None
+    instructions: _Omittable[str] = None
     """Instructions describing how to use the server and its features.
 
     This can be used by clients to improve the LLM's understanding of available tools, resources, etc. It can be thought of like a "hint" to the model. For example, this information MAY be added to the system prompt."""
@@ -1421,7 +1452,7 @@ class JSONRPCErrorResponse(_McpModel):
     """A response to a request that indicates an error occurred."""
 
     error: Error
-    id: RequestId | None = None
+    id: _Omittable[RequestId] = None
     jsonrpc: Literal["2.0"] = _const("2.0")
 
 
@@ -1431,7 +1462,7 @@ class JSONRPCRequest(_McpModel):
     id: RequestId
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
-    params: dict[str, Any] | None = None
+    params: _Omittable[dict[str, Any]] = None
 
 
 class JSONRPCNotification(_McpModel):
@@ -1439,7 +1470,7 @@ class JSONRPCNotification(_McpModel):
 
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
-    params: dict[str, Any] | None = None
+    params: _Omittable[dict[str, Any]] = None
 
 
 class JSONRPCResultResponse(_McpModel):
@@ -1461,9 +1492,9 @@ JSONRPCResponse = JSONRPCResultResponse | JSONRPCErrorResponse
 class ListPromptsResult(_McpModel):
     """The server's response to a prompts/list request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     prompts: list[Prompt]
@@ -1472,9 +1503,9 @@ class ListPromptsResult(_McpModel):
 class ListResourceTemplatesResult(_McpModel):
     """The server's response to a resources/templates/list request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     resource_templates: list[ResourceTemplate] = Field(alias="resourceTemplates")
@@ -1483,9 +1514,9 @@ class ListResourceTemplatesResult(_McpModel):
 class ListResourcesResult(_McpModel):
     """The server's response to a resources/list request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     resources: list[Resource]
@@ -1503,15 +1534,15 @@ class ListRootsRequest(_McpModel):
     id: RequestId
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: Literal["roots/list"] = _const("roots/list")
-    params: RequestParams | None = None
+    params: _Omittable[RequestParams] = None
 
 
 class ListToolsResult(_McpModel):
     """The server's response to a tools/list request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     tools: list[Tool]
@@ -1537,13 +1568,13 @@ class LoggingMessageNotification(_McpModel):
 class LoggingMessageNotificationParams(_McpModel):
     """Parameters for a `notifications/message` notification."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     data: Any
     """The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here."""
     level: LoggingLevel
     """The severity of this log message."""
-    logger: str | None = None
+    logger: _Omittable[str] = None
     """An optional name of the logger issuing this message."""
 
 
@@ -1553,7 +1584,7 @@ class ModelHint(_McpModel):
     Keys not declared here are currently left unspecified by the spec and are up
     to the client to interpret."""
 
-    name: str | None = None
+    name: _Omittable[str] = None
     """A hint for a model name.
 
     The client SHOULD treat this as a substring of a model name; for example:
@@ -1578,11 +1609,11 @@ class ModelPreferences(_McpModel):
     up to the client to decide how to interpret these preferences and how to
     balance them against other considerations."""
 
-    cost_priority: int | float | None = Field(default=None, alias="costPriority", ge=0, le=1)
+    cost_priority: _Omittable[int | float] = Field(default=None, alias="costPriority", ge=0, le=1)
     """How much to prioritize cost when selecting a model. A value of 0 means cost
     is not important, while a value of 1 means cost is the most important
     factor."""
-    hints: list[ModelHint] | None = None
+    hints: _Omittable[list[ModelHint]] = None
     """Optional hints to use for model selection.
 
     If multiple hints are specified, the client MUST evaluate them in order
@@ -1590,13 +1621,13 @@ class ModelPreferences(_McpModel):
 
     The client SHOULD prioritize these hints over the numeric priorities, but
     MAY still use the priorities to select from ambiguous matches."""
-    intelligence_priority: int | float | None = Field(
+    intelligence_priority: _Omittable[int | float] = Field(
         default=None, alias="intelligencePriority", ge=0, le=1
     )
     """How much to prioritize intelligence and capabilities when selecting a
     model. A value of 0 means intelligence is not important, while a value of 1
     means intelligence is the most important factor."""
-    speed_priority: int | float | None = Field(default=None, alias="speedPriority", ge=0, le=1)
+    speed_priority: _Omittable[int | float] = Field(default=None, alias="speedPriority", ge=0, le=1)
     """How much to prioritize sampling speed (latency) when selecting a model. A
     value of 0 means speed is not important, while a value of 1 means speed is
     the most important factor."""
@@ -1607,20 +1638,20 @@ MultiSelectEnumSchema = UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSch
 
 class Notification(_McpModel):
     method: str
-    params: dict[str, Any] | None = None
+    params: _Omittable[dict[str, Any]] = None
 
 
 class NotificationParams(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
 
 class NumberSchema(_McpModel):
-    default: int | float | None = None
-    description: str | None = None
-    maximum: int | float | None = None
-    minimum: int | float | None = None
-    title: str | None = None
+    default: _Omittable[int | float] = None
+    description: _Omittable[str] = None
+    maximum: _Omittable[int | float] = None
+    minimum: _Omittable[int | float] = None
+    title: _Omittable[str] = None
     type: Literal["integer", "number"]
 
 
@@ -1628,15 +1659,15 @@ class PaginatedRequest(_McpModel):
     id: RequestId
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
-    params: PaginatedRequestParams | None = None
+    params: _Omittable[PaginatedRequestParams] = None
 
 
 class PaginatedRequestParams(_McpModel):
     """Common parameters for paginated requests."""
 
-    meta: PaginatedRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[PaginatedRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    cursor: str | None = None
+    cursor: _Omittable[str] = None
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
 
@@ -1644,25 +1675,25 @@ class PaginatedRequestParams(_McpModel):
 class PaginatedRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class PaginatedResult(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
 
 
 class StringSchema(_McpModel):
-    default: str | None = None
-    description: str | None = None
-    format: Literal["date", "date-time", "email", "uri"] | None = None
-    max_length: int | None = Field(default=None, alias="maxLength")
-    min_length: int | None = Field(default=None, alias="minLength")
-    title: str | None = None
+    default: _Omittable[str] = None
+    description: _Omittable[str] = None
+    format: _Omittable[Literal["date", "date-time", "email", "uri"]] = None
+    max_length: _Omittable[int] = Field(default=None, alias="maxLength")
+    min_length: _Omittable[int] = Field(default=None, alias="minLength")
+    title: _Omittable[str] = None
     type: Literal["string"] = _const("string")
 
 
@@ -1683,15 +1714,15 @@ without nested objects or arrays."""
 class ProgressNotificationParams(_McpModel):
     """Parameters for a `notifications/progress` notification."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    message: str | None = None
+    message: _Omittable[str] = None
     """An optional message describing the current progress."""
     progress: int | float
     """The progress thus far. This should increase every time progress is made, even if the total is unknown."""
     progress_token: ProgressToken = Field(alias="progressToken")
     """The progress token which was given in the initial request, used to associate this notification with the request that is proceeding."""
-    total: int | float | None = None
+    total: _Omittable[int | float] = None
     """Total number of items to process (or total progress required), if known."""
 
 
@@ -1702,13 +1733,13 @@ ProgressToken = str | int
 class Prompt(_McpModel):
     """A prompt or prompt template that the server offers."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    arguments: list[PromptArgument] | None = None
+    arguments: _Omittable[list[PromptArgument]] = None
     """A list of arguments to use for templating the prompt."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """An optional description of what this prompt provides"""
-    icons: list[Icon] | None = None
+    icons: _Omittable[list[Icon]] = None
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -1720,7 +1751,7 @@ class Prompt(_McpModel):
     - `image/webp` - WebP images (modern, efficient format)"""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -1732,13 +1763,13 @@ class Prompt(_McpModel):
 class PromptArgument(_McpModel):
     """Describes an argument that a prompt can accept."""
 
-    description: str | None = None
+    description: _Omittable[str] = None
     """A human-readable description of the argument."""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    required: bool | None = None
+    required: _Omittable[bool] = None
     """Whether this argument must be provided."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -1754,7 +1785,7 @@ class PromptListChangedNotification(_McpModel):
     method: Literal["notifications/prompts/list_changed"] = _const(
         "notifications/prompts/list_changed"
     )
-    params: NotificationParams | None = None
+    params: _Omittable[NotificationParams] = None
 
 
 class PromptMessage(_McpModel):
@@ -1772,7 +1803,7 @@ class PromptReference(_McpModel):
 
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -1785,7 +1816,7 @@ class PromptReference(_McpModel):
 class ReadResourceRequestParams(_McpModel):
     """Parameters for a `resources/read` request."""
 
-    meta: ReadResourceRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ReadResourceRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     uri: str
     """The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it."""
@@ -1794,14 +1825,14 @@ class ReadResourceRequestParams(_McpModel):
 class ReadResourceRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class ReadResourceResult(_McpModel):
     """The server's response to a resources/read request from the client."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     contents: list[TextResourceContents | BlobResourceContents]
 
@@ -1816,7 +1847,7 @@ class RelatedTaskMetadata(_McpModel):
 
 class Request(_McpModel):
     method: str
-    params: dict[str, Any] | None = None
+    params: _Omittable[dict[str, Any]] = None
 
 
 RequestId = str | int
@@ -1826,29 +1857,29 @@ RequestId = str | int
 class RequestParams(_McpModel):
     """Common params for any request."""
 
-    meta: RequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[RequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
 
 class RequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class Resource(_McpModel):
     """A known resource that the server is capable of reading."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """A description of what this resource represents.
 
     This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model."""
-    icons: list[Icon] | None = None
+    icons: _Omittable[list[Icon]] = None
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -1858,15 +1889,15 @@ class Resource(_McpModel):
     Clients that support rendering icons SHOULD also support:
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)"""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    size: int | None = None
+    size: _Omittable[int] = None
     """The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
     This can be used by Hosts to display file sizes and estimate context window usage."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -1880,9 +1911,9 @@ class Resource(_McpModel):
 class ResourceContents(_McpModel):
     """The contents of a specific resource or sub-resource."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     uri: str
     """The URI of this resource."""
@@ -1895,13 +1926,13 @@ class ResourceListChangedNotification(_McpModel):
     method: Literal["notifications/resources/list_changed"] = _const(
         "notifications/resources/list_changed"
     )
-    params: NotificationParams | None = None
+    params: _Omittable[NotificationParams] = None
 
 
 class ResourceRequestParams(_McpModel):
     """Common parameters when working with resources."""
 
-    meta: ResourceRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ResourceRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     uri: str
     """The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it."""
@@ -1910,22 +1941,22 @@ class ResourceRequestParams(_McpModel):
 class ResourceRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
 class ResourceTemplate(_McpModel):
     """A template description for resources available on the server."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    annotations: Annotations | None = None
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """A description of what this template is for.
 
     This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model."""
-    icons: list[Icon] | None = None
+    icons: _Omittable[list[Icon]] = None
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -1935,11 +1966,11 @@ class ResourceTemplate(_McpModel):
     Clients that support rendering icons SHOULD also support:
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)"""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type for all resources that match this template. This should only be included if all resources matching this template have the same type."""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -1969,7 +2000,7 @@ class ResourceUpdatedNotification(_McpModel):
 class ResourceUpdatedNotificationParams(_McpModel):
     """Parameters for a `notifications/resources/updated` notification."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     uri: str
     """The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to."""
@@ -1982,9 +2013,9 @@ Role = Literal["assistant", "user"]
 class Root(_McpModel):
     """Represents a root directory or file that the server can operate on."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    name: str | None = None
+    name: _Omittable[str] = None
     """An optional name for the root. This can be used to provide a human-readable
     identifier for the root, which may be useful for display purposes or for
     referencing the root in other parts of the application."""
@@ -1997,7 +2028,7 @@ class Root(_McpModel):
 class SamplingMessage(_McpModel):
     """Describes a message issued to or received from an LLM API."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     content: (
         Annotated[
@@ -2012,7 +2043,7 @@ class SamplingMessage(_McpModel):
 class ToolUseContent(_McpModel):
     """A request from the assistant to call a tool."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """Optional metadata about the tool use. Clients SHOULD preserve this field when
     including tool uses in subsequent sampling requests to enable caching optimizations.
 
@@ -2031,7 +2062,7 @@ class ToolUseContent(_McpModel):
 class ToolResultContent(_McpModel):
     """The result of a tool use, provided by the user back to the assistant."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """Optional metadata about the tool result. Clients SHOULD preserve this field when
     including tool results in subsequent sampling requests to enable caching optimizations.
 
@@ -2041,12 +2072,12 @@ class ToolResultContent(_McpModel):
 
     This has the same format as CallToolResult.content and can include text, images,
     audio, resource links, and embedded resources."""
-    is_error: bool | None = Field(default=None, alias="isError")
+    is_error: _Omittable[bool] = Field(default=None, alias="isError")
     """Whether the tool use resulted in an error.
 
     If true, the content typically describes the error that occurred.
     Default: false"""
-    structured_content: dict[str, Any] | None = Field(default=None, alias="structuredContent")
+    structured_content: _Omittable[dict[str, Any]] = Field(default=None, alias="structuredContent")
     """An optional structured result object.
 
     If the tool defined an outputSchema, this SHOULD conform to that schema."""
@@ -2066,67 +2097,67 @@ SamplingMessageContentBlock = Annotated[
 class ServerCapabilities(_McpModel):
     """Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities."""
 
-    completions: dict[str, Any] | None = None
+    completions: _Omittable[dict[str, Any]] = None
     """Present if the server supports argument autocompletion suggestions."""
-    experimental: dict[str, dict[str, Any]] | None = None
+    experimental: _Omittable[dict[str, dict[str, Any]]] = None
     """Experimental, non-standard capabilities that the server supports."""
-    logging: dict[str, Any] | None = None
+    logging: _Omittable[dict[str, Any]] = None
     """Present if the server supports sending log messages to the client."""
-    prompts: ServerCapabilitiesPrompts | None = None
+    prompts: _Omittable[ServerCapabilitiesPrompts] = None
     """Present if the server offers any prompt templates."""
-    resources: ServerCapabilitiesResources | None = None
+    resources: _Omittable[ServerCapabilitiesResources] = None
     """Present if the server offers any resources to read."""
-    tasks: ServerCapabilitiesTasks | None = None
+    tasks: _Omittable[ServerCapabilitiesTasks] = None
     """Present if the server supports task-augmented requests."""
-    tools: ServerCapabilitiesTools | None = None
+    tools: _Omittable[ServerCapabilitiesTools] = None
     """Present if the server offers any tools to call."""
 
 
 class ServerCapabilitiesPrompts(_McpModel):
     """Present if the server offers any prompt templates."""
 
-    list_changed: bool | None = Field(default=None, alias="listChanged")
+    list_changed: _Omittable[bool] = Field(default=None, alias="listChanged")
     """Whether this server supports notifications for changes to the prompt list."""
 
 
 class ServerCapabilitiesResources(_McpModel):
     """Present if the server offers any resources to read."""
 
-    list_changed: bool | None = Field(default=None, alias="listChanged")
+    list_changed: _Omittable[bool] = Field(default=None, alias="listChanged")
     """Whether this server supports notifications for changes to the resource list."""
-    subscribe: bool | None = None
+    subscribe: _Omittable[bool] = None
     """Whether this server supports subscribing to resource updates."""
 
 
 class ServerCapabilitiesTasks(_McpModel):
     """Present if the server supports task-augmented requests."""
 
-    cancel: dict[str, Any] | None = None
+    cancel: _Omittable[dict[str, Any]] = None
     """Whether this server supports tasks/cancel."""
-    list_: dict[str, Any] | None = Field(default=None, alias="list")
+    list_: _Omittable[dict[str, Any]] = Field(default=None, alias="list")
     """Whether this server supports tasks/list."""
-    requests: ServerCapabilitiesTasksRequests | None = None
+    requests: _Omittable[ServerCapabilitiesTasksRequests] = None
     """Specifies which request types can be augmented with tasks."""
 
 
 class ServerCapabilitiesTools(_McpModel):
     """Present if the server offers any tools to call."""
 
-    list_changed: bool | None = Field(default=None, alias="listChanged")
+    list_changed: _Omittable[bool] = Field(default=None, alias="listChanged")
     """Whether this server supports notifications for changes to the tool list."""
 
 
 class ServerCapabilitiesTasksRequests(_McpModel):
     """Specifies which request types can be augmented with tasks."""
 
-    tools: ServerCapabilitiesTasksRequestsTools | None = None
+    tools: _Omittable[ServerCapabilitiesTasksRequestsTools] = None
     """Task support for tool-related requests."""
 
 
 class ServerCapabilitiesTasksRequestsTools(_McpModel):
     """Task support for tool-related requests."""
 
-    call: dict[str, Any] | None = None
+    call: _Omittable[dict[str, Any]] = None
     """Whether the server supports task-augmented tools/call requests."""
 
 
@@ -2135,7 +2166,7 @@ class ToolListChangedNotification(_McpModel):
 
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: Literal["notifications/tools/list_changed"] = _const("notifications/tools/list_changed")
-    params: NotificationParams | None = None
+    params: _Omittable[NotificationParams] = None
 
 
 ServerNotification = Annotated[
@@ -2186,7 +2217,7 @@ ServerResult = (
 class SetLevelRequestParams(_McpModel):
     """Parameters for a `logging/setLevel` request."""
 
-    meta: SetLevelRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[SetLevelRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     level: LoggingLevel
     """The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message."""
@@ -2195,7 +2226,7 @@ class SetLevelRequestParams(_McpModel):
 class SetLevelRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
@@ -2205,7 +2236,7 @@ SingleSelectEnumSchema = UntitledSingleSelectEnumSchema | TitledSingleSelectEnum
 class SubscribeRequestParams(_McpModel):
     """Parameters for a `resources/subscribe` request."""
 
-    meta: SubscribeRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[SubscribeRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     uri: str
     """The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it."""
@@ -2214,7 +2245,7 @@ class SubscribeRequestParams(_McpModel):
 class SubscribeRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
@@ -2225,11 +2256,11 @@ class Task(_McpModel):
     """ISO 8601 timestamp when the task was created."""
     last_updated_at: str = Field(alias="lastUpdatedAt")
     """ISO 8601 timestamp when the task was last updated."""
-    poll_interval: int | None = Field(default=None, alias="pollInterval")
+    poll_interval: _Omittable[int] = Field(default=None, alias="pollInterval")
     """Suggested polling interval in milliseconds."""
     status: TaskStatus
     """Current task state."""
-    status_message: str | None = Field(default=None, alias="statusMessage")
+    status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     """Optional human-readable message describing the current task state.
     This can provide context for any status, including:
     - Reasons for "cancelled" status
@@ -2244,9 +2275,9 @@ class Task(_McpModel):
 class TaskAugmentedRequestParams(_McpModel):
     """Common params for any task-augmented request."""
 
-    meta: TaskAugmentedRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[TaskAugmentedRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    task: TaskMetadata | None = None
+    task: _Omittable[TaskMetadata] = None
     """If specified, the caller is requesting task-augmented execution for this request.
     The request will return a CreateTaskResult immediately, and the actual result can be
     retrieved later via tasks/result.
@@ -2258,7 +2289,7 @@ class TaskAugmentedRequestParams(_McpModel):
 class TaskAugmentedRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
@@ -2266,7 +2297,7 @@ class TaskMetadata(_McpModel):
     """Metadata for augmenting a request with task execution.
     Include this in the `task` field of the request parameters."""
 
-    ttl: int | None = None
+    ttl: _Omittable[int] = None
     """Requested duration in milliseconds to retain task from creation."""
 
 
@@ -2277,17 +2308,17 @@ TaskStatus = Literal["cancelled", "completed", "failed", "input_required", "work
 class TaskStatusNotificationParams(_McpModel):
     """Parameters for a `notifications/tasks/status` notification."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     created_at: str = Field(alias="createdAt")
     """ISO 8601 timestamp when the task was created."""
     last_updated_at: str = Field(alias="lastUpdatedAt")
     """ISO 8601 timestamp when the task was last updated."""
-    poll_interval: int | None = Field(default=None, alias="pollInterval")
+    poll_interval: _Omittable[int] = Field(default=None, alias="pollInterval")
     """Suggested polling interval in milliseconds."""
     status: TaskStatus
     """Current task state."""
-    status_message: str | None = Field(default=None, alias="statusMessage")
+    status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     """Optional human-readable message describing the current task state.
     This can provide context for any status, including:
     - Reasons for "cancelled" status
@@ -2300,9 +2331,9 @@ class TaskStatusNotificationParams(_McpModel):
 
 
 class TextResourceContents(_McpModel):
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     text: str
     """The text of the item. This must only be set if the item can actually be represented as text (not binary data)."""
@@ -2334,19 +2365,19 @@ class TitledSingleSelectEnumSchemaOneOfItem(_McpModel):
 class Tool(_McpModel):
     """Definition for a tool the client can call."""
 
-    meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
-    annotations: ToolAnnotations | None = None
+    annotations: _Omittable[ToolAnnotations] = None
     """Optional additional tool information.
 
     Display name precedence order is: title, annotations.title, then name."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """A human-readable description of the tool.
 
     This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model."""
-    execution: ToolExecution | None = None
+    execution: _Omittable[ToolExecution] = None
     """Execution-related properties for this tool."""
-    icons: list[Icon] | None = None
+    icons: _Omittable[list[Icon]] = None
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -2360,13 +2391,13 @@ class Tool(_McpModel):
     """A JSON Schema object defining the expected parameters for the tool."""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    output_schema: ToolOutputSchema | None = Field(default=None, alias="outputSchema")
+    output_schema: _Omittable[ToolOutputSchema] = Field(default=None, alias="outputSchema")
     """An optional JSON Schema object defining the structure of the tool's output returned in
     the structuredContent field of a CallToolResult.
 
     Defaults to JSON Schema 2020-12 when no explicit $schema is provided.
     Currently restricted to type: "object" at the root level."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -2378,9 +2409,9 @@ class Tool(_McpModel):
 class ToolInputSchema(_McpModel):
     """A JSON Schema object defining the expected parameters for the tool."""
 
-    schema_: str | None = Field(default=None, alias="$schema")
-    properties: dict[str, dict[str, Any]] | None = None
-    required: list[str] | None = None
+    schema_: _Omittable[str] = Field(default=None, alias="$schema")
+    properties: _Omittable[dict[str, dict[str, Any]]] = None
+    required: _Omittable[list[str]] = None
     type: Literal["object"] = _const("object")
 
 
@@ -2391,9 +2422,9 @@ class ToolOutputSchema(_McpModel):
     Defaults to JSON Schema 2020-12 when no explicit $schema is provided.
     Currently restricted to type: "object" at the root level."""
 
-    schema_: str | None = Field(default=None, alias="$schema")
-    properties: dict[str, dict[str, Any]] | None = None
-    required: list[str] | None = None
+    schema_: _Omittable[str] = Field(default=None, alias="$schema")
+    properties: _Omittable[dict[str, dict[str, Any]]] = None
+    required: _Omittable[list[str]] = None
     type: Literal["object"] = _const("object")
 
 
@@ -2407,39 +2438,39 @@ class ToolAnnotations(_McpModel):
     Clients should never make tool use decisions based on ToolAnnotations
     received from untrusted servers."""
 
-    destructive_hint: bool | None = Field(default=None, alias="destructiveHint")
+    destructive_hint: _Omittable[bool] = Field(default=None, alias="destructiveHint")
     """If true, the tool may perform destructive updates to its environment.
     If false, the tool performs only additive updates.
 
     (This property is meaningful only when `readOnlyHint == false`)
 
     Default: true"""
-    idempotent_hint: bool | None = Field(default=None, alias="idempotentHint")
+    idempotent_hint: _Omittable[bool] = Field(default=None, alias="idempotentHint")
     """If true, calling the tool repeatedly with the same arguments
     will have no additional effect on its environment.
 
     (This property is meaningful only when `readOnlyHint == false`)
 
     Default: false"""
-    open_world_hint: bool | None = Field(default=None, alias="openWorldHint")
+    open_world_hint: _Omittable[bool] = Field(default=None, alias="openWorldHint")
     """If true, this tool may interact with an "open world" of external
     entities. If false, the tool's domain of interaction is closed.
     For example, the world of a web search tool is open, whereas that
     of a memory tool is not.
 
     Default: true"""
-    read_only_hint: bool | None = Field(default=None, alias="readOnlyHint")
+    read_only_hint: _Omittable[bool] = Field(default=None, alias="readOnlyHint")
     """If true, the tool does not modify its environment.
 
     Default: false"""
-    title: str | None = None
+    title: _Omittable[str] = None
     """A human-readable title for the tool."""
 
 
 class ToolChoice(_McpModel):
     """Controls tool selection behavior for sampling requests."""
 
-    mode: Literal["auto", "none", "required"] | None = None
+    mode: _Omittable[Literal["auto", "none", "required"]] = None
     """Controls the tool use ability of the model:
     - "auto": Model decides whether to use tools (default)
     - "required": Model MUST use at least one tool before completing
@@ -2449,7 +2480,7 @@ class ToolChoice(_McpModel):
 class ToolExecution(_McpModel):
     """Execution-related properties for a tool."""
 
-    task_support: Literal["forbidden", "optional", "required"] | None = Field(
+    task_support: _Omittable[Literal["forbidden", "optional", "required"]] = Field(
         default=None, alias="taskSupport"
     )
     """Indicates whether this tool supports task-augmented execution.
@@ -2467,7 +2498,7 @@ class URLElicitationRequiredError(_McpModel):
     """An error response that indicates that the server requires the client to provide additional information via an elicitation request."""
 
     error: URLElicitationRequiredErrorError
-    id: RequestId | None = None
+    id: _Omittable[RequestId] = None
     jsonrpc: Literal["2.0"] = _const("2.0")
 
 
@@ -2489,7 +2520,7 @@ class URLElicitationRequiredErrorErrorData(_McpModel):
 class UnsubscribeRequestParams(_McpModel):
     """Parameters for a `resources/unsubscribe` request."""
 
-    meta: UnsubscribeRequestParamsMeta | None = Field(default=None, alias="_meta")
+    meta: _Omittable[UnsubscribeRequestParamsMeta] = Field(default=None, alias="_meta")
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     uri: str
     """The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it."""
@@ -2498,7 +2529,7 @@ class UnsubscribeRequestParams(_McpModel):
 class UnsubscribeRequestParamsMeta(_McpModel):
     """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 

@@ -201,8 +201,19 @@ def _const(value: _T, alias: str | None = None) -> _T:
     return cast(_T, marker)
 
 
+if TYPE_CHECKING:
+    from typing import Optional as _Omittable
+else:
+
+    class _Omittable:
+        """`X | None` to type checkers; `X` to pydantic: absent reads as None, JSON null stays invalid."""
+
+        def __class_getitem__(cls, item: Any) -> Any:
+            return Annotated[item, cls]
+
+
 class _McpModel(BaseModel):
-    """Common configuration: unknown keys are kept, wire and Python names both accepted, constants filled in."""
+    """Common configuration: unknown keys kept, wire and Python names accepted, constants filled in, None means absent."""
 
     model_config = ConfigDict(
         extra="allow",
@@ -211,19 +222,39 @@ class _McpModel(BaseModel):
         serialize_by_alias=True,
     )
     _mcp_constants: ClassVar[tuple[tuple[str, str, Any], ...]] = ()
-
-    @classmethod
-    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
-        super().__pydantic_init_subclass__(**kwargs)
-        cls._mcp_constants = tuple(
-            (name, field.alias or name, field.json_schema_extra["const"])
-            for name, field in cls.model_fields.items()
-            if isinstance(field.json_schema_extra, dict) and "const" in field.json_schema_extra
-        )
+    _mcp_omittable: ClassVar[frozenset[str] | None] = None
 
     if not TYPE_CHECKING:
 
+        @classmethod
+        def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+            super().__pydantic_init_subclass__(**kwargs)
+            cls._mcp_constants = tuple(
+                (name, field.alias or name, field.json_schema_extra["const"])
+                for name, field in cls.model_fields.items()
+                if isinstance(field.json_schema_extra, dict) and "const" in field.json_schema_extra
+            )
+
+        @classmethod
+        def _mcp_omittable_keys(cls) -> frozenset[str]:
+            # Read once the model is complete: a forward reference hides a field's marker until then.
+            keys = cls.__dict__.get("_mcp_omittable")
+            if keys is None:
+                if not cls.__pydantic_complete__:
+                    cls.model_rebuild()
+                keys = frozenset(
+                    key
+                    for name, field in cls.model_fields.items()
+                    if _Omittable in field.metadata
+                    for key in (name, field.alias or name)
+                )
+                cls._mcp_omittable = keys
+            return keys
+
         def __init__(self, /, **data: Any) -> None:
+            if None in data.values():
+                omittable = self._mcp_omittable_keys()
+                data = {k: v for k, v in data.items() if v is not None or k not in omittable}
             for name, alias, value in self._mcp_constants:
                 if name not in data and alias not in data:
                     data[alias] = value
@@ -236,18 +267,18 @@ class _McpModel(BaseModel):
 class Annotations(_McpModel):
     """Optional annotations for the client. The client can use annotations to inform how objects are used or displayed"""
 
-    audience: list[Role] | None = None
+    audience: _Omittable[list[Role]] = None
     """Describes who the intended audience of this object or data is.
 
     It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`)."""
-    last_modified: str | None = Field(default=None, alias="lastModified")
+    last_modified: _Omittable[str] = Field(default=None, alias="lastModified")
     """The moment the resource was last modified, as an ISO 8601 formatted string.
 
     Should be an ISO 8601 formatted string (e.g., "2025-01-12T15:00:58Z").
 
     Examples: last activity timestamp in an open file, timestamp when the resource
     was attached, etc."""
-    priority: int | float | None = Field(default=None, ge=0, le=1)
+    priority: _Omittable[int | float] = Field(default=None, ge=0, le=1)
     """Describes how important this data is for operating the server.
 
     A value of 1 means "most important," and indicates that the data is
@@ -258,8 +289,8 @@ class Annotations(_McpModel):
 class AudioContent(_McpModel):
     """Audio provided to or from an LLM."""
 
-    meta: MetaObject | None = Field(default=None, alias="_meta")
-    annotations: Annotations | None = None
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     data: str
     """The base64-encoded audio data."""
@@ -273,7 +304,7 @@ class BaseMetadata(_McpModel):
 
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -283,26 +314,26 @@ class BaseMetadata(_McpModel):
 
 
 class BlobResourceContents(_McpModel):
-    meta: MetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
     blob: str
     """A base64-encoded string representing the binary data of the item."""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     uri: str
     """The URI of this resource."""
 
 
 class BooleanSchema(_McpModel):
-    default: bool | None = None
-    description: str | None = None
-    title: str | None = None
+    default: _Omittable[bool] = None
+    description: _Omittable[str] = None
+    title: _Omittable[str] = None
     type: Literal["boolean"] = _const("boolean")
 
 
 class CacheableResult(_McpModel):
     """A result that supports a time-to-live (TTL) hint for client-side caching."""
 
-    meta: ResultMetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ResultMetaObject] = Field(default=None, alias="_meta")
     cache_scope: Literal["private", "public"] = Field(alias="cacheScope")
     """Indicates the intended scope of the cached response, analogous to HTTP
     `Cache-Control: public` vs `Cache-Control: private`.
@@ -346,21 +377,21 @@ class CallToolRequestParams(_McpModel):
     """Parameters for a `tools/call` request."""
 
     meta: RequestMetaObject = Field(alias="_meta")
-    arguments: dict[str, Any] | None = None
+    arguments: _Omittable[dict[str, Any]] = None
     """Arguments to use for the tool call."""
-    input_responses: InputResponses | None = Field(default=None, alias="inputResponses")
+    input_responses: _Omittable[InputResponses] = Field(default=None, alias="inputResponses")
     name: str
     """The name of the tool."""
-    request_state: str | None = Field(default=None, alias="requestState")
+    request_state: _Omittable[str] = Field(default=None, alias="requestState")
 
 
 class CallToolResult(_McpModel):
     """The result returned by the server for a {@link CallToolRequesttools/call} request."""
 
-    meta: ResultMetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ResultMetaObject] = Field(default=None, alias="_meta")
     content: list[ContentBlock]
     """A list of content objects that represent the unstructured result of the tool call."""
-    is_error: bool | None = Field(default=None, alias="isError")
+    is_error: _Omittable[bool] = Field(default=None, alias="isError")
     """Whether the tool call ended in an error.
 
     If not set, this is assumed to be false (the call was successful).
@@ -414,8 +445,8 @@ class CancelledNotification(_McpModel):
 class CancelledNotificationParams(_McpModel):
     """Parameters for a `notifications/cancelled` notification."""
 
-    meta: NotificationMetaObject | None = Field(default=None, alias="_meta")
-    reason: str | None = None
+    meta: _Omittable[NotificationMetaObject] = Field(default=None, alias="_meta")
+    reason: _Omittable[str] = None
     """An optional string describing the reason for the cancellation. This MAY be logged or presented to the user."""
     request_id: RequestId = Field(alias="requestId")
     """The ID of the request to cancel.
@@ -426,37 +457,37 @@ class CancelledNotificationParams(_McpModel):
 class ClientCapabilities(_McpModel):
     """Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities."""
 
-    elicitation: ClientCapabilitiesElicitation | None = None
+    elicitation: _Omittable[ClientCapabilitiesElicitation] = None
     """Present if the client supports elicitation from the server."""
-    experimental: dict[str, JSONObject] | None = None
+    experimental: _Omittable[dict[str, JSONObject]] = None
     """Experimental, non-standard capabilities that the client supports."""
-    extensions: dict[str, JSONObject] | None = None
+    extensions: _Omittable[dict[str, JSONObject]] = None
     """Optional MCP extensions that the client supports. Keys are extension identifiers
     (e.g., "io.modelcontextprotocol/oauth-client-credentials"), and values are
     per-extension settings objects. An empty object indicates support with no settings.
 
     Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
     mandatory prefix."""
-    roots: dict[str, Any] | None = None
+    roots: _Omittable[dict[str, Any]] = None
     """Present if the client supports listing roots."""
-    sampling: ClientCapabilitiesSampling | None = None
+    sampling: _Omittable[ClientCapabilitiesSampling] = None
     """Present if the client supports sampling from an LLM."""
 
 
 class ClientCapabilitiesElicitation(_McpModel):
     """Present if the client supports elicitation from the server."""
 
-    form: JSONObject | None = None
-    url: JSONObject | None = None
+    form: _Omittable[JSONObject] = None
+    url: _Omittable[JSONObject] = None
 
 
 class ClientCapabilitiesSampling(_McpModel):
     """Present if the client supports sampling from an LLM."""
 
-    context: JSONObject | None = None
+    context: _Omittable[JSONObject] = None
     """Whether the client supports context inclusion via `includeContext` parameter.
     If not declared, servers SHOULD only use `includeContext: "none"` (or omit it)."""
-    tools: JSONObject | None = None
+    tools: _Omittable[JSONObject] = None
     """Whether the client supports tool use via `tools` and `toolChoice` parameters."""
 
 
@@ -579,7 +610,7 @@ ClientRequest = Annotated[
 class Result(_McpModel):
     """Common result fields."""
 
-    meta: ResultMetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ResultMetaObject] = Field(default=None, alias="_meta")
     result_type: str = Field(alias="resultType")
     """Indicates the type of the result, which allows the client to determine
     how to parse the result object.
@@ -600,7 +631,7 @@ class CompleteRequestParams(_McpModel):
     meta: RequestMetaObject = Field(alias="_meta")
     argument: CompleteRequestParamsArgument
     """The argument's information"""
-    context: CompleteRequestParamsContext | None = None
+    context: _Omittable[CompleteRequestParamsContext] = None
     """Additional, optional context for completions"""
     ref: Annotated[PromptReference | ResourceTemplateReference, Field(discriminator="type")]
 
@@ -617,14 +648,14 @@ class CompleteRequestParamsArgument(_McpModel):
 class CompleteRequestParamsContext(_McpModel):
     """Additional, optional context for completions"""
 
-    arguments: dict[str, str] | None = None
+    arguments: _Omittable[dict[str, str]] = None
     """Previously-resolved variables in a URI template or prompt."""
 
 
 class CompleteResult(_McpModel):
     """The result returned by the server for a {@link CompleteRequestcompletion/complete} request."""
 
-    meta: ResultMetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ResultMetaObject] = Field(default=None, alias="_meta")
     completion: CompleteResultCompletion
     result_type: Literal["complete"] = _const("complete", alias="resultType")
     """Indicates the type of the result, which allows the client to determine
@@ -637,9 +668,9 @@ class CompleteResult(_McpModel):
 
 
 class CompleteResultCompletion(_McpModel):
-    has_more: bool | None = Field(default=None, alias="hasMore")
+    has_more: _Omittable[bool] = Field(default=None, alias="hasMore")
     """Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown."""
-    total: int | None = None
+    total: _Omittable[int] = None
     """The total number of completion options available. This can exceed the number of values actually sent in the response."""
     values: list[str] = Field(max_length=100)
     """An array of completion values. Must not exceed 100 items."""
@@ -656,8 +687,8 @@ class CompleteResultResponse(_McpModel):
 class TextContent(_McpModel):
     """Text provided to or from an LLM."""
 
-    meta: MetaObject | None = Field(default=None, alias="_meta")
-    annotations: Annotations | None = None
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     text: str
     """The text content of the message."""
@@ -667,8 +698,8 @@ class TextContent(_McpModel):
 class ImageContent(_McpModel):
     """An image provided to or from an LLM."""
 
-    meta: MetaObject | None = Field(default=None, alias="_meta")
-    annotations: Annotations | None = None
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     data: str
     """The base64-encoded image data."""
@@ -683,14 +714,14 @@ class ResourceLink(_McpModel):
     Note: resource links returned by tools are not guaranteed to appear in the results of {@link ListResourcesRequestresources/list} requests.
     """
 
-    meta: MetaObject | None = Field(default=None, alias="_meta")
-    annotations: Annotations | None = None
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """A description of what this resource represents.
 
     This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model."""
-    icons: list[Icon] | None = None
+    icons: _Omittable[list[Icon]] = None
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -700,15 +731,15 @@ class ResourceLink(_McpModel):
     Clients that support rendering icons SHOULD also support:
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)"""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    size: int | None = None
+    size: _Omittable[int] = None
     """The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
     This can be used by Hosts to display file sizes and estimate context window usage."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -726,8 +757,8 @@ class EmbeddedResource(_McpModel):
     It is up to the client how best to render embedded resources for the benefit
     of the LLM and/or the user."""
 
-    meta: MetaObject | None = Field(default=None, alias="_meta")
-    annotations: Annotations | None = None
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     resource: TextResourceContents | BlobResourceContents
     type: Literal["resource"] = _const("resource")
@@ -749,7 +780,7 @@ class CreateMessageRequest(_McpModel):
 class CreateMessageRequestParams(_McpModel):
     """Parameters for a `sampling/createMessage` request."""
 
-    include_context: Literal["allServers", "none", "thisServer"] | None = Field(
+    include_context: _Omittable[Literal["allServers", "none", "thisServer"]] = Field(
         default=None, alias="includeContext"
     )
     """A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
@@ -763,19 +794,19 @@ class CreateMessageRequestParams(_McpModel):
 
     The client MAY choose to sample fewer tokens than the requested maximum."""
     messages: list[SamplingMessage]
-    metadata: JSONObject | None = None
+    metadata: _Omittable[JSONObject] = None
     """Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific."""
-    model_preferences_: ModelPreferences | None = Field(default=None, alias="modelPreferences")
+    model_preferences_: _Omittable[ModelPreferences] = Field(default=None, alias="modelPreferences")
     """The server's preferences for which model to select. The client MAY ignore these preferences."""
-    stop_sequences: list[str] | None = Field(default=None, alias="stopSequences")
-    system_prompt: str | None = Field(default=None, alias="systemPrompt")
+    stop_sequences: _Omittable[list[str]] = Field(default=None, alias="stopSequences")
+    system_prompt: _Omittable[str] = Field(default=None, alias="systemPrompt")
     """An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt."""
-    temperature: int | float | None = None
-    tool_choice: ToolChoice | None = Field(default=None, alias="toolChoice")
+    temperature: _Omittable[int | float] = None
+    tool_choice: _Omittable[ToolChoice] = Field(default=None, alias="toolChoice")
     """Controls how the model uses tools.
     The client MUST return an error if this field is provided but {@link ClientCapabilities.sampling.tools} is not declared.
     Default is `{ mode: "auto" }`."""
-    tools: list[Tool] | None = None
+    tools: _Omittable[list[Tool]] = None
     """Tools that the model may use during generation.
     The client MUST return an error if this field is provided but {@link ClientCapabilities.sampling.tools} is not declared."""
 
@@ -785,7 +816,7 @@ class CreateMessageResult(_McpModel):
     The client should inform the user before returning the sampled message, to allow them
     to inspect the response (human in the loop) and decide whether to allow the server to see it."""
 
-    meta: MetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
     content: (
         Annotated[
             TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent,
@@ -796,7 +827,7 @@ class CreateMessageResult(_McpModel):
     model: str
     """The name of the model that generated the message."""
     role: Role
-    stop_reason: str | None = Field(default=None, alias="stopReason")
+    stop_reason: _Omittable[str] = Field(default=None, alias="stopReason")
     """The reason why sampling stopped, if known.
 
     Standard values:
@@ -815,7 +846,7 @@ Cursor = str
 class DiscoverResult(_McpModel):
     """The result returned by the server for a {@link DiscoverRequestserver/discover} request."""
 
-    meta: ResultMetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ResultMetaObject] = Field(default=None, alias="_meta")
     cache_scope: Literal["private", "public"] = Field(alias="cacheScope")
     """Indicates the intended scope of the cached response, analogous to HTTP
     `Cache-Control: public` vs `Cache-Control: private`.
@@ -829,7 +860,7 @@ class DiscoverResult(_McpModel):
       different cache)."""
     capabilities: ServerCapabilities
     """The capabilities of the server."""
-    instructions: str | None = None
+    instructions: _Omittable[str] = None
     """Natural-language guidance describing the server and its features.
 
     This can be used by clients to improve an LLM's understanding of
@@ -878,7 +909,7 @@ class ElicitRequestFormParams(_McpModel):
 
     message: str
     """The message to present to the user describing what information is being requested."""
-    mode: Literal["form"] | None = None
+    mode: _Omittable[Literal["form"]] = None
     """The elicitation mode."""
     requested_schema: ElicitRequestFormParamsRequestedSchema = Field(alias="requestedSchema")
     """A restricted subset of JSON Schema.
@@ -889,9 +920,9 @@ class ElicitRequestFormParamsRequestedSchema(_McpModel):
     """A restricted subset of JSON Schema.
     Only top-level properties are allowed, without nesting."""
 
-    schema_: str | None = Field(default=None, alias="$schema")
+    schema_: _Omittable[str] = Field(default=None, alias="$schema")
     properties: dict[str, PrimitiveSchemaDefinition]
-    required: list[str] | None = None
+    required: _Omittable[list[str]] = None
     type: Literal["object"] = _const("object")
 
 
@@ -918,7 +949,7 @@ class ElicitResult(_McpModel):
     - `"accept"`: User submitted the form/confirmed the action
     - `"decline"`: User explicitly declined the action
     - `"cancel"`: User dismissed without making an explicit choice"""
-    content: dict[str, list[str] | str | int | float | bool] | None = None
+    content: _Omittable[dict[str, list[str] | str | int | float | bool]] = None
     """The submitted form data, only present when action is `"accept"` and mode was `"form"`.
     Contains values matching the requested schema.
     Omitted for out-of-band mode responses."""
@@ -931,13 +962,13 @@ EmptyResult = Result
 class UntitledSingleSelectEnumSchema(_McpModel):
     """Schema for single-selection enumeration without display titles for options."""
 
-    default: str | None = None
+    default: _Omittable[str] = None
     """Optional default value."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """Optional description for the enum field."""
     enum: list[str]
     """Array of enum values to choose from."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Optional title for the enum field."""
     type: Literal["string"] = _const("string")
 
@@ -945,13 +976,13 @@ class UntitledSingleSelectEnumSchema(_McpModel):
 class TitledSingleSelectEnumSchema(_McpModel):
     """Schema for single-selection enumeration with display titles for each option."""
 
-    default: str | None = None
+    default: _Omittable[str] = None
     """Optional default value."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """Optional description for the enum field."""
     one_of: list[TitledSingleSelectEnumSchemaOneOfItem] = Field(alias="oneOf")
     """Array of enum options with values and display labels."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Optional title for the enum field."""
     type: Literal["string"] = _const("string")
 
@@ -959,17 +990,17 @@ class TitledSingleSelectEnumSchema(_McpModel):
 class UntitledMultiSelectEnumSchema(_McpModel):
     """Schema for multiple-selection enumeration without display titles for options."""
 
-    default: list[str] | None = None
+    default: _Omittable[list[str]] = None
     """Optional default value."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """Optional description for the enum field."""
     items: UntitledMultiSelectEnumSchemaItems
     """Schema for the array items."""
-    max_items: int | None = Field(default=None, alias="maxItems")
+    max_items: _Omittable[int] = Field(default=None, alias="maxItems")
     """Maximum number of items to select."""
-    min_items: int | None = Field(default=None, alias="minItems")
+    min_items: _Omittable[int] = Field(default=None, alias="minItems")
     """Minimum number of items to select."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Optional title for the enum field."""
     type: Literal["array"] = _const("array")
 
@@ -977,17 +1008,17 @@ class UntitledMultiSelectEnumSchema(_McpModel):
 class TitledMultiSelectEnumSchema(_McpModel):
     """Schema for multiple-selection enumeration with display titles for each option."""
 
-    default: list[str] | None = None
+    default: _Omittable[list[str]] = None
     """Optional default value."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """Optional description for the enum field."""
     items: TitledMultiSelectEnumSchemaItems
     """Schema for array items with enum options and display labels."""
-    max_items: int | None = Field(default=None, alias="maxItems")
+    max_items: _Omittable[int] = Field(default=None, alias="maxItems")
     """Maximum number of items to select."""
-    min_items: int | None = Field(default=None, alias="minItems")
+    min_items: _Omittable[int] = Field(default=None, alias="minItems")
     """Minimum number of items to select."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Optional title for the enum field."""
     type: Literal["array"] = _const("array")
 
@@ -996,13 +1027,13 @@ class LegacyTitledEnumSchema(_McpModel):
     """Use {@link TitledSingleSelectEnumSchema} instead.
     This interface will be removed in a future version."""
 
-    default: str | None = None
-    description: str | None = None
+    default: _Omittable[str] = None
+    description: _Omittable[str] = None
     enum: list[str]
-    enum_names: list[str] | None = Field(default=None, alias="enumNames")
+    enum_names: _Omittable[list[str]] = Field(default=None, alias="enumNames")
     """(Legacy) Display names for enum values.
     Non-standard according to JSON schema 2020-12."""
-    title: str | None = None
+    title: _Omittable[str] = None
     type: Literal["string"] = _const("string")
 
 
@@ -1028,19 +1059,19 @@ class GetPromptRequestParams(_McpModel):
     """Parameters for a `prompts/get` request."""
 
     meta: RequestMetaObject = Field(alias="_meta")
-    arguments: dict[str, str] | None = None
+    arguments: _Omittable[dict[str, str]] = None
     """Arguments to use for templating the prompt."""
-    input_responses: InputResponses | None = Field(default=None, alias="inputResponses")
+    input_responses: _Omittable[InputResponses] = Field(default=None, alias="inputResponses")
     name: str
     """The name of the prompt or prompt template."""
-    request_state: str | None = Field(default=None, alias="requestState")
+    request_state: _Omittable[str] = Field(default=None, alias="requestState")
 
 
 class GetPromptResult(_McpModel):
     """The result returned by the server for a {@link GetPromptRequestprompts/get} request."""
 
-    meta: ResultMetaObject | None = Field(default=None, alias="_meta")
-    description: str | None = None
+    meta: _Omittable[ResultMetaObject] = Field(default=None, alias="_meta")
+    description: _Omittable[str] = None
     """An optional description for the prompt."""
     messages: list[PromptMessage]
     result_type: Literal["complete"] = _const("complete", alias="resultType")
@@ -1068,7 +1099,7 @@ class HeaderMismatchError(_McpModel):
     status code MUST be `400 Bad Request`."""
 
     error: HeaderMismatchErrorError
-    id: RequestId | None = None
+    id: _Omittable[RequestId] = None
     jsonrpc: Literal["2.0"] = _const("2.0")
 
 
@@ -1084,10 +1115,10 @@ class HeaderMismatchErrorError(_McpModel):
 class Icon(_McpModel):
     """An optionally-sized icon that can be displayed in a user interface."""
 
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """Optional MIME type override if the source MIME type is missing or generic.
     For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`."""
-    sizes: list[str] | None = None
+    sizes: _Omittable[list[str]] = None
     """Optional array of strings that specify sizes at which the icon can be used.
     Each string should be in WxH format (e.g., `"48x48"`, `"96x96"`) or `"any"` for scalable formats like SVG.
 
@@ -1101,7 +1132,7 @@ class Icon(_McpModel):
 
     Consumers SHOULD take appropriate precautions when consuming SVGs as they can contain
     executable JavaScript."""
-    theme: Literal["dark", "light"] | None = None
+    theme: _Omittable[Literal["dark", "light"]] = None
     """Optional specifier for the theme this icon is designed for. `"light"` indicates
     the icon is designed to be used with a light background, and `"dark"` indicates
     the icon is designed to be used with a dark background.
@@ -1112,7 +1143,7 @@ class Icon(_McpModel):
 class Icons(_McpModel):
     """Base interface to add `icons` property."""
 
-    icons: list[Icon] | None = None
+    icons: _Omittable[list[Icon]] = None
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -1127,13 +1158,13 @@ class Icons(_McpModel):
 class Implementation(_McpModel):
     """Describes the MCP implementation."""
 
-    description: str | None = None
+    description: _Omittable[str] = None
     """An optional human-readable description of what this implementation does.
 
     This can be used by clients or servers to provide context about their purpose
     and capabilities. For example, a server might describe the types of resources
     or tools it provides, while a client might describe its intended use case."""
-    icons: list[Icon] | None = None
+    icons: _Omittable[list[Icon]] = None
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -1145,7 +1176,7 @@ class Implementation(_McpModel):
     - `image/webp` - WebP images (modern, efficient format)"""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -1154,7 +1185,7 @@ class Implementation(_McpModel):
     if present)."""
     version: str
     """The version of this implementation."""
-    website_url: str | None = Field(default=None, alias="websiteUrl")
+    website_url: _Omittable[str] = Field(default=None, alias="websiteUrl")
     """An optional URL of the website for this implementation."""
 
 
@@ -1168,7 +1199,7 @@ class ListRootsRequest(_McpModel):
     structure or access specific locations that the client has permission to read from."""
 
     method: Literal["roots/list"] = _const("roots/list")
-    params: ListRootsRequestParams | None = None
+    params: _Omittable[ListRootsRequestParams] = None
 
 
 InputRequest = Annotated[
@@ -1187,9 +1218,9 @@ class InputRequiredResult(_McpModel):
 
     At least one of `inputRequests` or `requestState` MUST be present."""
 
-    meta: ResultMetaObject | None = Field(default=None, alias="_meta")
-    input_requests: InputRequests | None = Field(default=None, alias="inputRequests")
-    request_state: str | None = Field(default=None, alias="requestState")
+    meta: _Omittable[ResultMetaObject] = Field(default=None, alias="_meta")
+    input_requests: _Omittable[InputRequests] = Field(default=None, alias="inputRequests")
+    request_state: _Omittable[str] = Field(default=None, alias="requestState")
     result_type: Literal["input_required"] = _const("input_required", alias="resultType")
     """Indicates the type of the result, which allows the client to determine
     how to parse the result object.
@@ -1213,8 +1244,8 @@ InputResponse = CreateMessageResult | ListRootsResult | ElicitResult
 
 class InputResponseRequestParams(_McpModel):
     meta: RequestMetaObject = Field(alias="_meta")
-    input_responses: InputResponses | None = Field(default=None, alias="inputResponses")
-    request_state: str | None = Field(default=None, alias="requestState")
+    input_responses: _Omittable[InputResponses] = Field(default=None, alias="inputResponses")
+    request_state: _Omittable[str] = Field(default=None, alias="requestState")
 
 
 InputResponses = dict[str, InputResponse]
@@ -1280,7 +1311,7 @@ class JSONRPCErrorResponse(_McpModel):
     """A response to a request that indicates an error occurred."""
 
     error: Error
-    id: RequestId | None = None
+    id: _Omittable[RequestId] = None
     jsonrpc: Literal["2.0"] = _const("2.0")
 
 
@@ -1290,7 +1321,7 @@ class JSONRPCRequest(_McpModel):
     id: RequestId
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
-    params: dict[str, Any] | None = None
+    params: _Omittable[dict[str, Any]] = None
 
 
 class JSONRPCNotification(_McpModel):
@@ -1298,7 +1329,7 @@ class JSONRPCNotification(_McpModel):
 
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: str
-    params: dict[str, Any] | None = None
+    params: _Omittable[dict[str, Any]] = None
 
 
 class JSONRPCResultResponse(_McpModel):
@@ -1320,7 +1351,7 @@ JSONRPCResponse = JSONRPCResultResponse | JSONRPCErrorResponse
 class ListPromptsResult(_McpModel):
     """The result returned by the server for a {@link ListPromptsRequestprompts/list} request."""
 
-    meta: ResultMetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ResultMetaObject] = Field(default=None, alias="_meta")
     cache_scope: Literal["private", "public"] = Field(alias="cacheScope")
     """Indicates the intended scope of the cached response, analogous to HTTP
     `Cache-Control: public` vs `Cache-Control: private`.
@@ -1332,7 +1363,7 @@ class ListPromptsResult(_McpModel):
       same authorization context. Caches MUST NOT be shared across
       authorization contexts (e.g., a different access token requires a
       different cache)."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     prompts: list[Prompt]
@@ -1366,7 +1397,7 @@ class ListPromptsResultResponse(_McpModel):
 class ListResourceTemplatesResult(_McpModel):
     """The result returned by the server for a {@link ListResourceTemplatesRequestresources/templates/list} request."""
 
-    meta: ResultMetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ResultMetaObject] = Field(default=None, alias="_meta")
     cache_scope: Literal["private", "public"] = Field(alias="cacheScope")
     """Indicates the intended scope of the cached response, analogous to HTTP
     `Cache-Control: public` vs `Cache-Control: private`.
@@ -1378,7 +1409,7 @@ class ListResourceTemplatesResult(_McpModel):
       same authorization context. Caches MUST NOT be shared across
       authorization contexts (e.g., a different access token requires a
       different cache)."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     resource_templates: list[ResourceTemplate] = Field(alias="resourceTemplates")
@@ -1412,7 +1443,7 @@ class ListResourceTemplatesResultResponse(_McpModel):
 class ListResourcesResult(_McpModel):
     """The result returned by the server for a {@link ListResourcesRequestresources/list} request."""
 
-    meta: ResultMetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ResultMetaObject] = Field(default=None, alias="_meta")
     cache_scope: Literal["private", "public"] = Field(alias="cacheScope")
     """Indicates the intended scope of the cached response, analogous to HTTP
     `Cache-Control: public` vs `Cache-Control: private`.
@@ -1424,7 +1455,7 @@ class ListResourcesResult(_McpModel):
       same authorization context. Caches MUST NOT be shared across
       authorization contexts (e.g., a different access token requires a
       different cache)."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     resources: list[Resource]
@@ -1456,13 +1487,13 @@ class ListResourcesResultResponse(_McpModel):
 
 
 class ListRootsRequestParams(_McpModel):
-    meta: MetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
 
 
 class ListToolsResult(_McpModel):
     """The result returned by the server for a {@link ListToolsRequesttools/list} request."""
 
-    meta: ResultMetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ResultMetaObject] = Field(default=None, alias="_meta")
     cache_scope: Literal["private", "public"] = Field(alias="cacheScope")
     """Indicates the intended scope of the cached response, analogous to HTTP
     `Cache-Control: public` vs `Cache-Control: private`.
@@ -1474,7 +1505,7 @@ class ListToolsResult(_McpModel):
       same authorization context. Caches MUST NOT be shared across
       authorization contexts (e.g., a different access token requires a
       different cache)."""
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     result_type: Literal["complete"] = _const("complete", alias="resultType")
@@ -1525,12 +1556,12 @@ class LoggingMessageNotification(_McpModel):
 class LoggingMessageNotificationParams(_McpModel):
     """Parameters for a `notifications/message` notification."""
 
-    meta: NotificationMetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[NotificationMetaObject] = Field(default=None, alias="_meta")
     data: Any
     """The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here."""
     level: LoggingLevel
     """The severity of this log message."""
-    logger: str | None = None
+    logger: _Omittable[str] = None
     """An optional name of the logger issuing this message."""
 
 
@@ -1574,7 +1605,7 @@ class MissingRequiredClientCapabilityError(_McpModel):
     `400 Bad Request`."""
 
     error: MissingRequiredClientCapabilityErrorError
-    id: RequestId | None = None
+    id: _Omittable[RequestId] = None
     jsonrpc: Literal["2.0"] = _const("2.0")
 
 
@@ -1600,7 +1631,7 @@ class ModelHint(_McpModel):
     Keys not declared here are currently left unspecified by the spec and are up
     to the client to interpret."""
 
-    name: str | None = None
+    name: _Omittable[str] = None
     """A hint for a model name.
 
     The client SHOULD treat this as a substring of a model name; for example:
@@ -1625,11 +1656,11 @@ class ModelPreferences(_McpModel):
     up to the client to decide how to interpret these preferences and how to
     balance them against other considerations."""
 
-    cost_priority: int | float | None = Field(default=None, alias="costPriority", ge=0, le=1)
+    cost_priority: _Omittable[int | float] = Field(default=None, alias="costPriority", ge=0, le=1)
     """How much to prioritize cost when selecting a model. A value of 0 means cost
     is not important, while a value of 1 means cost is the most important
     factor."""
-    hints: list[ModelHint] | None = None
+    hints: _Omittable[list[ModelHint]] = None
     """Optional hints to use for model selection.
 
     If multiple hints are specified, the client MUST evaluate them in order
@@ -1637,13 +1668,13 @@ class ModelPreferences(_McpModel):
 
     The client SHOULD prioritize these hints over the numeric priorities, but
     MAY still use the priorities to select from ambiguous matches."""
-    intelligence_priority: int | float | None = Field(
+    intelligence_priority: _Omittable[int | float] = Field(
         default=None, alias="intelligencePriority", ge=0, le=1
     )
     """How much to prioritize intelligence and capabilities when selecting a
     model. A value of 0 means intelligence is not important, while a value of 1
     means intelligence is the most important factor."""
-    speed_priority: int | float | None = Field(default=None, alias="speedPriority", ge=0, le=1)
+    speed_priority: _Omittable[int | float] = Field(default=None, alias="speedPriority", ge=0, le=1)
     """How much to prioritize sampling speed (latency) when selecting a model. A
     value of 0 means speed is not important, while a value of 1 means speed is
     the most important factor."""
@@ -1654,13 +1685,13 @@ MultiSelectEnumSchema = UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSch
 
 class Notification(_McpModel):
     method: str
-    params: dict[str, Any] | None = None
+    params: _Omittable[dict[str, Any]] = None
 
 
 class NotificationMetaObject(_McpModel):
     """Extends {@link MetaObject} with additional notification-specific fields. All key naming rules from `MetaObject` apply."""
 
-    io_modelcontextprotocol_subscription_id: RequestId | None = Field(
+    io_modelcontextprotocol_subscription_id: _Omittable[RequestId] = Field(
         default=None, alias="io.modelcontextprotocol/subscriptionId"
     )
     """Identifies the subscription stream a notification was delivered on. The
@@ -1678,15 +1709,15 @@ class NotificationMetaObject(_McpModel):
 class NotificationParams(_McpModel):
     """Common params for any notification."""
 
-    meta: NotificationMetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[NotificationMetaObject] = Field(default=None, alias="_meta")
 
 
 class NumberSchema(_McpModel):
-    default: int | float | None = None
-    description: str | None = None
-    maximum: int | float | None = None
-    minimum: int | float | None = None
-    title: str | None = None
+    default: _Omittable[int | float] = None
+    description: _Omittable[str] = None
+    maximum: _Omittable[int | float] = None
+    minimum: _Omittable[int | float] = None
+    title: _Omittable[str] = None
     type: Literal["integer", "number"]
 
 
@@ -1701,14 +1732,14 @@ class PaginatedRequestParams(_McpModel):
     """Common params for paginated requests."""
 
     meta: RequestMetaObject = Field(alias="_meta")
-    cursor: str | None = None
+    cursor: _Omittable[str] = None
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
 
 
 class PaginatedResult(_McpModel):
-    meta: ResultMetaObject | None = Field(default=None, alias="_meta")
-    next_cursor: str | None = Field(default=None, alias="nextCursor")
+    meta: _Omittable[ResultMetaObject] = Field(default=None, alias="_meta")
+    next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
     result_type: str = Field(alias="resultType")
@@ -1733,12 +1764,12 @@ class ParseError(_McpModel):
 
 
 class StringSchema(_McpModel):
-    default: str | None = None
-    description: str | None = None
-    format: Literal["date", "date-time", "email", "uri"] | None = None
-    max_length: int | None = Field(default=None, alias="maxLength")
-    min_length: int | None = Field(default=None, alias="minLength")
-    title: str | None = None
+    default: _Omittable[str] = None
+    description: _Omittable[str] = None
+    format: _Omittable[Literal["date", "date-time", "email", "uri"]] = None
+    max_length: _Omittable[int] = Field(default=None, alias="maxLength")
+    min_length: _Omittable[int] = Field(default=None, alias="minLength")
+    title: _Omittable[str] = None
     type: Literal["string"] = _const("string")
 
 
@@ -1767,14 +1798,14 @@ class ProgressNotification(_McpModel):
 class ProgressNotificationParams(_McpModel):
     """Parameters for a {@link ProgressNotificationnotifications/progress} notification."""
 
-    meta: NotificationMetaObject | None = Field(default=None, alias="_meta")
-    message: str | None = None
+    meta: _Omittable[NotificationMetaObject] = Field(default=None, alias="_meta")
+    message: _Omittable[str] = None
     """An optional message describing the current progress."""
     progress: int | float
     """The progress thus far. This should increase every time progress is made, even if the total is unknown."""
     progress_token: ProgressToken = Field(alias="progressToken")
     """The progress token which was given in the initial request, used to associate this notification with the request that is proceeding."""
-    total: int | float | None = None
+    total: _Omittable[int | float] = None
     """Total number of items to process (or total progress required), if known."""
 
 
@@ -1785,12 +1816,12 @@ ProgressToken = str | int
 class Prompt(_McpModel):
     """A prompt or prompt template that the server offers."""
 
-    meta: MetaObject | None = Field(default=None, alias="_meta")
-    arguments: list[PromptArgument] | None = None
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
+    arguments: _Omittable[list[PromptArgument]] = None
     """A list of arguments to use for templating the prompt."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """An optional description of what this prompt provides"""
-    icons: list[Icon] | None = None
+    icons: _Omittable[list[Icon]] = None
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -1802,7 +1833,7 @@ class Prompt(_McpModel):
     - `image/webp` - WebP images (modern, efficient format)"""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -1814,13 +1845,13 @@ class Prompt(_McpModel):
 class PromptArgument(_McpModel):
     """Describes an argument that a prompt can accept."""
 
-    description: str | None = None
+    description: _Omittable[str] = None
     """A human-readable description of the argument."""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    required: bool | None = None
+    required: _Omittable[bool] = None
     """Whether this argument must be provided."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -1836,7 +1867,7 @@ class PromptListChangedNotification(_McpModel):
     method: Literal["notifications/prompts/list_changed"] = _const(
         "notifications/prompts/list_changed"
     )
-    params: NotificationParams | None = None
+    params: _Omittable[NotificationParams] = None
 
 
 class PromptMessage(_McpModel):
@@ -1854,7 +1885,7 @@ class PromptReference(_McpModel):
 
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -1868,8 +1899,8 @@ class ReadResourceRequestParams(_McpModel):
     """Parameters for a `resources/read` request."""
 
     meta: RequestMetaObject = Field(alias="_meta")
-    input_responses: InputResponses | None = Field(default=None, alias="inputResponses")
-    request_state: str | None = Field(default=None, alias="requestState")
+    input_responses: _Omittable[InputResponses] = Field(default=None, alias="inputResponses")
+    request_state: _Omittable[str] = Field(default=None, alias="requestState")
     uri: str
     """The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it."""
 
@@ -1877,7 +1908,7 @@ class ReadResourceRequestParams(_McpModel):
 class ReadResourceResult(_McpModel):
     """The result returned by the server for a {@link ReadResourceRequestresources/read} request."""
 
-    meta: ResultMetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[ResultMetaObject] = Field(default=None, alias="_meta")
     cache_scope: Literal["private", "public"] = Field(alias="cacheScope")
     """Indicates the intended scope of the cached response, analogous to HTTP
     `Cache-Control: public` vs `Cache-Control: private`.
@@ -1919,7 +1950,7 @@ class ReadResourceResultResponse(_McpModel):
 
 class Request(_McpModel):
     method: str
-    params: dict[str, Any] | None = None
+    params: _Omittable[dict[str, Any]] = None
 
 
 RequestId = str | int
@@ -1937,7 +1968,7 @@ class RequestMetaObject(_McpModel):
     Capabilities are declared per-request rather than once at initialization;
     an empty object means the client supports no optional capabilities.
     Servers MUST NOT infer capabilities from prior requests."""
-    io_modelcontextprotocol_client_info: Implementation | None = Field(
+    io_modelcontextprotocol_client_info: _Omittable[Implementation] = Field(
         default=None, alias="io.modelcontextprotocol/clientInfo"
     )
     """Identifies the client software making the request. Clients SHOULD
@@ -1951,7 +1982,7 @@ class RequestMetaObject(_McpModel):
     protocol. It is intended for display, logging, and debugging. Servers
     SHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for
     security decisions."""
-    io_modelcontextprotocol_log_level: LoggingLevel | None = Field(
+    io_modelcontextprotocol_log_level: _Omittable[LoggingLevel] = Field(
         default=None, alias="io.modelcontextprotocol/logLevel"
     )
     """The desired log level for this request. Optional.
@@ -1968,7 +1999,7 @@ class RequestMetaObject(_McpModel):
     header; otherwise the server MUST return a `400 Bad Request`. If the
     server does not support the requested version, it MUST return an
     {@link UnsupportedProtocolVersionError}."""
-    progress_token: ProgressToken | None = Field(default=None, alias="progressToken")
+    progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by {@link ProgressNotificationnotifications/progress}). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
 
 
@@ -1981,14 +2012,14 @@ class RequestParams(_McpModel):
 class Resource(_McpModel):
     """A known resource that the server is capable of reading."""
 
-    meta: MetaObject | None = Field(default=None, alias="_meta")
-    annotations: Annotations | None = None
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """A description of what this resource represents.
 
     This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model."""
-    icons: list[Icon] | None = None
+    icons: _Omittable[list[Icon]] = None
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -1998,15 +2029,15 @@ class Resource(_McpModel):
     Clients that support rendering icons SHOULD also support:
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)"""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    size: int | None = None
+    size: _Omittable[int] = None
     """The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
 
     This can be used by Hosts to display file sizes and estimate context window usage."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -2020,8 +2051,8 @@ class Resource(_McpModel):
 class ResourceContents(_McpModel):
     """The contents of a specific resource or sub-resource."""
 
-    meta: MetaObject | None = Field(default=None, alias="_meta")
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     uri: str
     """The URI of this resource."""
@@ -2034,7 +2065,7 @@ class ResourceListChangedNotification(_McpModel):
     method: Literal["notifications/resources/list_changed"] = _const(
         "notifications/resources/list_changed"
     )
-    params: NotificationParams | None = None
+    params: _Omittable[NotificationParams] = None
 
 
 class ResourceRequestParams(_McpModel):
@@ -2048,14 +2079,14 @@ class ResourceRequestParams(_McpModel):
 class ResourceTemplate(_McpModel):
     """A template description for resources available on the server."""
 
-    meta: MetaObject | None = Field(default=None, alias="_meta")
-    annotations: Annotations | None = None
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
+    annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """A description of what this template is for.
 
     This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model."""
-    icons: list[Icon] | None = None
+    icons: _Omittable[list[Icon]] = None
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -2065,11 +2096,11 @@ class ResourceTemplate(_McpModel):
     Clients that support rendering icons SHOULD also support:
     - `image/svg+xml` - SVG images (scalable but requires security precautions)
     - `image/webp` - WebP images (modern, efficient format)"""
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type for all resources that match this template. This should only be included if all resources matching this template have the same type."""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -2099,7 +2130,7 @@ class ResourceUpdatedNotification(_McpModel):
 class ResourceUpdatedNotificationParams(_McpModel):
     """Parameters for a `notifications/resources/updated` notification."""
 
-    meta: NotificationMetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[NotificationMetaObject] = Field(default=None, alias="_meta")
     uri: str
     """The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to."""
 
@@ -2107,7 +2138,7 @@ class ResourceUpdatedNotificationParams(_McpModel):
 class ResultMetaObject(_McpModel):
     """Extends {@link MetaObject} with additional result-specific fields. All key naming rules from `MetaObject` apply."""
 
-    io_modelcontextprotocol_server_info: Implementation | None = Field(
+    io_modelcontextprotocol_server_info: _Omittable[Implementation] = Field(
         default=None, alias="io.modelcontextprotocol/serverInfo"
     )
     """Identifies the server software producing the response. Servers SHOULD
@@ -2138,8 +2169,8 @@ Role = Literal["assistant", "user"]
 class Root(_McpModel):
     """Represents a root directory or file that the server can operate on."""
 
-    meta: MetaObject | None = Field(default=None, alias="_meta")
-    name: str | None = None
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
+    name: _Omittable[str] = None
     """An optional name for the root. This can be used to provide a human-readable
     identifier for the root, which may be useful for display purposes or for
     referencing the root in other parts of the application."""
@@ -2152,7 +2183,7 @@ class Root(_McpModel):
 class SamplingMessage(_McpModel):
     """Describes a message issued to or received from an LLM API."""
 
-    meta: MetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
     content: (
         Annotated[
             TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent,
@@ -2166,7 +2197,7 @@ class SamplingMessage(_McpModel):
 class ToolUseContent(_McpModel):
     """A request from the assistant to call a tool."""
 
-    meta: MetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
     """Optional metadata about the tool use. Clients SHOULD preserve this field when
     including tool uses in subsequent sampling requests to enable caching optimizations."""
     id: str
@@ -2183,7 +2214,7 @@ class ToolUseContent(_McpModel):
 class ToolResultContent(_McpModel):
     """The result of a tool use, provided by the user back to the assistant."""
 
-    meta: MetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
     """Optional metadata about the tool result. Clients SHOULD preserve this field when
     including tool results in subsequent sampling requests to enable caching optimizations."""
     content: list[ContentBlock]
@@ -2191,7 +2222,7 @@ class ToolResultContent(_McpModel):
 
     This has the same format as {@link CallToolResult.content} and can include text, images,
     audio, resource links, and embedded resources."""
-    is_error: bool | None = Field(default=None, alias="isError")
+    is_error: _Omittable[bool] = Field(default=None, alias="isError")
     """Whether the tool use resulted in an error.
 
     If true, the content typically describes the error that occurred.
@@ -2217,47 +2248,47 @@ SamplingMessageContentBlock = Annotated[
 class ServerCapabilities(_McpModel):
     """Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities."""
 
-    completions: JSONObject | None = None
+    completions: _Omittable[JSONObject] = None
     """Present if the server supports argument autocompletion suggestions."""
-    experimental: dict[str, JSONObject] | None = None
+    experimental: _Omittable[dict[str, JSONObject]] = None
     """Experimental, non-standard capabilities that the server supports."""
-    extensions: dict[str, JSONObject] | None = None
+    extensions: _Omittable[dict[str, JSONObject]] = None
     """Optional MCP extensions that the server supports. Keys are extension identifiers
     (e.g., "io.modelcontextprotocol/tasks"), and values are per-extension settings
     objects. An empty object indicates support with no settings.
 
     Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
     mandatory prefix."""
-    logging: JSONObject | None = None
+    logging: _Omittable[JSONObject] = None
     """Present if the server supports sending log messages to the client."""
-    prompts: ServerCapabilitiesPrompts | None = None
+    prompts: _Omittable[ServerCapabilitiesPrompts] = None
     """Present if the server offers any prompt templates."""
-    resources: ServerCapabilitiesResources | None = None
+    resources: _Omittable[ServerCapabilitiesResources] = None
     """Present if the server offers any resources to read."""
-    tools: ServerCapabilitiesTools | None = None
+    tools: _Omittable[ServerCapabilitiesTools] = None
     """Present if the server offers any tools to call."""
 
 
 class ServerCapabilitiesPrompts(_McpModel):
     """Present if the server offers any prompt templates."""
 
-    list_changed: bool | None = Field(default=None, alias="listChanged")
+    list_changed: _Omittable[bool] = Field(default=None, alias="listChanged")
     """Whether this server supports notifications for changes to the prompt list."""
 
 
 class ServerCapabilitiesResources(_McpModel):
     """Present if the server offers any resources to read."""
 
-    list_changed: bool | None = Field(default=None, alias="listChanged")
+    list_changed: _Omittable[bool] = Field(default=None, alias="listChanged")
     """Whether this server supports notifications for changes to the resource list."""
-    subscribe: bool | None = None
+    subscribe: _Omittable[bool] = None
     """Whether this server supports subscribing to resource updates."""
 
 
 class ServerCapabilitiesTools(_McpModel):
     """Present if the server offers any tools to call."""
 
-    list_changed: bool | None = Field(default=None, alias="listChanged")
+    list_changed: _Omittable[bool] = Field(default=None, alias="listChanged")
     """Whether this server supports notifications for changes to the tool list."""
 
 
@@ -2285,7 +2316,7 @@ class ToolListChangedNotification(_McpModel):
 
     jsonrpc: Literal["2.0"] = _const("2.0")
     method: Literal["notifications/tools/list_changed"] = _const("notifications/tools/list_changed")
-    params: NotificationParams | None = None
+    params: _Omittable[NotificationParams] = None
 
 
 ServerNotification = Annotated[
@@ -2345,21 +2376,23 @@ class SubscriptionFilter(_McpModel):
     Each notification type is **opt-in**; the server **MUST NOT** send
     notification types the client has not explicitly requested here."""
 
-    prompts_list_changed: bool | None = Field(default=None, alias="promptsListChanged")
+    prompts_list_changed: _Omittable[bool] = Field(default=None, alias="promptsListChanged")
     """If true, receive {@link PromptListChangedNotificationnotifications/prompts/list_changed}."""
-    resource_subscriptions: list[str] | None = Field(default=None, alias="resourceSubscriptions")
+    resource_subscriptions: _Omittable[list[str]] = Field(
+        default=None, alias="resourceSubscriptions"
+    )
     """Subscribe to {@link ResourceUpdatedNotificationnotifications/resources/updated} for these resource URIs.
     Replaces the former `resources/subscribe` RPC."""
-    resources_list_changed: bool | None = Field(default=None, alias="resourcesListChanged")
+    resources_list_changed: _Omittable[bool] = Field(default=None, alias="resourcesListChanged")
     """If true, receive {@link ResourceListChangedNotificationnotifications/resources/list_changed}."""
-    tools_list_changed: bool | None = Field(default=None, alias="toolsListChanged")
+    tools_list_changed: _Omittable[bool] = Field(default=None, alias="toolsListChanged")
     """If true, receive {@link ToolListChangedNotificationnotifications/tools/list_changed}."""
 
 
 class SubscriptionsAcknowledgedNotificationParams(_McpModel):
     """Parameters for a {@link SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged} notification."""
 
-    meta: NotificationMetaObject | None = Field(default=None, alias="_meta")
+    meta: _Omittable[NotificationMetaObject] = Field(default=None, alias="_meta")
     notifications: SubscriptionFilter
     """The subset of requested notification types the server agreed to honor.
     Only includes notification types the server actually supports; if the
@@ -2381,7 +2414,7 @@ class SubscriptionsListenResultMetaObject(_McpModel):
     """Extends {@link ResultMetaObject} with the subscription-stream identifier carried by a
     {@link SubscriptionsListenResult}. All key naming rules from `MetaObject` apply."""
 
-    io_modelcontextprotocol_server_info: Implementation | None = Field(
+    io_modelcontextprotocol_server_info: _Omittable[Implementation] = Field(
         default=None, alias="io.modelcontextprotocol/serverInfo"
     )
     """Identifies the server software producing the response. Servers SHOULD
@@ -2415,8 +2448,8 @@ class SubscriptionsListenResultResponse(_McpModel):
 
 
 class TextResourceContents(_McpModel):
-    meta: MetaObject | None = Field(default=None, alias="_meta")
-    mime_type: str | None = Field(default=None, alias="mimeType")
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
+    mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     text: str
     """The text of the item. This must only be set if the item can actually be represented as text (not binary data)."""
@@ -2448,16 +2481,16 @@ class TitledSingleSelectEnumSchemaOneOfItem(_McpModel):
 class Tool(_McpModel):
     """Definition for a tool the client can call."""
 
-    meta: MetaObject | None = Field(default=None, alias="_meta")
-    annotations: ToolAnnotations | None = None
+    meta: _Omittable[MetaObject] = Field(default=None, alias="_meta")
+    annotations: _Omittable[ToolAnnotations] = None
     """Optional additional tool information.
 
     Display name precedence order is: `title`, `annotations.title`, then `name`."""
-    description: str | None = None
+    description: _Omittable[str] = None
     """A human-readable description of the tool.
 
     This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model."""
-    icons: list[Icon] | None = None
+    icons: _Omittable[list[Icon]] = None
     """Optional set of sized icons that the client can display in a user interface.
 
     Clients that support rendering icons MUST support at least the following MIME types:
@@ -2484,12 +2517,12 @@ class Tool(_McpModel):
     Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided."""
     name: str
     """Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present)."""
-    output_schema: ToolOutputSchema | None = Field(default=None, alias="outputSchema")
+    output_schema: _Omittable[ToolOutputSchema] = Field(default=None, alias="outputSchema")
     """An optional JSON Schema object defining the structure of the tool's output returned in
     the structuredContent field of a {@link CallToolResult}. This can be any valid JSON Schema 2020-12.
 
     Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided."""
-    title: str | None = None
+    title: _Omittable[str] = None
     """Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     even by those unfamiliar with domain-specific terminology.
 
@@ -2514,7 +2547,7 @@ class ToolInputSchema(_McpModel):
 
     Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided."""
 
-    schema_: str | None = Field(default=None, alias="$schema")
+    schema_: _Omittable[str] = Field(default=None, alias="$schema")
     type: Literal["object"] = _const("object")
 
 
@@ -2524,7 +2557,7 @@ class ToolOutputSchema(_McpModel):
 
     Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided."""
 
-    schema_: str | None = Field(default=None, alias="$schema")
+    schema_: _Omittable[str] = Field(default=None, alias="$schema")
 
 
 class ToolAnnotations(_McpModel):
@@ -2537,39 +2570,39 @@ class ToolAnnotations(_McpModel):
     Clients should never make tool use decisions based on `ToolAnnotations`
     received from untrusted servers."""
 
-    destructive_hint: bool | None = Field(default=None, alias="destructiveHint")
+    destructive_hint: _Omittable[bool] = Field(default=None, alias="destructiveHint")
     """If true, the tool may perform destructive updates to its environment.
     If false, the tool performs only additive updates.
 
     (This property is meaningful only when `readOnlyHint == false`)
 
     Default: true"""
-    idempotent_hint: bool | None = Field(default=None, alias="idempotentHint")
+    idempotent_hint: _Omittable[bool] = Field(default=None, alias="idempotentHint")
     """If true, calling the tool repeatedly with the same arguments
     will have no additional effect on its environment.
 
     (This property is meaningful only when `readOnlyHint == false`)
 
     Default: false"""
-    open_world_hint: bool | None = Field(default=None, alias="openWorldHint")
+    open_world_hint: _Omittable[bool] = Field(default=None, alias="openWorldHint")
     """If true, this tool may interact with an "open world" of external
     entities. If false, the tool's domain of interaction is closed.
     For example, the world of a web search tool is open, whereas that
     of a memory tool is not.
 
     Default: true"""
-    read_only_hint: bool | None = Field(default=None, alias="readOnlyHint")
+    read_only_hint: _Omittable[bool] = Field(default=None, alias="readOnlyHint")
     """If true, the tool does not modify its environment.
 
     Default: false"""
-    title: str | None = None
+    title: _Omittable[str] = None
     """A human-readable title for the tool."""
 
 
 class ToolChoice(_McpModel):
     """Controls tool selection behavior for sampling requests."""
 
-    mode: Literal["auto", "none", "required"] | None = None
+    mode: _Omittable[Literal["auto", "none", "required"]] = None
     """Controls the tool use ability of the model:
     - `"auto"`: Model decides whether to use tools (default)
     - `"required"`: Model MUST use at least one tool before completing
@@ -2583,7 +2616,7 @@ class UnsupportedProtocolVersionError(_McpModel):
     `400 Bad Request`."""
 
     error: UnsupportedProtocolVersionErrorError
-    id: RequestId | None = None
+    id: _Omittable[RequestId] = None
     jsonrpc: Literal["2.0"] = _const("2.0")
 
 

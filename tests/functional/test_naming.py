@@ -1,0 +1,217 @@
+"""Naming: snake_case fields under their wire alias, collisions, keywords, hoisted inline objects, method names."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import pydantic
+import pytest
+
+from .oracle import accepts, assert_agrees
+from .packages import generate_package, run
+from .schemas import Schema, mcp_schema, notification, obj, ref, request, result
+
+THING_WIRE = {
+    "inputSchema": {"type": "object", "properties": {"q": 1}},
+    "fooBar": "camel",
+    "foo_bar": "snake",
+    "class": "keyword",
+    "json": 3,
+    "model_config": "pydantic's",
+    "model_validate_me": "protected",
+    "2fa": True,
+    "a-b": "dash",
+    "_meta": {"k": "v"},
+    "items": [{"key": "x"}],
+    "shape": {"radius": 2},
+    "labels": {"en": {"text": "hello"}},
+}
+
+
+def naming_schema() -> Schema:
+    """Fields that need renaming, inline objects in every position, awkward definition and method names."""
+    thing = obj(
+        {
+            "inputSchema": obj(
+                {"type": {"const": "object", "type": "string"}, "properties": {"type": "object"}},
+                ["type"],
+            ),
+            "fooBar": {"type": "string"},
+            "foo_bar": {"type": "string"},
+            "class": {"type": "string"},
+            "json": {"type": "integer"},
+            "model_config": {"type": "string"},
+            "model_validate_me": {"type": "string"},
+            "2fa": {"type": "boolean"},
+            "a-b": {"type": "string"},
+            "_meta": {"type": "object", "additionalProperties": {}},
+            "items": {"type": "array", "items": obj({"key": {"type": "string"}}, ["key"])},
+            "shape": {
+                "anyOf": [
+                    obj({"radius": {"type": "number"}}, ["radius"]),
+                    obj({"side": {"type": "number"}}, ["side"]),
+                ]
+            },
+            "labels": {
+                "type": "object",
+                "additionalProperties": obj({"text": {"type": "string"}}, ["text"]),
+            },
+        },
+        ["inputSchema"],
+    )
+    return mcp_schema(
+        {
+            "Thing": thing,
+            "Widget": obj({"options": obj({"speed": {"type": "integer"}}, ["speed"])}),
+            "WidgetOptions": obj({"colour": {"type": "string"}}, ["colour"]),
+            "my-def": obj({"v": {"type": "string"}}),
+            "str": {"type": "integer"},
+            "Field": obj({"f": {"type": "string"}}),
+            "Any": {"type": "string"},
+            "_McpModel": obj({"m": {"type": "string"}}),
+            "a/b": obj({"x": {"type": "string"}}, ["x"]),
+            "c~d": {"type": "integer"},
+            "User": obj({"ab": {"$ref": "#/$defs/a~1b"}, "cd": {"$ref": "#/$defs/c~0d"}}),
+            "ListThingsRequest": request("things/list"),
+            "ListThingsResult": result(
+                {"things": {"type": "array", "items": ref("Thing")}}, ["things"]
+            ),
+            "FooRequest": request("foo/run"),
+            "FooResult": result({"ran": {"type": "boolean"}}),
+            "FooNotification": notification("foo/ran"),
+            "ThingChangedNotification": notification("notifications/thing/changed"),
+        },
+        client_requests=["ListThingsRequest", "FooRequest"],
+        client_notifications=["FooNotification"],
+        server_notifications=["ThingChangedNotification"],
+    )
+
+
+@pytest.fixture(scope="module")
+def pkg(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """The generated package of the naming schema."""
+    return generate_package(tmp_path_factory.mktemp("naming"), naming_schema(), "fn_naming")
+
+
+def dump(model: pydantic.BaseModel) -> Any:
+    """The wire form of a model: aliases, only what was set."""
+    return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def test_the_example_is_valid_against_the_schema() -> None:
+    assert accepts(naming_schema(), "Thing", THING_WIRE)
+
+
+def test_fields_are_snake_case_and_dump_under_their_wire_names(pkg: ModuleType) -> None:
+    thing = pkg.types.Thing.model_validate(THING_WIRE)
+    assert thing.input_schema.type == "object" and thing.meta == {"k": "v"}
+    assert dump(thing) == THING_WIRE
+    assert thing.model_extra == {}, "every wire key is a declared field, none is left over as extra"
+
+
+def test_python_names_validate_too(pkg: ModuleType) -> None:
+    thing = pkg.types.Thing(input_schema={"type": "object"}, class_="k", f_2fa=False, meta={})
+    assert dump(thing) == {
+        "inputSchema": {"type": "object"},
+        "class": "k",
+        "2fa": False,
+        "_meta": {},
+    }
+
+
+def test_colliding_keyword_and_reserved_names_each_keep_their_key(pkg: ModuleType) -> None:
+    thing = pkg.types.Thing.model_validate(THING_WIRE)
+    # a wire name that is already a Python name keeps it; the camelCase key yields
+    assert (thing.foo_bar, thing.foo_bar_) == ("snake", "camel")
+    assert (thing.class_, thing.json_, thing.model_config_) == ("keyword", 3, "pydantic's")
+    assert thing.f_model_validate_me_ == "protected"
+    assert (thing.f_2fa, thing.a_b) == (True, "dash")
+    assert callable(thing.model_dump) and isinstance(pkg.types.Thing.model_config, dict)
+
+
+def test_a_wire_key_equal_to_another_fields_python_name_is_read_once(pkg: ModuleType) -> None:
+    wire = {"inputSchema": {"type": "object"}, "foo_bar": "snake"}
+    assert accepts(naming_schema(), "Thing", wire)
+    assert dump(pkg.types.Thing.model_validate(wire)) == wire
+
+
+def test_inline_objects_are_hoisted_under_names_from_their_position(pkg: ModuleType) -> None:
+    types = pkg.types
+    thing = types.Thing.model_validate(THING_WIRE)
+    assert type(thing.input_schema) is types.ThingInputSchema
+    assert type(thing.items[0]) is types.ThingItemsItem and thing.items[0].key == "x"
+    assert type(thing.shape) is types.ThingShapeVariantA and thing.shape.radius == 2
+    assert (
+        type(types.Thing.model_validate({**THING_WIRE, "shape": {"side": 1}}).shape)
+        is types.ThingShapeVariantB
+    )
+    assert type(thing.labels["en"]) is types.ThingLabelsValue
+
+
+def test_a_hoisted_name_never_takes_a_definition_name(pkg: ModuleType) -> None:
+    types = pkg.types
+    assert types.WidgetOptions.model_validate({"colour": "red"}).colour == "red"
+    with pytest.raises(pydantic.ValidationError):
+        types.WidgetOptions.model_validate({"speed": 1})
+    widget = types.Widget.model_validate({"options": {"speed": 3}})
+    assert type(widget.options) is types.WidgetOptions_ and widget.options.speed == 3
+
+
+def test_definitions_keep_their_names_unless_python_cannot(pkg: ModuleType) -> None:
+    types = pkg.types
+    assert types.MyDef.model_validate({"v": "x"}).v == "x"
+    assert pydantic.TypeAdapter(types.Str).validate_python(3) == 3
+    assert str(5) == "5", "a definition named `str` does not shadow the builtin"
+    assert types.Field.model_validate({"f": "x"}).f == "x"
+    assert pydantic.TypeAdapter(types.Any).validate_python("s") == "s"
+    with pytest.raises(pydantic.ValidationError):
+        pydantic.TypeAdapter(types.Any).validate_python(1)
+    assert types._McpModel.model_validate({"m": "x"}).m == "x"
+    user = types.User.model_validate({"ab": {"x": "y"}, "cd": 4})
+    assert (type(user.ab), user.cd) == (types.AB, 4)
+    assert_agrees(types, naming_schema(), "User", {"m": 5, "model_config": 6})
+    assert set(types.__all__) >= {
+        "MyDef",
+        "Str",
+        "Field",
+        "Any",
+        "_McpModel",
+        "AB",
+        "CD",
+        "Thing",
+        "ThingInputSchema",
+    }
+
+
+def test_definitions_named_like_imports_do_not_shadow_them(pkg: ModuleType) -> None:
+    wire = {"things": [THING_WIRE], "_meta": {"n": 1, "s": [None]}}
+    result = pkg.types.ListThingsResult.model_validate(wire)
+    assert result.meta == {"n": 1, "s": [None]} and dump(result) == wire
+
+
+def test_method_names_come_from_definition_names(pkg: ModuleType) -> None:
+    listing = pkg.METHODS["things/list"]
+    assert listing.python_name == "list_things"
+    assert callable(pkg.Server.on_list_things) and callable(pkg.Client.list_things)
+    assert callable(pkg.Server.notify_thing_changed) and callable(pkg.Client.on_thing_changed)
+
+
+def test_a_request_and_a_notification_of_the_same_name_stay_apart(pkg: ModuleType) -> None:
+    request_name = pkg.METHODS["foo/run"].python_name
+    note_name = pkg.METHODS["foo/ran"].python_name
+    assert request_name != note_name
+    calls: list[str] = []
+
+    async def ran(self: Any, params: Any) -> Any:
+        calls.append("foo/ran")
+
+    async def run_foo(self: Any, params: Any) -> Any:
+        calls.append("foo/run")
+        return pkg.types.FooResult(ran=True)
+
+    server = type("Foo", (pkg.Server,), {f"on_{request_name}": run_foo, f"on_{note_name}": ran})()
+    reply = run(server.handle({"jsonrpc": "2.0", "id": 1, "method": "foo/run"}))
+    assert reply == {"jsonrpc": "2.0", "id": 1, "result": {"ran": True}}
+    assert run(server.handle({"jsonrpc": "2.0", "method": "foo/ran"})) is None
+    assert calls == ["foo/run", "foo/ran"]

@@ -1,0 +1,379 @@
+"""The catalogue of mutants: typical ways to break the generator, each located by scope and exact text.
+
+A mutant names a file, optionally a function or class (`Class.method`) whose source bounds the search,
+the exact text to find there (it must occur exactly once) and its replacement. Line numbers are never
+used, so the catalogue survives code motion; when a target is reworded or removed, `run.py --check`
+says which mutant is stale and why.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One deliberate break: where, what text becomes what, and which typical bug it stands for."""
+
+    id: str
+    path: str
+    scope: str | None
+    find: str
+    replace: str
+    note: str
+
+
+def _group(path: str, rows: list[tuple[str, str | None, str, str, str]]) -> list[Mutant]:
+    name = path.rsplit("/", 1)[-1]
+    prefix = name.split(".")[0] + (".jinja" if name.endswith(".jinja") else "")
+    return [Mutant(f"{prefix}.{name}", path, scope, find, replace, note) for name, scope, find, replace, note in rows]
+
+
+FRONTEND = _group(
+    "generator/frontend.py",
+    [
+        ("formats-kept", "_strip_formats", 'if not (k == "format" and isinstance(v, str))', "", "string formats reach the parser (AnyUrl, datetime, Base64Str)"),
+        ("format-properties-dropped", "_strip_formats", 'if not (k == "format" and isinstance(v, str))', 'if k != "format"', "a property named `format` is stripped too"),
+        ("enums-as-classes", "parse", "enum_field_as_literal=LiteralType.All", "enum_field_as_literal=LiteralType.One", "multi-value enums become Enum classes"),
+        ("constraints-as-types", "parse", "field_constraints=True", "field_constraints=False", "constraints folded into con* types and lost"),
+        ("draft07-unknown", "defs_key_of", 'for key in ("$defs", "definitions"):', 'for key in ("$defs",):', "draft-07 `definitions` not recognised"),
+        ("pointer-unescaped", "_escape_pointer", 'return name.replace("~", "~0").replace("/", "~1")', "return name", "definition names with `/` or `~` not escaped in pointers"),
+    ],
+)
+
+TYPESYS = _group(
+    "generator/typesys.py",
+    [
+        ("integer-as-number", None, '"int": ir.Primitive("integer")', '"int": ir.Primitive("number")', "integers accept floats"),
+        ("number-as-integer", None, '"float": ir.Primitive("number")', '"float": ir.Primitive("integer")', "numbers reject floats"),
+        ("nullable-dropped", "_Builder.convert", "if dt.is_optional and not ir.admits_null(result):", "if False:", "`type: [X, null]` loses null"),
+        ("enum-first-value-only", "_Builder._convert", "return ir.LiteralOf(tuple(dt.literals))", "return ir.LiteralOf(tuple(dt.literals[:1]))", "enums keep only their first value"),
+        ("list-items-untyped", "_Builder._convert", 'return ir.ListOf(self.convert(item, hint + "Item") if item else ir.AnyType())', "return ir.ListOf(ir.AnyType())", "array items unchecked"),
+        ("map-values-untyped", "_Builder._convert", 'return ir.DictOf(self.convert(value, hint + "Value") if value else ir.AnyType())', "return ir.DictOf(ir.AnyType())", "map values unchecked"),
+        ("union-first-member", "_Builder._convert", "return _union(members)", "return members[0]", "unions keep only their first member"),
+        ("variants-numbered", "_Builder._convert", 'f"{hint}Variant{_letters(i)}"', 'f"{hint}Variant{i}"', "union members named by number"),
+        ("letters-off-by-one", "_letters", "    i += 1\n", "", "union member suffixes shifted"),
+        ("closed-open", "_is_closed", "return str(extra).strip(\"'\\\"\") == \"forbid\"", "return False", "`additionalProperties: false` ignored"),
+        ("typed-extra-untyped", "_Builder._own_fields", "extra = extra_type.value if isinstance(extra_type, ir.DictOf) else extra_type", "extra = ir.AnyType()", "typed additionalProperties unchecked"),
+        ("inherited-fields-lost", "_Builder.build", "fields.update((f.wire_name, f) for f in inherited[0])", "pass", "allOf base fields dropped"),
+        ("all-optional", "_Builder._own_fields", "required=bool(f.required)", "required=False", "required fields become optional"),
+        ("all-required", "_Builder._own_fields", "required=bool(f.required)", "required=True", "optional fields become required"),
+        ("hoisted-suffixed", "_Builder.name_for", "self.names[path] = unique(hint, self.taken)", 'self.names[path] = unique(hint + "Model", self.taken)', "hoisted objects get a different name"),
+        ("hoist-hint-raw", "_Builder._own_fields", "owner + pascal_case(wire)", "owner + wire", "hoisted names not PascalCased"),
+        ("field-names-clash", "_python_names", "py = unique(snake_case(f.wire_name), taken | (wires - {f.wire_name}))", "py = snake_case(f.wire_name)", "colliding Python field names not disambiguated"),
+        ("python-name-is-other-wire", "_python_names", "taken | (wires - {f.wire_name})", "taken", "a field's Python name equals another field's wire name (validation by name mixes them up)"),
+        ("definitions-not-reserved", "build_definitions", "reserved[name] = unique(definition_name(name), b.taken)", "reserved[name] = definition_name(name)", "hoisted objects may take a definition's name"),
+        ("model-doc-dropped", "_Builder.build", "            description=description,\n            fields=", "            description=None,\n            fields=", "model descriptions lost"),
+        ("field-doc-dropped", "_Builder._own_fields", 'description=(f.extras or {}).get("description")', "description=None", "field descriptions lost"),
+        ("min-length-dropped", None, '    "min_length": "min_length",\n', "", "minLength and minItems not enforced"),
+        ("max-length-dropped", None, '    "max_length": "max_length",\n', "", "maxLength not enforced"),
+        ("bounds-unwrapped-lost", "_constraints", 'value = getattr(value, "value", value)', "pass", "numeric bounds (wrapped in UnionIntFloat) dropped: minimum/maximum not enforced"),
+        ("exclusive-bounds-inclusive", None, '    "gt": "gt",\n    "lt": "lt",\n', '    "gt": "ge",\n    "lt": "le",\n', "exclusiveMinimum/exclusiveMaximum enforced as inclusive bounds"),
+    ],
+)
+
+PROTOCOL = _group(
+    "generator/protocol.py",
+    [
+        ("no-discriminators", "_discriminator", "    models: list[ir.Model] = []\n", "    return None\n", "every discriminator removed (issue 11)"),
+        ("no-method-key", None, 'DISCRIMINATOR_KEYS = ("method", ', "DISCRIMINATOR_KEYS = (", "no discriminator on `method`"),
+        ("no-type-key", None, '"type", "kind", "resultType"', '"kind", "resultType"', "no discriminator on `type`"),
+        ("no-kind-key", None, '"type", "kind", "resultType"', '"type", "resultType"', "no discriminator on `kind`"),
+        ("no-result-type-key", None, '"kind", "resultType", "mode"', '"kind", "mode"', "no discriminator on `resultType`"),
+        ("optional-tags", "_discriminator", "if f is None or not f.required or not isinstance(f.type, ir.LiteralOf):", "if f is None or not isinstance(f.type, ir.LiteralOf):", "an optional tag is used as discriminator"),
+        ("shared-tags", "_discriminator", "if seen & set(f.type.values) or not f.type.values:", "if not f.type.values:", "members sharing a tag value are discriminated"),
+        ("no-nested-groups", "_group_discriminable", "    models = tuple(", "    return ir.UnionOf(members)\n    models = tuple(", "mixed unions get no discriminated group"),
+        ("group-needs-three", "_group_discriminable", "if 2 <= len(models) < len(members)", "if 3 <= len(models) < len(members)", "two tagged objects in a mixed union not grouped"),
+        ("list-items-undiscriminated", "_with_discriminators", "return ir.ListOf(_with_discriminators(t.item, defs))", "return t", "unions inside arrays not discriminated"),
+        ("map-values-undiscriminated", "_with_discriminators", "return ir.DictOf(_with_discriminators(t.value, defs))", "return t", "unions inside maps not discriminated"),
+        ("aliases-unordered", "emission_order", "                for dep in alias_deps[name]:\n                    emit(dep)\n", "                pass\n", "an alias emitted before the alias it names"),
+        ("no-recursive-aliases", "_cyclic", "    index: dict[str, int] = {}\n", "    return set()\n", "recursive aliases not made lazy"),
+        ("self-recursion-missed", "_cyclic", "if len(comp) > 1 or node in edges(node):", "if len(comp) > 1:", "a self-recursive alias not made lazy"),
+        ("unknown-pair-accepted", "build_protocol", "            if name not in names:", "            if False:", "--pair with an unknown definition accepted"),
+        ("table-beats-pair", "build_protocol", "{**load_pairings(), **dict(pairings)}", "{**dict(pairings), **load_pairings()}", "the shipped table overrides --pair"),
+        ("pairs-unrecorded", "build_protocol", "        pairings=pairings,\n", "        pairings=(),\n", "--pair not recorded in the package"),
+    ],
+)
+
+ROLES = _group(
+    "generator/roles.py",
+    [
+        ("client-requests-from-server", None, '"ClientRequest": ("client", "request")', '"ClientRequest": ("server", "request")', "client requests attributed to the server"),
+        ("client-notifications-as-requests", None, '"ClientNotification": ("client", "notification")', '"ClientNotification": ("client", "request")', "notifications treated as requests"),
+        ("no-embedded-unions", None, '= {"InputRequest": ("server", "request")}', "= {}", "embedded input requests ignored"),
+        ("single-ref-ignored", "_members", "    return _refs(d.type, defs, seen | {name})\n", "    return _refs(d.type, defs, seen | {name}) if isinstance(d.type, ir.UnionOf) else []\n", "a role union that is a single $ref yields nothing"),
+        ("nested-unions-flat", "_refs", "        return _members(t.name, defs, seen)\n", "        return [t.name] if isinstance(defs.get(t.name), ir.Model) else []\n", "unions of unions (a $ref to another union) not followed"),
+        ("inline-unions-skipped", "_refs", "for name in _refs(member, defs, seen)]", "for name in (_members(member.name, defs, seen) if isinstance(member, ir.Ref) else [])]", "a union nested inline in a role union (a discriminated group) not descended"),
+        ("inlined-copy-kept", "_copied_definition", "    if model.name not in ROLE_UNIONS and model.name not in EMBEDDED_UNIONS:\n        return model\n", "    return model\n", "an inlined role union used instead of the definition it copies"),
+        ("no-role-unions-accepted", "_collect", "if not any(union in defs for union in ROLE_UNIONS):", "if False:", "a schema without role unions accepted"),
+        ("non-constant-method-accepted", "method_name", "len(f.type.values) == 1", "len(f.type.values) >= 1", "a member with several `method` values accepted"),
+        ("kind-conflict-accepted", "_collect", "if entry.kind != kind:", "if False:", "a method both request and notification accepted"),
+        ("nothing-embedded", "_collect", "_Found(model, kind, set(), union in EMBEDDED_UNIONS)", "_Found(model, kind, set(), False)", "embedded requests registered as messages"),
+        ("embedded-sticks", "_collect", "entry.embedded = entry.embedded and union in EMBEDDED_UNIONS", "entry.embedded = entry.embedded or union in EMBEDDED_UNIONS", "a message that is also embedded becomes embedded"),
+        ("swap-resource-results", "_pair", "    base = _base(model.name)\n", '    base = {"ListResources": "ListResourceTemplates", "ListResourceTemplates": "ListResources"}.get(_base(model.name), _base(model.name))\n', "results of resources/list and resources/templates/list swapped (issue 11)"),
+        ("result-response-ignored", "_pair", "    if isinstance(response, ir.Model):", "    if False:", "<X>ResultResponse not used for pairing"),
+        ("input-required-primary", "_pair", "primary = [r for r in refs if r != _INPUT_REQUIRED]", "primary = refs", "InputRequiredResult taken as the result"),
+        ("first-member-result", "_pair", 'name = f"{base}Result" if f"{base}Result" in primary else primary[0]', "name = primary[0]", "the first member of a result union taken as the result"),
+        ("result-union-narrowed", "_pair", "return name, f.type", "return name, ir.Ref(name)", "a result union narrowed to its primary member"),
+        ("no-pairing-by-name", "_pair", '    if f"{base}Result" in defs:', "    if False:", "<X>Request → <X>Result not used"),
+        ("no-pairing-table", "_pair", "if model.name in table and table[model.name] in defs:", "if False:", "the pairings table not used"),
+        ("base-keeps-suffix", "_base", 'for suffix in ("Request", "Notification"):', 'for suffix in ("Notification",):', "request names not stripped for pairing"),
+        ("params-unnamed", "derive_methods", "params=params.type.name if params is not None and isinstance(params.type, ir.Ref) else None", "params=None", "methods lose their params model"),
+        ("params-never-required", "derive_methods", "params_required=bool(params is not None and params.required)", "params_required=False", "required params reported optional"),
+        ("method-names-clash", "derive_methods", "python_name=unique(method_python_name(model.name), taken)", "python_name=method_python_name(model.name)", "colliding method names not disambiguated"),
+        ("never-batching", "envelope", 'batching=any("Batch" in n and n.startswith("JSONRPC") for n in names)', "batching=False", "batches refused where allowed"),
+        ("always-batching", "envelope", 'batching=any("Batch" in n and n.startswith("JSONRPC") for n in names)', "batching=True", "batches allowed where refused"),
+        ("error-model-is-result", "envelope", 'error_model=first("JSONRPCErrorResponse", "JSONRPCError")', 'error_model=first("JSONRPCResultResponse", "JSONRPCResponse")', "error responses parsed as results"),
+    ],
+)
+
+NAMING = _group(
+    "generator/naming.py",
+    [
+        ("no-camel-boundary", None, '_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|', '_CAMEL_BOUNDARY = re.compile(r"', "camelCase not split"),
+        ("no-lowercase", "snake_case", '_CAMEL_BOUNDARY.sub("_", name).lower()', '_CAMEL_BOUNDARY.sub("_", name)', "snake_case keeps capitals"),
+        ("underscores-kept", "snake_case", '.strip("_")', "", "leading underscores kept (`_meta` → private attribute)"),
+        ("leading-digit", "snake_case", "    if name[0].isdigit():\n", "    if False:\n", "field names may start with a digit"),
+        ("keywords-allowed", "snake_case", "reserved = keyword.iskeyword(name) or name in RESERVED_FIELD_NAMES", "reserved = name in RESERVED_FIELD_NAMES", "fields named like keywords"),
+        ("pydantic-names-allowed", "snake_case", "reserved = keyword.iskeyword(name) or name in RESERVED_FIELD_NAMES", "reserved = keyword.iskeyword(name)", "fields shadow BaseModel attributes"),
+        ("protected-prefix-allowed", "snake_case", "    if name.startswith(_PROTECTED_PREFIXES):\n", "    if False:\n", "fields in pydantic's protected namespace"),
+        ("pascal-capitalize", "pascal_case", "p[:1].upper() + p[1:]", "p.capitalize()", "PascalCase lowercases the rest of each word"),
+        ("definition-names-raw", "definition_name", "if is_identifier(wire) and wire.isascii() and not _shadows(wire):", "if True:", "definition names used even when not identifiers"),
+        ("builtins-shadowed", "_shadows", "return name in _MODULE_NAMES or", "return False and", "definitions shadow builtins"),
+        ("unique-digit", "unique", 'name += "_"', 'name += "2"', "collisions numbered"),
+        ("notification-suffix-kept", "method_python_name", 'for suffix in ("Request", "Notification"):', 'for suffix in ("Request",):', "notification method names keep their suffix"),
+    ],
+)
+
+PYSOURCE = _group(
+    "generator/pysource.py",
+    [
+        ("number-as-float", "annotation", '"number": "int | float"', '"number": "float"', "`number` mapped to `float` (issue 11)"),
+        ("lazy-number-as-float", "lazy_annotation", "return f\"{sym['Union']}[int, float]\"", 'return "float"', "`number` in recursive aliases mapped to `float`"),
+        ("integer-as-number", "annotation", '"integer": "int"', '"integer": "int | float"', "integers accept floats"),
+        ("quotes-unescaped", "string_literal", "            out.append('\\\\\"')", "            out.append('\"')", "quotes in literals not escaped"),
+        ("backslashes-unescaped", "string_literal", '            out.append("\\\\\\\\")', '            out.append("\\\\")', "backslashes in literals not escaped"),
+        ("newlines-unescaped", "string_literal", '            out.append("\\\\n")', '            out.append("\\n")', "newlines in literals not escaped"),
+        ("triple-quotes-unescaped", "docstring", "elif ch == '\"' and quote_before:", "elif False:", "a run of quotes in a description ends the docstring early"),
+        ("closing-quote-unescaped", "docstring", "elif ch == '\"' and i == len(body) - 1:", "elif False:", "a description ending in a quote breaks the docstring"),
+        ("no-aliases", "field_default", '        args.append(f"alias={string_literal(f.wire_name)}")\n', "        pass\n", "wire names not aliased"),
+        ("no-defaults", "field_default", '        args.append("default=None")\n', "        pass\n", "optional fields without default"),
+        ("no-constraints", "field_default", 'args.extend(f"{c.name}={c.value!r}" for c in f.constraints)', "pass", "constraints not emitted"),
+        ("optional-not-none", "field_annotation", "if not f.required and not ir.admits_null(f.type):", "if False:", "optional fields annotated without None: a constructor refuses None"),
+        ("optional-admits-null", "field_annotation", "text = f\"{sym['_Omittable']}[{text}]\"", "text = f\"{text} | None\"", "optional fields accept JSON null and put it on the wire"),
+        ("no-discriminator-annotation", "annotation", "    if t.discriminator:\n", "    if False:\n", "discriminators not emitted in annotations"),
+        ("map-as-any", "annotation", 'return f"dict[str, {annotation(t.value, sym, prefix)}]"', 'return "dict"', "maps emitted untyped"),
+        ("list-as-any", "annotation", 'return f"list[{annotation(t.item, sym, prefix)}]"', 'return "list"', "arrays emitted untyped"),
+        ("imports-not-renamed", "Symbols.avoiding", '            while alias in used:\n                alias = "_" + alias\n', "", "a definition named like an import or helper shadows it"),
+    ],
+)
+
+VIEWS = _group(
+    "generator/views.py",
+    [
+        ("closed-view-open", "_definition_view", "closed = isinstance(d.extra, ir.LiteralOf) and not d.extra.values", "closed = False", "closed objects emitted open"),
+        ("typed-extra-view-dropped", "_definition_view", "extra = None if closed or isinstance(d.extra, ir.AnyType) else annotation(d.extra, sym)", "extra = None", "typed extras not emitted"),
+        ("class-doc-dropped", "_definition_view", 'return DefinitionView("model", d.name, indent_doc(d.description, 4), fields, extra, closed)', 'return DefinitionView("model", d.name, None, fields, extra, closed)', "model docstrings lost"),
+        ("field-doc-view-dropped", "_definition_view", "doc=indent_doc(f.description, 4)", "doc=None", "field docstrings lost"),
+        ("base-name-clash", "revision_view", 'base=sym["_McpModel"]', 'base="_McpModel"', "the base model class named like a definition"),
+        ("one-sender", "_method_view", "for s in sorted(m.senders))", "for s in sorted(m.senders)[:1])", "a method sent by both sides registered for one"),
+        ("params-required-view", "_method_view", "params_required=m.params_required", "params_required=False", "METHODS reports params optional"),
+        ("embedded-view", "_method_view", "embedded=m.embedded", "embedded=False", "embedded requests accepted as messages"),
+        ("no-exports", "revision_view", "exports=tuple(sorted(names))", "exports=()", "types.__all__ empty"),
+        ("result-type-narrowed", "_method_view", 'annotation(m.result_type, METHODS_SYMBOLS, "types.") if m.result_type else "None"', 'f"types.{m.result}" if m.result else "None"', "parse_result checks only the primary result"),
+        ("result-annotation-single", "result_annotation", "    if isinstance(t, ir.UnionOf) and all(isinstance(x, ir.Ref) for x in ir.alternatives(t)):\n", "    if False:\n", "typed calls annotated with the primary result only"),
+        ("embedded-messages", "revision_view", "live = [m for m in protocol.methods if not m.embedded]", "live = list(protocol.methods)", "embedded requests listed in the Message union"),
+    ],
+)
+
+STUBVIEWS = _group(
+    "generator/stubviews.py",
+    [
+        ("capability-singular-only", "_capability", "f.wire_name in (first, first + \"s\")", "f.wire_name in (first,)", "completion/complete does not advertise completions"),
+        ("capability-flag-true", "_capability", 'value = "True" if hit.type == ir.Primitive("boolean") else "{}"', 'value = "True"', "object capability flags advertised as true"),
+        ("capability-flag-dropped", "_capability", '        flag = f"({string_literal(hit.wire_name)}, {value})"\n', "        pass\n", "capability flags (resources.subscribe) not advertised"),
+        ("ping-not-answered", "_default", "    if m.name == lifecycle.ping:\n", "    if False:\n", "ping answered -32601 by default"),
+        ("notifications-not-ignored", "_default", '    if m.kind == "notification":\n', "    if False:\n", "unhandled notifications raise"),
+        ("no-initialize-default", "_default", "        lifecycle.legacy.method\n        if lifecycle.legacy is not None", "        None\n        if lifecycle.legacy is not None", "on_initialize raises -32601 instead of answering the handshake"),
+        ("no-discover-default", "_default", "else lifecycle.modern.discover if lifecycle.modern is not None else None", "else None", "on_discover raises -32601 instead of answering the handshake"),
+        ("params-always-required", "_params_optional", "if not m.params_required or m.params is None:", "if m.params is None:", "calls demand params the schema makes optional"),
+        ("meta-only-params-required", "_params_optional", "    return isinstance(params, ir.Model) and all(", "    return False and all(", "calls demand params that only need the `_meta` the client fills in"),
+        ("no-capabilities-model", "side_view", 'f"types.{caps}" if caps in {d.name for d in protocol.definitions} else None', "None", "no capability derivation"),
+    ],
+)
+
+ERRATA = _group(
+    "generator/errata.py",
+    [
+        ("unpinned-patched", "apply_errata", "if sha256 is not None and not applies_to(sha256, revision):", "if False:", "errata applied to bytes they were not written for"),
+        ("applied-unrecorded", "apply_errata", "return document, tuple(e.erratum for e in errata)", "return document, ()", "errata applied but not recorded"),
+        ("recorded-unapplied", "apply_errata", "        document = apply_one(document, erratum)\n", "        pass\n", "errata recorded but not applied"),
+        ("stale-test-ignored", "apply_one", "        except jsonpatch.JsonPatchTestFailed:\n            _stale(erratum, f\"test failed at {path}\")\n", "        except jsonpatch.JsonPatchTestFailed:\n            pass\n", "a failing test operation ignored"),
+        ("add-over-existing", "apply_one", "if op[\"op\"] in _CREATING and _exists(document, path):", "if False:", "an add that overwrites an existing member accepted"),
+        ("any-bytes-pinned", "applies_to", "return get_pin(revision).sha256 == sha256", "return True", "every schema counts as the pinned one"),
+    ],
+)
+
+GENERATE = _group(
+    "generator/generate.py",
+    [
+        ("errata-not-recorded", "protocol_for", "build_protocol(schema, source.revision, source.sha256, errata, pairings,", "build_protocol(schema, source.revision, source.sha256, (), pairings,", "errata applied but not recorded in the package (issue 11)"),
+        ("drafts-unpaired", "protocol_for", "draft=not source.pinned", "draft=False", "a draft's request without a findable result refused instead of paired with the base Result"),
+    ],
+)
+
+METHODS_TEMPLATE = _group(
+    "templates/methods.py.jinja",
+    [
+        ("fast-path-id-unchecked", None, 'if (type(obj.get("id")) in (str, int)) if request else ("id" not in obj):', "if True:", "requests without id and notifications with id accepted"),
+        ("fast-path-jsonrpc-unchecked", None, 'if accepted is not None and obj.get("jsonrpc") == "2.0":', "if accepted is not None:", "a wrong jsonrpc version reported as invalid params"),
+        ("jsonrpc-unchecked", None, '    if obj.get("jsonrpc") != "2.0":\n', "    if False:\n", "messages without jsonrpc 2.0 accepted"),
+        ("response-id-unchecked", None, 'if "result" in obj and valid_id(obj.get("id")):', 'if "result" in obj:', "responses with invalid ids accepted"),
+        ("embedded-accepted", None, "if spec is None or spec.embedded:", "if spec is None:", "embedded requests parsed as messages"),
+        ("request-without-id", None, '    if spec.kind == "request" and "id" not in obj:\n', "    if False:\n", "a request without id reported as invalid params"),
+        ("params-error-code", None, 'return _validate(spec.message, obj, INVALID_PARAMS, f"Invalid params for {method}")', 'return _validate(spec.message, obj, INVALID_REQUEST, f"Invalid params for {method}")', "invalid params answered -32600"),
+        ("fast-params-error-code", None, 'INVALID_PARAMS, f"Invalid params for {method}", error_details(exc)', 'INVALID_REQUEST, f"Invalid params for {method}", error_details(exc)', "invalid params answered -32600 on the fast path"),
+        ("batches-always", None, "{% if v.envelope.batching %}\n        if not obj:", "{% if true %}\n        if not obj:", "batches accepted where the revision refuses them"),
+        ("results-of-notifications", None, "if spec is None or spec.result is None:", "if spec is None:", "parse_result accepts notifications"),
+        ("result-error-code", None, 'INVALID_PARAMS, f"Invalid result for {method}"', 'INVALID_REQUEST, f"Invalid result for {method}"', "invalid results answered -32600"),
+        ("fast-path-embedded", None, "    if not spec.embedded\n", "", "embedded requests accepted on the fast path"),
+    ],
+)
+
+RUNTIME_TEMPLATE = _group(
+    "templates/runtime.py.jinja",
+    [
+        ("dump-python-names", None, 'return value.model_dump(mode="json", by_alias=True, exclude_unset=True)', 'return value.model_dump(mode="json", by_alias=False, exclude_unset=True)', "models sent under Python names"),
+        ("dump-unset", None, 'return value.model_dump(mode="json", by_alias=True, exclude_unset=True)', 'return value.model_dump(mode="json", by_alias=True)', "unset fields sent as null"),
+        ("capabilities-of-every-handler", None, "        if getattr(type(peer), handler) is getattr(base, handler):\n            continue\n", "", "capabilities advertised for handlers not overridden"),
+        ("capability-flags-dropped", None, "        if flag is not None:\n", "        if False:\n", "capability flags dropped at run time"),
+        ("notification-errors-answered", None, "if notification and exc.code in (METHOD_NOT_FOUND, INVALID_PARAMS):", "if False:", "a bad notification gets an error response"),
+        ("responses-dispatched", None, "        if method is None:\n", "        if False:\n", "a stray response dispatched as a message"),
+        ("wrong-way-silent", None, "return None if notification else error_response(request_id, wrong_way)", "return None", "a request for the other side gets no answer"),
+        ("cancel-ignored", None, "        if method == revision.cancelled:\n", "        if False:\n", "notifications/cancelled does not cancel"),
+        ("cancel-unmarked", None, "            self._cancelled_by_peer().add(task)\n", "", "a cancelled request raises instead of going quiet"),
+        ("results-unchecked", None, "            SURFACE.methods.parse_result(method, wire)\n", "            pass\n", "a handler's invalid result sent as it is"),
+        ("handler-errors-internal", None, '            if exc.code == INTERNAL_ERROR:\n                return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n', '            return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n', "a handler's ProtocolError answered -32603"),
+        ("internal-error-details-leaked", None, '            if exc.code == INTERNAL_ERROR:\n                return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n', "", "a handler's -32603 ProtocolError sent with its message and data"),
+        ("internal-error-code", None, 'return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n        finally:', 'return error_response(request_id, ProtocolError(INVALID_PARAMS, "Internal error"))\n        finally:', "failing handlers answered -32602"),
+        ("empty-batch-reply", None, "return [r for r in replies if r is not None] or None", "return [r for r in replies if r is not None]", "an all-notification batch answered with []"),
+        ("empty-batch-accepted", None, "if not allowed or not obj:", "if not allowed:", "an empty batch not refused"),
+        ("batches-always-allowed", None, "if not allowed or not obj:", "if not obj:", "batches handled where the revision refuses them"),
+        ("invalid-id-echoed", None, 'request_id = obj.get("id") if type(obj) is dict and valid_id(obj.get("id")) else None', 'request_id = obj.get("id") if type(obj) is dict else None', "an invalid id echoed in the error response"),
+        ("untyped-calls", None, "            return revision.methods.parse_result(method, raw), raw\n", "            return raw, raw\n", "typed calls return raw dicts"),
+        ("error-data-lost", None, 'str(error.get("message", "")), error.get("data")', 'str(error.get("message", ""))', "error data of a response lost"),
+        ("discover-no-versions", None, "modern.versions_key: newest_first(SUPPORTED_VERSIONS),", "modern.versions_key: [],", "discovery announces no versions"),
+        ("strips-skipped", None, "value = {key: item for key, item in value.items() if key not in strip}", "value = dict(value)", "fields the target revision does not define sent anyway"),
+        ("fills-skipped", None, "fill(value, path, key, constant)", "pass", "required fields the target revision has and the source lacks not filled in"),
+        ("fill-overwrites", None, "            value.setdefault(key, constant)\n", "            value[key] = constant\n", "a conversion fill overwrites a value that is there"),
+        ("result-defaults-ignored", None, "(path, key, defaults.get(key, fill) if not path else fill)", "(path, key, fill)", "result_defaults do not override the documented fill values"),
+        ("request-id-unset", None, "        token = REQUEST_ID.set(request_id)\n", "        token = REQUEST_ID.set(None)\n", "a handler does not see its request's id in REQUEST_ID"),
+        ("unsupported-version-code", None, '_MODERN.unsupported_code, "Unsupported protocol version", data', 'INVALID_REQUEST, "Unsupported protocol version", data', "an unsupported _meta version answered without the revision's error code"),
+        ("legacy-handshake-not-negotiated", None, 'chosen = negotiate(requested if isinstance(requested, str) else "", LEGACY_VERSIONS)', "chosen = LEGACY_VERSIONS[-1]", "initialize answered in the newest legacy revision whatever the client asked for"),
+    ],
+)
+
+SERVER_TEMPLATE = _group(
+    "templates/server.py.jinja",
+    [
+        ("handshake-no-capabilities", None, "            dump(self.{{ n.derived_capabilities }}()),\n", "            {},\n", "the handshake announces no capabilities"),
+        ("handshake-no-instructions", None, "            self.{{ n.instructions }},\n", "            None,\n", "instructions not sent"),
+        ("initialize-forgets-peer", None, '            self.{{ n.peer_info }} = getattr(message, "params", None)\n', "", "the client's handshake params not kept"),
+        ("no-server-title", None, "        if self.{{ n.title }} is not None:\n            info[{{ s.info.title }}] = self.{{ n.title }}\n", "", "serverInfo without title"),
+        ("declared-ignored", None, "        if self.{{ n.capabilities }} is not None:\n            return self.{{ n.capabilities }}\n", "", "declared server capabilities ignored"),
+        ("no-handshake-builtin", None, "        if method == _handshake_method(revision):\n", "        if False:\n", "the runtime does not take the handshake over: no session, peer_info not kept"),
+        ("session-meta-missing", None, "        if modern is None or revision.legacy is None or type(params) is not dict:\n            return params\n", "        return params\n", "a modern surface handler on a legacy session gets no session `_meta`"),
+    ],
+)
+
+CLIENT_TEMPLATE = _group(
+    "templates/client.py.jinja",
+    [
+        ("no-initialized", None, "            await self.{{ n.send_notification }}(chosen.legacy.initialized, None)\n", "            pass\n", "notifications/initialized never sent"),
+        ("session-forgets-peer", None, "        self.{{ n.peer_info }} = result\n        if chosen.legacy", "        if chosen.legacy", "the server's initialize answer not kept"),
+        ("meta-overrides-caller", None, "            meta.setdefault(key, value)\n", "            meta[key] = value\n", "the client's `_meta` overwrites the caller's"),
+        ("declared-ignored", None, "        if self.{{ n.capabilities }} is not None:\n            return self.{{ n.capabilities }}\n", "", "declared client capabilities ignored"),
+        ("no-discovery", None, "        if MODERN_VERSIONS and self.{{ n.preferred_version }} not in LEGACY_VERSIONS:\n", "        if False:\n", "start_session never sends server/discover"),
+        ("discovery-forgets-peer", None, "            self.{{ n.peer_info }} = result\n            return self._surface_handshake", "            return self._surface_handshake", "the server's discovery answer not kept"),
+        ("request-meta-missed", None, "        out[modern.meta_key] = meta\n", "", "requests do not carry the client's `_meta`"),
+        ("meta-version-not-forced", None, "        meta[modern.version_key] = revision.version\n", "", "a caller's `_meta` version overrides the session's"),
+        ("input-not-retried", None, "                answers[key] = answer\n", "                return model\n", "an input-required result never answered and retried"),
+    ],
+)
+
+STDIO_TEMPLATE = _group(
+    "templates/stdio.py.jinja",
+    [
+        ("cancel-not-sent", None, "                    await self.notify(revision.cancelled, {revision.cancelled_id_key: request_id})\n", "                    pass\n", "cancelling a call does not tell the peer"),
+        ("error-responses-dispatched", None, '("result" in obj or "error" in obj)', '("result" in obj)', "error responses handled as incoming messages"),
+    ],
+)
+
+PACKAGEVIEWS = _group(
+    "generator/packageviews.py",
+    [
+        ("header-errata-none", "header", "comment(', '.join(e.id for e in p.errata) or 'none')", "comment('none')", "the header does not name the errata"),
+        ("header-pairings-dropped", "header", "    if pairings:\n", "    if False:\n", "the header does not name --pair options"),
+        ("errata-unexported", "package_view", 'errata_literal="(" + "".join(f"{string_literal(e.id)}, " for e in surface.protocol.errata) + ")"', 'errata_literal="()"', "ERRATA empty although errata were applied"),
+    ],
+)
+
+STUBNAMES = _group(
+    "generator/stubnames.py",
+    [
+        ("handlers-for-own-messages", "handles", "return method.sent_by(_other(side))", "return method.sent_by(side)", "each side handles what it sends itself"),
+        ("embedded-live", "calls", "return method.sent_by(side) and not method.embedded", "return method.sent_by(side)", "embedded requests get typed calls"),
+        ("clashes-unchecked", "stub_names", "    taken = set(members)\n", "    taken: set[str] = set()\n", "a handler or call named like a runtime member (handle, attach…) overrides it"),
+    ],
+)
+
+JSONRPC_TEMPLATE = _group(
+    "templates/jsonrpc.py.jinja",
+    [
+        ("bool-ids", None, "return isinstance(value, (str, int)) and not isinstance(value, bool)", "return isinstance(value, (str, int))", "true/false accepted as ids"),
+        ("parse-error-code", None, 'raise ProtocolError(PARSE_ERROR, "Parse error: not valid JSON")', 'raise ProtocolError(INVALID_REQUEST, "Parse error: not valid JSON")', "invalid JSON answered -32600"),
+        ("error-data-dropped", None, '            error["data"] = self.data\n', "            pass\n", "error data not sent"),
+        ("error-locations-dropped", None, '{"loc": list(e["loc"]), "msg"', '{"loc": [], "msg"', "validation errors lose their location"),
+    ],
+)
+
+TYPES_TEMPLATE = _group(
+    "templates/types.py.jinja",
+    [
+        ("constants-not-filled", None, "                if name not in data and alias not in data:\n                    data[alias] = value\n", "                pass\n", "constant fields (`type`, `method`) must be written out by hand"),
+        ("none-kept", None, "                data = {k: v for k, v in data.items() if v is not None or k not in omittable}\n", "                pass\n", "None given to a constructor refused instead of meaning absent"),
+        ("extras-dropped", None, '        extra="allow",\n', '        extra="ignore",\n', "unknown keys of open objects lost"),
+    ],
+)
+
+REVISIONS_TEMPLATE = _group(
+    "templates/revisions.py.jinja",
+    [
+        ("negotiate-oldest", None, "return requested if requested in choices else choices[-1]", "return requested if requested in choices else choices[0]", "an unsupported requested version negotiated to the oldest, not the newest"),
+        ("negotiate-ignores-request", None, "return requested if requested in choices else choices[-1]", "return choices[-1]", "a supported requested version ignored: always the newest"),
+        ("newest-first-reversed", None, "return sorted(versions, reverse=True)", "return sorted(versions)", "supported versions listed oldest first in discovery and errors"),
+    ],
+)
+
+MUTANTS: tuple[Mutant, ...] = tuple(
+    FRONTEND
+    + TYPESYS
+    + PROTOCOL
+    + ROLES
+    + NAMING
+    + PYSOURCE
+    + VIEWS
+    + PACKAGEVIEWS
+    + STUBVIEWS
+    + STUBNAMES
+    + ERRATA
+    + GENERATE
+    + TYPES_TEMPLATE
+    + JSONRPC_TEMPLATE
+    + REVISIONS_TEMPLATE
+    + METHODS_TEMPLATE
+    + RUNTIME_TEMPLATE
+    + SERVER_TEMPLATE
+    + CLIENT_TEMPLATE
+    + STDIO_TEMPLATE
+)
