@@ -251,7 +251,7 @@ class _McpModel(BaseModel):
             return keys
 
         def __init__(self, /, **data: Any) -> None:
-            if None in data.values():
+            if any(v is None for v in data.values()):
                 omittable = self._mcp_omittable_keys()
                 data = {k: v for k, v in data.items() if v is not None or k not in omittable}
             for name, alias, value in self._mcp_constants:
