@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
@@ -347,3 +348,15 @@ def report_check(outcomes: list[Outcome]) -> bool:
     if stale and len(outcomes) > 1:
         click.echo(f"mcpgen: {len(stale)} of {len(outcomes)} packages stale", err=True)
     return bool(stale)
+
+
+def entry() -> None:
+    """The `mcpgen` console script: the command line, after which Ctrl-C no longer changes the outcome.
+
+    Once a command has finished (its output written and reported), a SIGINT during interpreter exit
+    would otherwise kill the process by signal and turn a success into a failure.
+    """
+    try:
+        main()
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import signal
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Callable, Iterable
 
 from .errors import SchemaError
@@ -46,6 +46,23 @@ def warm() -> None:
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
     _mode()
+
+
+def abandon(pool: ProcessPoolExecutor) -> None:
+    """Stop the workers at once (after an interrupt or an error) without waiting for work in flight.
+
+    Work still buffered for the call queue would block its feeder thread forever once the workers
+    that read it are gone, and with it `shutdown` and interpreter exit (CPython gh-94777; Python
+    3.11.2, Debian 12's, still has it): the workers are terminated and the parent's end of that
+    pipe is closed first, as later CPython releases do themselves.
+    """
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+    call_queue = getattr(pool, "_call_queue", None)
+    reader = getattr(call_queue, "_reader", None)
+    if reader is not None:
+        reader.close()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def check_syntax(source: str, filename: str) -> ast.Module:

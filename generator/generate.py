@@ -304,7 +304,7 @@ def _render_fresh(requests: list[PackageRequest]) -> list[dict[str, str]]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from .formatting import format_files, preload, warm
+    from .formatting import abandon, format_files, preload, warm
     from .render import is_template_text
 
     fork = "fork" in multiprocessing.get_all_start_methods()
@@ -313,10 +313,16 @@ def _render_fresh(requests: list[PackageRequest]) -> list[dict[str, str]]:
         preload()
         if len(requests) > 1:
             from . import errata, package, protocol, render  # noqa: F401  (the parser and the templates, for the workers)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=warm) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=warm)
+    try:
         if len(requests) == 1:
             raw = [package_sources(requests[0])]
         else:
             raw = list(pool.map(package_sources, requests))
         console.status(f"formatting {len(requests)} package{plural}")
-        return format_files(raw, pool, workers, verbatim=is_template_text)
+        formatted = format_files(raw, pool, workers, verbatim=is_template_text)
+    except BaseException:
+        abandon(pool)
+        raise
+    pool.shutdown()
+    return formatted
