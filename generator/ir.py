@@ -279,6 +279,14 @@ class ModernHandshake:
     listen_filter_key: str | None = None
     resource_subscriptions_key: str | None = None
     acknowledged: str | None = None
+    subscription_id_key: str | None = None
+    """The notification `_meta` key naming the listen request a notification is delivered for."""
+    listen_flags: tuple[tuple[str, str, str, str], ...] = ()
+    """(filter key, notification, server capability, its flag) of each list change a listen filter opts in to."""
+    resource_updated: str | None = None
+    """The notification that a watched resource changed (sent for the filter's resource URIs), and its
+    params key holding the URI."""
+    resource_updated_uri_key: str | None = None
 
 
 @dataclass(frozen=True)

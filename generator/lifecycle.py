@@ -6,6 +6,8 @@ looked up in the revision's IR; a schema that renames one fails generation namin
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import ir
 from .errors import SchemaError
 from .httpview import name_headers, tool_headers
@@ -27,6 +29,10 @@ SUBSCRIBE = "resources/subscribe"
 UNSUBSCRIBE = "resources/unsubscribe"
 LISTEN = "subscriptions/listen"
 ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+RESOURCE_UPDATED = "notifications/resources/updated"
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+LIST_CHANGED = "ListChanged"  # a listen filter's `<capability>ListChanged` flag opts in to `notifications/<capability>/list_changed`
+SERVER_CAPABILITIES = "ServerCapabilities"
 
 
 class _Finder:
@@ -108,19 +114,52 @@ def _session_requests(find: _Finder) -> dict[str, str | None]:
     return facts
 
 
-def _listen(find: _Finder, request_meta: ir.Model) -> dict[str, str | None]:
+def _listen(find: _Finder, request_meta: ir.Model) -> dict[str, Any]:
     """Where a modern revision's requests ask for log messages and watch resources (each None when absent)."""
-    facts: dict[str, str | None] = {"log_level_key": find.optional_field(request_meta, "io.modelcontextprotocol/logLevel")}
+    facts: dict[str, Any] = {"log_level_key": find.optional_field(request_meta, "io.modelcontextprotocol/logLevel")}
     listen, acknowledged = find.method(LISTEN), find.method(ACKNOWLEDGED)
     if listen is not None:
         wanted = find.ref_model(find.model(listen.params, f"{LISTEN} params"), "notifications")
+        resources = find.optional_field(wanted, "resourceSubscriptions")
+        updated = find.method(RESOURCE_UPDATED) if resources else None
+        if updated is not None:
+            find.field(find.model(updated.params, f"{RESOURCE_UPDATED} params"), "uri")
         facts.update(
             listen=listen.name,
             listen_filter_key="notifications",
-            resource_subscriptions_key=find.optional_field(wanted, "resourceSubscriptions"),
+            resource_subscriptions_key=resources,
             acknowledged=acknowledged.name if acknowledged is not None else None,
+            subscription_id_key=_subscription_id_key(find, acknowledged),
+            listen_flags=_listen_flags(find, wanted),
+            resource_updated=updated.name if updated is not None else None,
+            resource_updated_uri_key="uri" if updated is not None else None,
         )
     return facts
+
+
+def _subscription_id_key(find: _Finder, acknowledged: ir.MethodSpec | None) -> str | None:
+    """The notification `_meta` key naming a listen stream, found in the acknowledgement's params."""
+    if acknowledged is None:
+        return None
+    params = find.model(acknowledged.params, f"{ACKNOWLEDGED} params")
+    find.field(params, "notifications")
+    return find.optional_field(find.ref_model(params, META), SUBSCRIPTION_ID)
+
+
+def _listen_flags(find: _Finder, wanted: ir.Model) -> tuple[tuple[str, str, str, str], ...]:
+    """The filter's list-change flags whose notification and server capability flag the revision has."""
+    capabilities = find.defs.get(SERVER_CAPABILITIES)
+    flags = []
+    for field in wanted.fields:
+        family = field.wire_name.removesuffix(LIST_CHANGED)
+        method = f"notifications/{family}/list_changed"
+        if family == field.wire_name or find.method(method) is None or not isinstance(capabilities, ir.Model):
+            continue
+        holder = next((f for f in capabilities.fields if f.wire_name == family), None)
+        if holder is not None and isinstance(holder.type, ir.Ref):
+            if find.optional_field(find.model(holder.type.name, family), "listChanged"):
+                flags.append((field.wire_name, method, family, "listChanged"))
+    return tuple(flags)
 
 
 def _modern(find: _Finder, spec: ir.MethodSpec) -> ir.ModernHandshake:

@@ -10,6 +10,7 @@ import asyncio
 import base64
 import json
 import logging
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterator
@@ -711,3 +712,68 @@ def test_a_legacy_session_s_subscriptions_run_the_listen_handler_on_the_standalo
         check_2025(update)
         assert update["method"] == "notifications/resources/updated" and update["params"]["uri"] == "file:///a"
         assert client.delete(served.url, headers=post_headers("2025-11-25", session)).status_code == 200
+
+
+# --- a session surface (2025-11-25) serving a stateless client's listen request ------------------
+
+
+@pytest.fixture(scope="module")
+def session_surface(schema_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, list[Any]]]:
+    """Every revision on a 2025-11-25 surface with resource subscriptions, served; its (un)subscribe calls."""
+    import importlib
+
+    from mcpgen.generate import GenerateConfig, generate
+    from shared import load_package
+
+    root = tmp_path_factory.mktemp("surface25") / "pkg"
+    generate(GenerateConfig(revision="2024-11-05..2026-07-28", surface="2025-11-25", output=root, schema_dir=schema_dir))
+    package = load_package(root, "http_surface25")
+    t = package.types
+    calls: list[Any] = []
+
+    class Watches(package.Server):  # type: ignore[misc,name-defined]
+        capabilities = t.ServerCapabilities(resources=t.ServerCapabilitiesResources(subscribe=True))
+
+        async def on_subscribe(self, params: Any) -> Any:
+            calls.append(("subscribe", params.uri))
+            await self.notify_resource_updated({"uri": params.uri})
+            return t.EmptyResult()
+
+        async def on_unsubscribe(self, params: Any) -> Any:
+            calls.append(("unsubscribe", params.uri))
+            return t.EmptyResult()
+
+    app = importlib.import_module("http_surface25.http").streamable_http_app(Watches)
+    with serve(app) as served:
+        yield served, calls
+
+
+def test_a_session_surface_serves_a_stateless_listen_request_on_its_response_stream(
+    session_surface: tuple[Served, list[Any]], check_2026: Callable[[Any], None]
+) -> None:
+    """The subscribe handler runs for the listed URI, the acknowledgement and the update come on the
+    request's own stream naming it, and closing the stream unsubscribes."""
+    served, calls = session_surface
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    params = {"_meta": meta, "notifications": {"resourceSubscriptions": ["file:///a"]}}
+    message = {"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen", "params": params}
+    events: list[Any] = []
+    with httpx_client() as client:
+        headers = post_headers("2026-07-28", mcp_method="subscriptions/listen")
+        with client.stream("POST", served.url, json=message, headers=headers) as stream:
+            assert stream.status_code == 200 and stream.headers["content-type"].startswith("text/event-stream")
+            for line in stream.iter_lines():
+                if line.startswith("data: {"):
+                    events.append(json.loads(line[6:]))
+                if len(events) == 2:
+                    break
+    for _ in range(100):
+        if len(calls) == 2:
+            break
+        time.sleep(0.05)
+    for event in events:
+        check_2026(event)
+    assert [e["method"] for e in events] == ["notifications/subscriptions/acknowledged", "notifications/resources/updated"]
+    assert events[0]["params"]["notifications"] == {"resourceSubscriptions": ["file:///a"]}
+    assert {e["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] for e in events} == {9}
+    assert calls == [("subscribe", "file:///a"), ("unsubscribe", "file:///a")]

@@ -445,6 +445,145 @@ def test_a_modern_surface_reads_a_legacy_session_s_log_level_from_meta(
     assert wire_problems(schema_dir, "2025-11-25", link.wire) == []
 
 
+class Recorder:
+    """A channel that records what a server sends (its requests are not expected here)."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    async def request(self, method: str, params: Any) -> Any:
+        raise AssertionError(f"unexpected request {method}")
+
+    async def notify(self, method: str, params: Any) -> None:
+        self.sent.append(json.loads(json.dumps({"jsonrpc": "2.0", "method": method, **({"params": params} if params else {})})))
+
+
+def listen_request(request_id: int, notifications: dict[str, Any]) -> dict[str, Any]:
+    """A 2026-07-28 `subscriptions/listen` request for `notifications`."""
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "subscriptions/listen", "params": {"_meta": meta, "notifications": notifications}}
+
+
+def test_a_session_surface_serves_a_modern_client_s_listen_with_its_subscribe_handlers(
+    multi: Callable[[str], ModuleType], schema_dir: Path
+) -> None:
+    """A 2025-11-25 surface has `resources/(un)subscribe`, 2026-07-28 clients `subscriptions/listen`: the
+    runtime subscribes the listed URIs, acknowledges what it honours (list changes only where the
+    capabilities declare them), sends the server's updates and list changes on the stream, naming it,
+    drops what the stream did not ask for, and unsubscribes when the request ends."""
+    pkg = multi("all25")
+    t = pkg.types
+    calls: list[tuple[str, str, str | None]] = []
+
+    class Watches(pkg.Server):  # type: ignore[misc,name-defined]
+        capabilities = t.ServerCapabilities(resources=t.ServerCapabilitiesResources(subscribe=True), tools=t.ServerCapabilitiesTools(listChanged=True))
+
+        async def on_subscribe(self, params: Any) -> Any:
+            calls.append(("subscribe", params.uri, self.protocol_version))
+            if params.uri == "file:///missing":
+                raise pkg.ProtocolError(-32002, "Resource not found")
+            await self.notify_resource_updated({"uri": params.uri})  # before the acknowledgement: held back
+            return t.EmptyResult()
+
+        async def on_unsubscribe(self, params: Any) -> Any:
+            calls.append(("unsubscribe", params.uri, self.protocol_version))
+            return t.EmptyResult()
+
+    server, channel = Watches(), Recorder()
+    server.attach(channel)
+    wanted = {"resourceSubscriptions": ["file:///a", "file:///missing"], "toolsListChanged": True, "promptsListChanged": True}
+
+    async def scenario() -> Any:
+        listening = asyncio.ensure_future(server.handle(listen_request(7, wanted)))
+        await asyncio.sleep(0.05)
+        await server.notify_tool_list_changed()
+        await server.notify_prompt_list_changed()  # not honoured: no prompts capability
+        await server.notify_resource_updated({"uri": "file:///a"})
+        await server.handle({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}})
+        return await listening
+
+    assert run(scenario()) is None  # a cancelled request gets no answer
+    stamp = {"io.modelcontextprotocol/subscriptionId": 7}
+    assert channel.sent == [
+        {"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {"_meta": stamp, "notifications": {"toolsListChanged": True, "resourceSubscriptions": ["file:///a"]}}},
+        {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"_meta": stamp, "uri": "file:///a"}},
+        {"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": stamp}},
+        {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"_meta": stamp, "uri": "file:///a"}},
+    ]
+    assert calls == [
+        ("subscribe", "file:///a", "2026-07-28"),
+        ("subscribe", "file:///missing", "2026-07-28"),
+        ("unsubscribe", "file:///a", "2026-07-28"),
+    ]
+    assert wire_problems(schema_dir, "2026-07-28", channel.sent) == []
+
+
+def test_listen_streams_end_with_their_connection(multi: Callable[[str], ModuleType]) -> None:
+    """A listen request runs until its client leaves: when the transport goes, the runtime ends it (and
+    the session surface's bridge unsubscribes)."""
+    pkg = multi("all25")
+    ended: list[str] = []
+
+    class Watches(pkg.Server):  # type: ignore[misc,name-defined]
+        async def on_subscribe(self, params: Any) -> Any:
+            return pkg.types.EmptyResult()
+
+        async def on_unsubscribe(self, params: Any) -> Any:
+            ended.append(params.uri)
+            return pkg.types.EmptyResult()
+
+    server = Watches()
+    server.attach(Recorder())
+
+    async def scenario() -> Any:
+        listening = asyncio.ensure_future(server.handle(listen_request(1, {"resourceSubscriptions": ["file:///a"]})))
+        await asyncio.sleep(0.05)
+        server.attach(None)
+        return await listening
+
+    assert run(scenario()) is None and ended == ["file:///a"]
+
+
+def test_a_listen_handler_s_notifications_name_its_stream_which_ends_with_stdin(
+    packages: dict[str, ModuleType], schema_dir: Path
+) -> None:
+    """2026-07-28: every notification on a listen stream carries its request id in `_meta`, added by the
+    runtime; at the end of stdin the request is ended (it would otherwise keep the server running)."""
+    new = packages["2026-07-28"]
+    stdio = __import__(f"{new.__name__}.stdio", fromlist=["Connection"])
+    ended: list[bool] = []
+
+    class Watches(new.Server):  # type: ignore[misc,name-defined]
+        async def on_subscriptions_listen(self, params: Any) -> Any:
+            await self.notify_subscriptions_acknowledged({"notifications": {"toolsListChanged": True}})
+            await self.notify_tool_list_changed()
+            try:
+                await asyncio.Event().wait()
+            except asyncio.CancelledError:
+                ended.append(True)
+                raise
+
+    lines = [json.dumps(listen_request(3, {"toolsListChanged": True})).encode() + b"\n"]
+    written: list[dict[str, Any]] = []
+
+    async def readline() -> bytes:
+        if lines:
+            return lines.pop()
+        await asyncio.sleep(0.05)
+        return b""
+
+    async def write(data: bytes) -> None:
+        written.append(json.loads(data))
+
+    server = Watches()
+    connection = stdio.Connection(server, write)
+    server.attach(connection)
+    run(connection.run(readline))
+    assert ended == [True]
+    assert [m["params"]["_meta"] for m in written] == [{"io.modelcontextprotocol/subscriptionId": 3}] * 2
+    assert wire_problems(schema_dir, "2026-07-28", written) == []
+
+
 def test_a_modern_surface_serves_a_legacy_session_s_resource_subscriptions_with_its_listen_handler(
     multi: Callable[[str], ModuleType], packages: dict[str, ModuleType], schema_dir: Path
 ) -> None:

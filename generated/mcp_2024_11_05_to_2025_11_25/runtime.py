@@ -416,6 +416,9 @@ class Peer:
     def _detached(self) -> None:
         """The transport is gone: stop what runs for the connection, not for a request (Server)."""
 
+    def _input_closed(self) -> None:
+        """The peer will send nothing more: end the requests only it could end (a Server's listens)."""
+
     def _channel(self) -> Channel:
         channel: Channel | None = ROUTE.get() or self.__dict__.get("_mcp_channel")
         if channel is None:
@@ -854,7 +857,12 @@ class Peer:
         revision = self._revision()
         self._gate(revision, method)
         wire = self._outgoing_params(revision, method, self._surface_params_wire(method, params))
-        await self.send_notification(method, self._to_revision_params(revision, method, wire))
+        wire = self._stamped(revision, method, self._to_revision_params(revision, method, wire))
+        await self.send_notification(method, wire)
+
+    def _stamped(self, revision: Revision, method: str, wire: Any) -> Any:
+        """Outgoing notification params as sent (a Server names the listen request they are sent for)."""
+        return wire
 
     def _not_found(self, method: str) -> ProtocolError:
         return ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")

@@ -130,6 +130,7 @@ class Connection:
                     await self.receive(line)
         finally:
             self._closed = True
+            self.peer._input_closed()
             for future in self._pending.values():
                 if not future.done():
                     future.set_exception(ConnectionError("MCP peer closed the connection"))

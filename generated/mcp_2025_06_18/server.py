@@ -9,6 +9,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextvars
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Awaitable, ClassVar, Mapping, cast
 
@@ -16,10 +17,13 @@ from pydantic import BaseModel
 
 from . import types
 from .jsonrpc import INTERNAL_ERROR, ProtocolError
-from .revisions import SURFACE, Revision
+from .revisions import REVISIONS, SURFACE, Revision
 from .runtime import (
+    _CURRENT,
     MAX_INPUT_ROUNDS,
+    REQUEST_ID,
     ROUTE,
+    Channel,
     Peer,
     logger,
     project_capabilities,
@@ -32,6 +36,24 @@ _SESSION_LISTEN: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "mcp_session_listen", default=False
 )
 """True inside the listen handler run for a legacy session's resource subscriptions."""
+_LISTENING: contextvars.ContextVar[tuple[Any] | None] = contextvars.ContextVar(
+    "mcp_listening", default=None
+)
+"""(request id,) of the listen request being served: the notifications sent for it name it."""
+
+
+@dataclass
+class _Stream:
+    """A modern client's listen request served by a session surface: where its notifications go and
+    which it opted in to (held back until the acknowledgement is out)."""
+
+    revision: Revision
+    channel: Channel
+    request_id: Any
+    methods: frozenset[str]
+    uris: list[Any]
+    held: list[tuple[str, Any]] | None = field(default_factory=list)
+
 
 # Incoming handler → (capability field, (flag, value) or None) that overriding it advertises.
 _CAPABILITIES: Mapping[str, tuple[str, tuple[str, Any] | None]] = {
@@ -125,7 +147,22 @@ class Server(Peer, abc.ABC):
         bridged = self._session_request(revision, method, message)
         if bridged is not None:
             return bridged
+        modern = revision.modern
+        if modern is not None and method == modern.listen:
+            self._listening()
+            if method not in SURFACE.methods.METHODS:
+                return self._listen_on_session_surface(revision, message)
         return super()._builtin(revision, method, message)
+
+    def _listening(self) -> None:
+        """Mark the request being served as a listen stream: its notifications name it, and it ends
+        with the connection."""
+        _LISTENING.set((REQUEST_ID.get(),))
+        task = asyncio.current_task()
+        if task is not None:
+            listens: set[Any] = self.__dict__.setdefault("_mcp_listens", set())
+            listens.add(task)
+            task.add_done_callback(listens.discard)
 
     async def _answer_handshake(self, revision: Revision, message: Any) -> Any:
         if revision.legacy is not None:
@@ -212,11 +249,136 @@ class Server(Peer, abc.ABC):
 
     def _detached(self) -> None:
         self._stop_listening()
+        self._input_closed()
+
+    def _input_closed(self) -> None:
+        """End the listen requests still running: nobody is left to hear their notifications."""
+        for task in self.__dict__.pop("_mcp_listens", set()):
+            self._cancelled_by_peer().add(task)
+            task.cancel()
+
+    def _stamped(self, revision: Revision, method: str, wire: Any) -> Any:
+        """A notification sent for a listen request names it in `_meta` (validated again with the name)."""
+        listening, modern = _LISTENING.get(), revision.modern
+        if listening is None or modern is None or not modern.subscription_id_key:
+            return wire
+        meta = {
+            **((wire or {}).get(modern.meta_key) or {}),
+            modern.subscription_id_key: listening[0],
+        }
+        stamped = {**(wire or {}), modern.meta_key: meta}
+        revision.methods.params_adapter(method).validate_python(stamped)
+        return stamped
 
     async def _notify(self, method: str, params: Any) -> None:
         if _SESSION_LISTEN.get() and method not in self._revision().methods.METHODS:
             return
+        streams: list[_Stream] = self.__dict__.get("_mcp_streams", [])
+        if streams and (
+            _LISTENING.get() or any(method in _stream_methods(s.revision.version) for s in streams)
+        ):
+            await self._notify_streams(streams, method, params)
+            return
         await super()._notify(method, params)
+
+    async def _listen_on_session_surface(self, revision: Revision, message: Any) -> Any:
+        """A modern client's listen request served by a session surface: its resource URIs go to the
+        subscribe handler (and the unsubscribe handler once the request ends), its list-change flags
+        are honoured where the capabilities declare `listChanged`, and the notifications of those
+        kinds the server sends go out on this request's stream, after the acknowledgement."""
+        modern, keys = revision.modern, SURFACE.legacy
+        assert modern is not None and modern.listen_filter_key
+        wanted = (dump(getattr(message, "params", None)) or {}).get(modern.listen_filter_key) or {}
+        capabilities = dump(self.derived_capabilities()) or {}
+        honoured: dict[str, Any] = {
+            key: True
+            for key, _, family, flag in modern.listen_flags
+            if wanted.get(key) is True and (capabilities.get(family) or {}).get(flag) is True
+        }
+        methods = {method for key, method, _, _ in modern.listen_flags if key in honoured}
+        stream = _Stream(revision, self._channel(), REQUEST_ID.get(), frozenset(), [])
+        streams: list[_Stream] = self.__dict__.setdefault("_mcp_streams", [])
+        streams.append(stream)
+        try:
+            resources = modern.resource_subscriptions_key
+            if resources and modern.resource_updated and keys is not None and keys.subscribe:
+                for uri in dict.fromkeys(wanted.get(resources) or []):
+                    if await self._subscription(keys.subscribe, uri):
+                        stream.uris.append(uri)
+                if stream.uris:
+                    honoured[resources] = list(stream.uris)
+                    methods.add(modern.resource_updated)
+            stream.methods = frozenset(methods)
+            if modern.acknowledged:
+                ack = self._stamped(
+                    revision, modern.acknowledged, {modern.listen_filter_key: honoured}
+                )
+                await self.send_notification(modern.acknowledged, ack)
+            held, stream.held = stream.held or [], None
+            for method, params in held:
+                await self._notify_streams([stream], method, params)
+            await asyncio.Event().wait()
+        finally:
+            streams.remove(stream)
+            still = [uri for other in streams for uri in other.uris]
+            for uri in stream.uris:
+                if keys is not None and keys.unsubscribe and uri not in still:
+                    await self._subscription(keys.unsubscribe, uri)
+
+    async def _subscription(self, method: str, uri: Any) -> bool:
+        """Run the surface's (un)subscribe handler for `uri`; False (logged) when it is not overridden or fails."""
+        keys, handler = SURFACE.legacy, self._incoming.get(method)
+        if (
+            keys is None
+            or not keys.uri_key
+            or handler is None
+            or getattr(type(self), handler) is getattr(Server, handler)
+        ):
+            return False
+        try:
+            params = SURFACE.methods.params_adapter(method).validate_python({keys.uri_key: uri})
+            await getattr(self, handler)(params)
+        except Exception as exc:
+            logger.warning("%s for a listen request failed for %r: %s", handler, uri, exc)
+            return False
+        return True
+
+    async def _notify_streams(self, streams: list[_Stream], method: str, params: Any) -> None:
+        """Send a notification on the bridged listen streams that opted in to its kind (a resource
+        update on those watching its URI, else on every stream watching resources). A listen
+        request's stream carries nothing else: other notifications sent while serving it are dropped.
+        """
+        chosen = [
+            s
+            for s in streams
+            if method in s.methods
+            or (s.held is not None and method in _stream_methods(s.revision.version))
+        ]
+        modern = chosen[0].revision.modern if chosen else None
+        if not chosen:
+            logger.info("%s not sent: no listen stream asked for it", method)
+        elif (
+            modern is not None
+            and method == modern.resource_updated
+            and modern.resource_updated_uri_key
+        ):
+            uri = (dump(params) or {}).get(modern.resource_updated_uri_key)
+            chosen = [s for s in chosen if uri in s.uris] or chosen
+        for stream in chosen:
+            if stream.held is not None:
+                stream.held.append((method, params))
+                continue
+            tokens = (
+                _CURRENT.set(stream.revision),
+                ROUTE.set(stream.channel),
+                _LISTENING.set((stream.request_id,)),
+            )
+            try:
+                await super()._notify(method, params)
+            finally:
+                _LISTENING.reset(tokens[2])
+                ROUTE.reset(tokens[1])
+                _CURRENT.reset(tokens[0])
 
     def _completed(self, revision: Revision, method: str, params: Any) -> Any:
         """A modern surface reads version, capabilities, client info and log level from every
@@ -455,6 +617,16 @@ def _meta_model(method: str) -> type[BaseModel] | None:
     return (
         annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
     )
+
+
+@lru_cache(maxsize=None)
+def _stream_methods(version: str) -> frozenset[str]:
+    """The notifications a modern revision sends only on the listen streams that opted in to them."""
+    modern = REVISIONS[version].modern
+    if modern is None:
+        return frozenset()
+    updated = [modern.resource_updated] if modern.resource_updated else []
+    return frozenset([*(method for _, method, _, _ in modern.listen_flags), *updated])
 
 
 def _handshake_method(revision: Revision) -> str | None:

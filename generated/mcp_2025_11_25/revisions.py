@@ -81,6 +81,13 @@ class Modern:
     listen_filter_key: str | None
     resource_subscriptions_key: str | None
     acknowledged: str | None
+    subscription_id_key: str | None
+    """The notification `_meta` key naming the listen request a notification is delivered for."""
+    listen_flags: tuple[tuple[str, str, str, str], ...]
+    """(filter key, notification, server capability, its flag) of each list change a listen filter opts in to."""
+    resource_updated: str | None
+    """The notification that a watched resource changed, and its params key holding the URI."""
+    resource_updated_uri_key: str | None
 
 
 @dataclass(frozen=True)

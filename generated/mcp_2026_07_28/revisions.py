@@ -81,6 +81,13 @@ class Modern:
     listen_filter_key: str | None
     resource_subscriptions_key: str | None
     acknowledged: str | None
+    subscription_id_key: str | None
+    """The notification `_meta` key naming the listen request a notification is delivered for."""
+    listen_flags: tuple[tuple[str, str, str, str], ...]
+    """(filter key, notification, server capability, its flag) of each list change a listen filter opts in to."""
+    resource_updated: str | None
+    """The notification that a watched resource changed, and its params key holding the URI."""
+    resource_updated_uri_key: str | None
 
 
 @dataclass(frozen=True)
@@ -159,6 +166,29 @@ REVISIONS: Mapping[str, Revision] = MappingProxyType(
                 listen_filter_key="notifications",
                 resource_subscriptions_key="resourceSubscriptions",
                 acknowledged="notifications/subscriptions/acknowledged",
+                subscription_id_key="io.modelcontextprotocol/subscriptionId",
+                listen_flags=(
+                    (
+                        "promptsListChanged",
+                        "notifications/prompts/list_changed",
+                        "prompts",
+                        "listChanged",
+                    ),
+                    (
+                        "resourcesListChanged",
+                        "notifications/resources/list_changed",
+                        "resources",
+                        "listChanged",
+                    ),
+                    (
+                        "toolsListChanged",
+                        "notifications/tools/list_changed",
+                        "tools",
+                        "listChanged",
+                    ),
+                ),
+                resource_updated="notifications/resources/updated",
+                resource_updated_uri_key="uri",
             ),
             input_required=InputRequired(
                 result=r0_types.InputRequiredResult,

@@ -542,8 +542,7 @@ class EverythingServer(mcp.Server):
         watched = [uri for uri in wanted.get("resourceSubscriptions") or [] if any(r["uri"] == uri for r in RESOURCES)]
         if declared.get("subscribe") and watched:
             honoured["resourceSubscriptions"] = watched
-        subscription = {"io.modelcontextprotocol/subscriptionId": runtime.REQUEST_ID.get()}
-        await self.notify_subscriptions_acknowledged({"notifications": honoured, "_meta": subscription})
+        await self.notify_subscriptions_acknowledged({"notifications": honoured})  # the runtime names the stream
         queue: asyncio.Queue[str] = asyncio.Queue()
         entry = (queue, honoured)
         LISTENERS.append(entry)
@@ -551,9 +550,9 @@ class EverythingServer(mcp.Server):
             while True:
                 kind = await queue.get()
                 if kind == "toolsListChanged":
-                    await self.notify_tool_list_changed({"_meta": subscription})
+                    await self.notify_tool_list_changed()
                 else:
-                    await self.notify_prompt_list_changed({"_meta": subscription})
+                    await self.notify_prompt_list_changed()
         finally:
             LISTENERS.remove(entry)
 
