@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Awaitable, ClassVar, Mapping, cast
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from . import types
-from .jsonrpc import INTERNAL_ERROR, ProtocolError
+from .jsonrpc import INTERNAL_ERROR, ProtocolError, error_details
 from .revisions import REVISIONS, SURFACE, Revision
 from .runtime import (
     _CURRENT,
@@ -264,7 +264,12 @@ class Server(Peer, abc.ABC):
             modern.subscription_id_key: listening[0],
         }
         stamped = {**(wire or {}), modern.meta_key: meta}
-        revision.methods.params_adapter(method).validate_python(stamped)
+        try:
+            revision.methods.params_adapter(method).validate_python(stamped)
+        except ValidationError as exc:
+            raise ProtocolError(
+                INTERNAL_ERROR, f"{method} params cannot name a listen request", error_details(exc)
+            ) from None
         return stamped
 
     async def _notify(self, method: str, params: Any) -> None:
