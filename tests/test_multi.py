@@ -412,6 +412,27 @@ def test_capabilities_are_projected_at_every_level(
     assert sent == {"elicitation": declared, "roots": {}}
 
 
+def test_a_legacy_session_s_meta_reaches_modern_handlers_as_one_validated_model(multi: Callable[[str], ModuleType]) -> None:
+    """The `_meta` a session stands for is validated once and handed to every request's params as the
+    model instance (pydantic takes it as it is), not merged and validated again per request."""
+    pkg = multi("all26")
+    server = __import__(f"{pkg.__name__}.server", fromlist=["_meta_model"])
+    assert server._meta_model("tools/call") is pkg.types.RequestMetaObject
+    seen: list[Any] = []
+
+    class Tools(pkg.Server):  # type: ignore[misc,name-defined]
+        async def on_call_tool(self, params: Any) -> Any:
+            seen.append(params.meta)
+            return pkg.types.CallToolResult(content=[])
+
+    target = Tools()
+    initialized(pkg, target, "2025-11-25")
+    for i in (2, 3):
+        run(target.handle({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "t"}}))
+    assert [type(m) for m in seen] == [pkg.types.RequestMetaObject] * 2
+    assert seen[1].io_modelcontextprotocol_protocol_version == "2025-11-25"
+
+
 def test_a_modern_surface_reads_a_legacy_session_s_log_level_from_meta(
     multi: Callable[[str], ModuleType], packages: dict[str, ModuleType], schema_dir: Path
 ) -> None:

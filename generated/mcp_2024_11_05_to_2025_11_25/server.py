@@ -12,7 +12,7 @@ import asyncio
 import contextvars
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Awaitable, ClassVar, Mapping, cast
+from typing import Any, Awaitable, ClassVar, Mapping, cast, get_type_hints
 
 from pydantic import BaseModel, ValidationError
 
@@ -727,10 +727,11 @@ def _meta_model(method: str) -> type[BaseModel] | None:
     params = spec.params if spec is not None else None
     if modern is None or not (isinstance(params, type) and issubclass(params, BaseModel)):
         return None
-    field = next(
-        (f for n, f in params.model_fields.items() if (f.alias or n) == modern.meta_key), None
+    name = next(
+        (n for n, f in params.model_fields.items() if (f.alias or n) == modern.meta_key), None
     )
-    annotation = field.annotation if field is not None else None
+    # The field's own annotation may still be the forward reference written in types.py.
+    annotation = get_type_hints(params).get(name) if name is not None else None
     return (
         annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
     )

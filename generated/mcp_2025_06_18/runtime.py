@@ -223,6 +223,8 @@ class Plan(NamedTuple):
     what: str
     strip: frozenset[str]
     fills: tuple[tuple[tuple[str, ...], str, Any], ...]
+    deep: bool = False
+    """Whether a fill goes below the top level (so a value not our own is copied whole first)."""
 
 
 @lru_cache(maxsize=None)
@@ -247,7 +249,7 @@ def plan(
         for kind, path, key, value in revision.fills.get(method, ())
         if kind == part
     )
-    return Plan(validate, version, what, strip, fills)
+    return Plan(validate, version, what, strip, fills, any(path for path, _, _ in fills))
 
 
 def converted(
@@ -291,10 +293,10 @@ def convert(
     validate = how.validate
     if strip and isinstance(value, dict):
         value = {key: item for key, item in value.items() if key not in strip}
-        owned = owned or not any(path for path, _, _ in fills)
+        owned = owned or not how.deep
     if fills and isinstance(value, dict):
         if not owned:
-            value = copy.deepcopy(value) if any(path for path, _, _ in fills) else dict(value)
+            value = copy.deepcopy(value) if how.deep else dict(value)
         for path, key, constant in fills:
             fill(value, path, key, constant)
     try:
