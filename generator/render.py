@@ -8,6 +8,7 @@ from importlib import resources
 import jinja2
 
 from . import ir
+from .layout import bracketed, tuple_literal, wrapped
 from .minimums import MIN_PYDANTIC
 from .packageviews import package_view
 from .views import revision_view
@@ -46,6 +47,9 @@ def environment() -> jinja2.Environment:
         autoescape=False,
     )
     env.globals["min_pydantic"] = MIN_PYDANTIC
+    env.globals["bracketed"] = bracketed
+    env.globals["wrapped"] = wrapped
+    env.filters["tuple_literal"] = tuple_literal
     return env
 
 
