@@ -35,11 +35,20 @@ def _outside_strings(text: str) -> Iterator[tuple[int, str, int]]:
         depth += (ch in _OPEN) - (ch in _CLOSE)
 
 
+def _top_level(text: str, separator: str) -> list[str]:
+    """`text` cut at each `separator` outside brackets and string literals, pieces stripped."""
+    cuts = [i for i, _, depth in _outside_strings(text) if depth == 0 and text.startswith(separator, i)]
+    pieces = [text[a:b].strip() for a, b in zip([0, *(c + len(separator) for c in cuts)], [*cuts, len(text)])]
+    return pieces if pieces[-1] else pieces[:-1]
+
+
 def split_items(body: str) -> list[str]:
     """`body` cut at its top-level commas (outside brackets and string literals), items stripped."""
-    cuts = [i for i, ch, depth in _outside_strings(body) if ch == "," and depth == 0]
-    items = [body[a + 1 : b].strip() for a, b in zip([-1, *cuts], [*cuts, len(body)])]
-    return items if items[-1] else items[:-1]
+    return _top_level(body, ",")
+
+
+def _fits(indent: int, text: str) -> bool:
+    return indent + len(text) <= LINE_LENGTH
 
 
 def bracketed(indent: int, head: str, body: str, tail: str) -> str:
@@ -47,16 +56,49 @@ def bracketed(indent: int, head: str, body: str, tail: str) -> str:
 
     `head` ends with the opening bracket and `tail` starts with the closing one; the statement is
     indented by `indent` spaces, and so is every line but the first in the result (the template
-    writes the first line's indentation). One line when it fits; else `body` alone on the next line;
-    else one item of `body` per line, with a trailing comma.
+    writes the first line's indentation). One line when it fits, else `body` inside the brackets.
     """
-    pad = " " * indent
-    if len(pad + head + body + tail) <= LINE_LENGTH:
+    if _fits(indent, head + body + tail):
         return head + body + tail
-    inner = pad + "    "
-    if len(inner + body) <= LINE_LENGTH:
-        return f"{head}\n{inner}{body}\n{pad}{tail}"
-    return head + "\n" + "".join(f"{inner}{item},\n" for item in split_items(body)) + pad + tail
+    return f"{head}\n{_inside(indent + 4, body)}\n{' ' * indent}{tail}"
+
+
+def _inside(indent: int, body: str) -> str:
+    """The lines of `body` between brackets: one when it fits, else one per item with a trailing comma."""
+    if _fits(indent, body):
+        return " " * indent + body
+    items = split_items(body)
+    if len(items) > 1:
+        return "\n".join(_line(indent, item, ",") for item in items)
+    return _line(indent, body, "")
+
+
+def _line(indent: int, item: str, trailer: str) -> str:
+    """One item between brackets: as it is when it fits, else cut before its top-level `|`, else at the
+    bracket pair that ends it."""
+    if _fits(indent, item + trailer):
+        return " " * indent + item + trailer
+    parts = _top_level(item, " | ")
+    if len(parts) > 1:
+        last = len(parts) - 1
+        return "\n".join(_line(indent, ("| " if i else "") + p, trailer if i == last else "") for i, p in enumerate(parts))
+    return " " * indent + wrapped(indent, "", item, trailer)
+
+
+def rhs(indent: int, head: str, value: str) -> str:
+    """`head + value` laid out as black lays out an assignment's value or an annotation (`head` ends
+    with `= ` or `: `): in parentheses when it has top-level commas or `|`, else at its last bracket pair."""
+    if _fits(indent, head + value):
+        return head + value
+    if len(split_items(value)) > 1 or len(_top_level(value, " | ")) > 1:
+        return f"{head}(\n{_inside(indent + 4, value)}\n{' ' * indent})"
+    return wrapped(indent, head, value, "")
+
+
+def from_import(module: str, names: str) -> str:
+    """`from module import names` as black writes it: one line when it fits, else one name per line."""
+    line = f"from {module} import {names}"
+    return line if _fits(0, line) else f"from {module} import {tuple_literal(split_items(names), 0)}"
 
 
 def tuple_literal(items: Iterable[str], indent: int) -> str:

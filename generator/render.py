@@ -8,7 +8,7 @@ from importlib import resources
 import jinja2
 
 from . import ir
-from .layout import bracketed, tuple_literal, wrapped
+from .layout import bracketed, from_import, rhs, tuple_literal, wrapped
 from .minimums import MIN_PYDANTIC
 from .packageviews import package_view
 from .views import revision_view
@@ -49,6 +49,8 @@ def environment() -> jinja2.Environment:
     env.globals["min_pydantic"] = MIN_PYDANTIC
     env.globals["bracketed"] = bracketed
     env.globals["wrapped"] = wrapped
+    env.globals["rhs"] = rhs
+    env.globals["from_import"] = from_import
     env.filters["tuple_literal"] = tuple_literal
     return env
 
