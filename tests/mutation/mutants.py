@@ -323,7 +323,7 @@ STUBNAMES = _group(
     [
         ("handlers-for-own-messages", "handles", "return method.sent_by(_other(side))", "return method.sent_by(side)", "each side handles what it sends itself"),
         ("embedded-live", "calls", "return method.sent_by(side) and not method.embedded", "return method.sent_by(side)", "embedded requests get typed calls"),
-        ("clashes-unchecked", "stub_names", "    taken = set(members)\n", "    taken: set[str] = set()\n", "a handler or call named like a runtime member (handle, attach…) overrides it"),
+        ("clashes-unchecked", "stub_names", "    taken = {name for _, name in members}\n", "    taken: set[str] = set()\n", "a handler or call named like a runtime member (handle, attach…) overrides it"),
     ],
 )
 
