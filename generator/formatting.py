@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import signal
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Callable, Iterable
 
 from .errors import SchemaError
@@ -23,7 +23,7 @@ LINE_LENGTH = 100
 _JOIN = "\n\n"
 _MEMBER_JOIN = "\n"
 _MEMBER = "class _:\n"  # the stand-in class a method is formatted in
-_BATCH_BYTES = 8000  # black takes about 20 ms for as much; the workers share the batches as they come
+_BATCHES_PER_WORKER = 3
 
 
 def _mode() -> object:
@@ -152,6 +152,19 @@ def format_many(batch: list[str]) -> list[tuple[bool, str]]:
     return out
 
 
+def _batches(texts: list[str], count: int) -> list[list[str]]:
+    """`texts` in at most `count` contiguous batches of about equal size."""
+    total = sum(len(t) for t in texts) or 1
+    batches: list[list[str]] = [[]]
+    size = 0
+    for text in texts:
+        if size >= total * len(batches) / count and len(batches) < count:
+            batches.append([])
+        batches[-1].append(text)
+        size += len(text)
+    return [b for b in batches if b]
+
+
 def format_files(
     files: Iterable[dict[str, str]],
     executor: Executor | None = None,
@@ -161,44 +174,28 @@ def format_files(
     """Every `.py` file of each package formatted by black, chunks shared and spread over `executor`.
 
     Chunks for which `verbatim(filename, chunk)` holds are known to be black-formatted already
-    and skip black. The largest files are cut first and their chunks sent off in batches as they are
-    cut, so the workers format while the rest is being cut; they take the next batch when done.
+    and skip black.
     """
     packages = list(files)
-    pool = executor if workers > 1 else None
-    cut: list[dict[str, list[tuple[str, str]]]] = [{} for _ in packages]
-    results: dict[str, tuple[bool, str]] = {}
-    queued: dict[str, None] = {}
-    sent: list[tuple[list[str], Future[list[tuple[bool, str]]]]] = []
-    batch: list[str] = []
-    size = 0
-    files_by_size = sorted(
-        ((len(text), index, name, text) for index, package in enumerate(packages) for name, text in package.items()),
-        key=lambda entry: -entry[0],
-    )
-    for _, index, name, text in files_by_size:
-        if not name.endswith(".py"):
-            continue
-        cut[index][name] = parts = chunks(text, name)
-        for _, chunk in parts:
-            if chunk in results or chunk in queued:
-                continue
-            if verbatim is not None and verbatim(name, chunk.removeprefix(_MEMBER)):
-                results[chunk] = (True, chunk.rstrip() + "\n")
-                continue
-            queued[chunk] = None
-            if pool is not None:
-                batch.append(chunk)
-                size += len(chunk)
-                if size >= _BATCH_BYTES:
-                    sent.append((batch, pool.submit(format_many, batch)))
-                    batch, size = [], 0
-    if pool is None:
-        results.update(zip(queued, format_many(list(queued))))
-    elif batch:
-        sent.append((batch, pool.submit(format_many, batch)))
-    for chunks_sent, future in sent:
-        results.update(zip(chunks_sent, future.result()))
+    cut: list[dict[str, list[tuple[str, str]]]] = [
+        {name: chunks(text, name) for name, text in package.items() if name.endswith(".py")}
+        for package in packages
+    ]
+    results: dict[str, tuple[bool, str]] = {
+        c: (True, c.rstrip() + "\n")
+        for by_name in cut
+        for name, parts in by_name.items()
+        for _, c in parts
+        if verbatim is not None and verbatim(name, c.removeprefix(_MEMBER))
+    }
+    every = dict.fromkeys(c for by_name in cut for parts in by_name.values() for _, c in parts)
+    unique = [c for c in every if c not in results]
+    if executor is None or workers <= 1:
+        results.update(zip(unique, format_many(unique)))
+    else:
+        batches = _batches(unique, workers * _BATCHES_PER_WORKER)
+        for batch, done in zip(batches, executor.map(format_many, batches)):
+            results.update(zip(batch, done))
     return [
         {**package, **{name: _joined(name, parts, results) for name, parts in by_name.items()}}
         for package, by_name in zip(packages, cut)
