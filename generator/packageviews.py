@@ -9,6 +9,7 @@ from . import __version__, ir
 from .pysource import comment, py_literal, string_literal
 from .stubnames import PEER_MEMBERS
 from .httpview import HttpView, http_view
+from .layout import tuple_literal
 from .stubviews import SideView, side_view
 
 REGISTRY_ALIAS = "r{index}"
@@ -28,8 +29,8 @@ class RegistryEntryView:
     input_required: dict[str, str] | None
     server_capabilities: str
     client_capabilities: str
-    fills: tuple[tuple[str, str], ...]
-    strips: tuple[tuple[str, str], ...]
+    fills: tuple[tuple[str, tuple[str, ...]], ...]
+    strips: tuple[tuple[str, tuple[str, ...]], ...]
     ping: str
     cancelled: str
     cancelled_id_key: str
@@ -94,6 +95,8 @@ def _modern_literals(modern: ir.ModernHandshake, result: str) -> dict[str, str]:
     """The modern facts as literals; the header mirrors as a mapping, the tool header facts as a record."""
     out = _literals(modern, result=result)
     out["name_headers"] = "{" + ", ".join(f"{string_literal(m)}: {string_literal(f)}" for m, f in modern.name_headers) + "}"
+    flags = ["(" + ", ".join(string_literal(part) for part in flag) + ")" for flag in modern.listen_flags]
+    out["listen_flags"] = "(" + ", ".join(flags) + ("," if len(flags) == 1 else "") + ")"
     tools = modern.tool_headers
     out["tool_headers"] = (
         "ToolHeaders(" + ", ".join(f"{k}={py_literal(v)}" for k, v in vars(tools).items()) + ")" if tools else "None"
@@ -101,21 +104,21 @@ def _modern_literals(modern: ir.ModernHandshake, result: str) -> dict[str, str]:
     return out
 
 
-def _fills(revision: ir.Revision) -> tuple[tuple[str, str], ...]:
+def _fills(revision: ir.Revision) -> tuple[tuple[str, tuple[str, ...]], ...]:
     by_method: dict[str, list[str]] = {}
     for f in revision.fills:
         path = ", ".join(string_literal(p) for p in f.path)
         entry = f"({string_literal(f.part)}, ({path}{',' if len(f.path) == 1 else ''}), {string_literal(f.wire_name)}, {py_literal(f.value)})"
         by_method.setdefault(f.method, []).append(entry)
-    return tuple((string_literal(m), "(" + ", ".join(e) + ",)") for m, e in by_method.items())
+    return tuple((string_literal(m), tuple(e)) for m, e in by_method.items())
 
 
-def _strips(revision: ir.Revision) -> tuple[tuple[str, str], ...]:
-    """(method literal, `(("params" or "result", key), ...)` literal) of what converting to `revision` leaves out."""
+def _strips(revision: ir.Revision) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(method literal, `("params" or "result", key)` literals) of what converting to `revision` leaves out."""
     by_method: dict[str, list[str]] = {}
     for method, part, key in revision.strips:
         by_method.setdefault(method, []).append(f"({string_literal(part)}, {string_literal(key)})")
-    return tuple((string_literal(m), "(" + ", ".join(e) + ",)") for m, e in by_method.items())
+    return tuple((string_literal(m), tuple(e)) for m, e in by_method.items())
 
 
 def _entry(revision: ir.Revision, index: int, multi: bool) -> RegistryEntryView:
@@ -165,6 +168,6 @@ def package_view(package: ir.Package) -> PackageView:
         server=side_view(package, "server"),
         client=side_view(package, "client"),
         single=None if package.multi else surface.protocol,
-        errata_literal="(" + "".join(f"{string_literal(e.id)}, " for e in surface.protocol.errata) + ")",
+        errata_literal=tuple_literal((string_literal(e.id) for e in surface.protocol.errata), 0),
         http=http_view(),
     )

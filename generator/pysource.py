@@ -210,7 +210,7 @@ def constant(f: ir.Field) -> ir.JsonScalar | None:
 
 
 def field_default(f: ir.Field, sym: Symbols) -> str:
-    """What follows the annotation of a model field: nothing, `= None`, `= Field(...)`, or `= _const(...)`.
+    """The default of a model field, after its `=`: none (empty), `None`, `Field(...)` or `_const(...)`.
 
     A constant field stays required when validating (the schema requires it) but the constructor
     fills it in, and type checkers see it as optional.
@@ -218,7 +218,7 @@ def field_default(f: ir.Field, sym: Symbols) -> str:
     value = constant(f)
     if value is not None:
         alias = f", alias={string_literal(f.wire_name)}" if f.aliased else ""
-        return f" = {sym['_const']}({py_literal(value)}{alias})"
+        return f"{sym['_const']}({py_literal(value)}{alias})"
     args: list[str] = []
     if not f.required:
         args.append("default=None")
@@ -228,8 +228,8 @@ def field_default(f: ir.Field, sym: Symbols) -> str:
     if not args:
         return ""
     if args == ["default=None"]:
-        return " = None"
-    return f" = {sym['Field']}({', '.join(args)})"
+        return "None"
+    return f"{sym['Field']}({', '.join(args)})"
 
 
 def field_annotation(f: ir.Field, sym: Symbols) -> str:

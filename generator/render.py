@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
 
 import jinja2
 
-from . import ir
+from . import ir, stubnames
+from .layout import bracketed, from_import, rhs, tuple_literal, wrapped
 from .minimums import MIN_PYDANTIC
 from .packageviews import package_view
 from .views import revision_view
@@ -31,6 +33,9 @@ REVISION_FILES: tuple[tuple[str, str], ...] = (
 REVISION_INIT = ("__init__.py", "revision_init.py.jinja")
 SURFACE_TYPES = ("types.py", "surface_types.py.jinja")
 MARKER_FILE = "py.typed"
+# The side whose class's runtime member names (`{% set n = ... %}`) a template writes.
+_MEMBER_SIDES: dict[str, ir.Side] = {"runtime.py.jinja": "server", "server.py.jinja": "server", "client.py.jinja": "client"}
+_MEMBER = re.compile(r"\{\{ n\.(\w+) \}\}")
 
 
 @lru_cache(maxsize=1)
@@ -46,6 +51,11 @@ def environment() -> jinja2.Environment:
         autoescape=False,
     )
     env.globals["min_pydantic"] = MIN_PYDANTIC
+    env.globals["bracketed"] = bracketed
+    env.globals["wrapped"] = wrapped
+    env.globals["rhs"] = rhs
+    env.globals["from_import"] = from_import
+    env.filters["tuple_literal"] = tuple_literal
     return env
 
 
@@ -63,6 +73,17 @@ def template_source(template: str) -> str:
     return resources.files("mcpgen.templates").joinpath(template).read_text("utf-8")
 
 
+@lru_cache(maxsize=None)
+def template_text(template: str) -> str:
+    """The text of a template with its `{{ n.<role> }}` placeholders replaced by the names of the runtime
+    members: those names are the same for every schema (generated handlers and calls yield to them)."""
+    side = _MEMBER_SIDES.get(template)
+    if side is None:
+        return template_source(template)
+    names = dict(stubnames.runtime_members(side))
+    return _MEMBER.sub(lambda m: names[m.group(1)], template_source(template))
+
+
 def is_template_text(filename: str, chunk: str) -> bool:
     """True when `chunk` of `filename` is literal text of its template, the same for every schema.
 
@@ -70,7 +91,7 @@ def is_template_text(filename: str, chunk: str) -> bool:
     the known revisions produce), so black can skip it.
     """
     text = chunk.rstrip()
-    return bool(text) and any(text in template_source(t) for t in _templates_of(filename))
+    return bool(text) and any(text in template_text(t) for t in _templates_of(filename))
 
 
 def render_sources(package: ir.Package) -> dict[str, str]:

@@ -68,10 +68,15 @@ def calls(side: ir.Side, method: ir.MethodSpec) -> bool:
     return method.sent_by(side) and not method.embedded
 
 
+def runtime_members(side: ir.Side) -> tuple[tuple[str, str], ...]:
+    """(role, Python name) of each public runtime member of `side`'s class: the same for every schema."""
+    return tuple((m, m) for m in PEER_MEMBERS + SIDE_MEMBERS[side])
+
+
 def stub_names(protocol: ir.Protocol, side: ir.Side) -> ir.StubNames:
     """The names of `side`'s class for the surface revision `protocol`, collisions resolved."""
-    members = PEER_MEMBERS + SIDE_MEMBERS[side]
-    taken = set(members)
+    members = runtime_members(side)
+    taken = {name for _, name in members}
     handlers = tuple(
         ir.StubMethod(m.name, unique(f"on_{m.python_name}", taken)) for m in protocol.methods if handles(side, m)
     )
@@ -83,7 +88,7 @@ def stub_names(protocol: ir.Protocol, side: ir.Side) -> ir.StubNames:
     return ir.StubNames(
         side=side,
         class_name=CLASS_NAMES[side],
-        members=tuple((m, m) for m in members),
+        members=members,
         handlers=handlers,
         calls=outgoing,
     )

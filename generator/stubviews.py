@@ -115,7 +115,7 @@ def _handler_doc(package: ir.Package, side: str, m: ir.MethodSpec, default: str)
     missing = [] if m.embedded else _missing_in(package, m.name)
     if missing:
         text += f"\n\nNever called in sessions of protocol version {', '.join(missing)}, which do not have this method."
-    return indent_doc(text, 8) or '""""""'
+    return indent_doc(text, 8, definition=True) or '""""""'
 
 
 def _call_doc(package: ir.Package, side: str, m: ir.MethodSpec) -> str:
@@ -131,7 +131,7 @@ def _call_doc(package: ir.Package, side: str, m: ir.MethodSpec) -> str:
             f"\n\nRaises ProtocolError (-32601) in sessions of protocol version {', '.join(missing)}, "
             "which do not have this method."
         )
-    return indent_doc(text, 8) or '""""""'
+    return indent_doc(text, 8, definition=True) or '""""""'
 
 
 def _stub_method(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import ir
+from .formatting import LINE_LENGTH
+from .layout import tuple_literal
 from .pysource import (
     Symbols,
     annotation,
@@ -82,13 +84,20 @@ class RevisionView:
     envelope: ir.Envelope
 
 
-def indent_doc(text: str | None, indent: int) -> str | None:
-    """A docstring literal for `text` with its continuation lines indented by `indent` spaces."""
+def indent_doc(text: str | None, indent: int, *, definition: bool = False) -> str | None:
+    """A docstring literal for `text` with its continuation lines indented by `indent` spaces.
+
+    The docstring of a class or function (`definition`) is written as black writes it: when its
+    last line would run past the line length, the closing quotes go on a line of their own.
+    """
     doc = docstring(text)
     if doc is None:
         return None
     pad = " " * indent
-    return "\n".join((pad + line if i and line else line) for i, line in enumerate(doc.split("\n")))
+    lines = [(pad + line if i and line else line) for i, line in enumerate(doc.split("\n"))]
+    if definition and len(lines) > 1 and len(lines[-1]) > LINE_LENGTH:
+        lines[-1:] = [lines[-1][:-3], pad + '"""']
+    return "\n".join(lines)
 
 
 def _definition_view(d: ir.Definition, sym: Symbols) -> DefinitionView:
@@ -104,7 +113,7 @@ def _definition_view(d: ir.Definition, sym: Symbols) -> DefinitionView:
         )
         closed = isinstance(d.extra, ir.LiteralOf) and not d.extra.values
         extra = None if closed or isinstance(d.extra, ir.AnyType) else annotation(d.extra, sym)
-        return DefinitionView("model", d.name, indent_doc(d.description, 4), fields, extra, closed)
+        return DefinitionView("model", d.name, indent_doc(d.description, 4, definition=True), fields, extra, closed)
     value = lazy_annotation(d.type, sym) if d.recursive else annotation(d.type, sym)
     return DefinitionView(
         "alias",
@@ -182,7 +191,7 @@ def revision_view(protocol: ir.Protocol, header: str, up: str) -> RevisionView:
         revision_literal=string_literal(protocol.revision),
         up=up,
         schema_sha256=protocol.schema_sha256,
-        errata_literal="(" + "".join(f"{string_literal(e.id)}, " for e in protocol.errata) + ")",
+        errata_literal=tuple_literal((string_literal(e.id) for e in protocol.errata), 0),
         symbols=sym,
         typing_imports=imports("TYPE_CHECKING", "Annotated", "Any", "ClassVar", "Literal", "TypeVar", "Union", "cast"),
         pydantic_imports=imports("BaseModel", "ConfigDict", "Field"),

@@ -173,7 +173,7 @@ VIEWS = _group(
     [
         ("closed-view-open", "_definition_view", "closed = isinstance(d.extra, ir.LiteralOf) and not d.extra.values", "closed = False", "closed objects emitted open"),
         ("typed-extra-view-dropped", "_definition_view", "extra = None if closed or isinstance(d.extra, ir.AnyType) else annotation(d.extra, sym)", "extra = None", "typed extras not emitted"),
-        ("class-doc-dropped", "_definition_view", 'return DefinitionView("model", d.name, indent_doc(d.description, 4), fields, extra, closed)', 'return DefinitionView("model", d.name, None, fields, extra, closed)', "model docstrings lost"),
+        ("class-doc-dropped", "_definition_view", 'return DefinitionView("model", d.name, indent_doc(d.description, 4, definition=True), fields, extra, closed)', 'return DefinitionView("model", d.name, None, fields, extra, closed)', "model docstrings lost"),
         ("field-doc-view-dropped", "_definition_view", "doc=indent_doc(f.description, 4)", "doc=None", "field docstrings lost"),
         ("base-name-clash", "revision_view", 'base=sym["_McpModel"]', 'base="_McpModel"', "the base model class named like a definition"),
         ("one-sender", "_method_view", "for s in sorted(m.senders))", "for s in sorted(m.senders)[:1])", "a method sent by both sides registered for one"),
@@ -314,7 +314,7 @@ PACKAGEVIEWS = _group(
     [
         ("header-errata-none", "header", "comment(', '.join(e.id for e in p.errata) or 'none')", "comment('none')", "the header does not name the errata"),
         ("header-pairings-dropped", "header", "    if pairings:\n", "    if False:\n", "the header does not name --pair options"),
-        ("errata-unexported", "package_view", 'errata_literal="(" + "".join(f"{string_literal(e.id)}, " for e in surface.protocol.errata) + ")"', 'errata_literal="()"', "ERRATA empty although errata were applied"),
+        ("errata-unexported", "package_view", 'errata_literal=tuple_literal((string_literal(e.id) for e in surface.protocol.errata), 0)', 'errata_literal="()"', "ERRATA empty although errata were applied"),
     ],
 )
 
@@ -323,7 +323,7 @@ STUBNAMES = _group(
     [
         ("handlers-for-own-messages", "handles", "return method.sent_by(_other(side))", "return method.sent_by(side)", "each side handles what it sends itself"),
         ("embedded-live", "calls", "return method.sent_by(side) and not method.embedded", "return method.sent_by(side)", "embedded requests get typed calls"),
-        ("clashes-unchecked", "stub_names", "    taken = set(members)\n", "    taken: set[str] = set()\n", "a handler or call named like a runtime member (handle, attach…) overrides it"),
+        ("clashes-unchecked", "stub_names", "    taken = {name for _, name in members}\n", "    taken: set[str] = set()\n", "a handler or call named like a runtime member (handle, attach…) overrides it"),
     ],
 )
 
