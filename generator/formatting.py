@@ -13,6 +13,7 @@ the source only, so the output is the same however many processes format them.
 from __future__ import annotations
 
 import ast
+import contextlib
 import signal
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import Callable, Iterable
@@ -60,9 +61,12 @@ def abandon(pool: ProcessPoolExecutor) -> None:
         process.terminate()
     call_queue = getattr(pool, "_call_queue", None)
     reader = getattr(call_queue, "_reader", None)
-    if reader is not None:
-        reader.close()
-    pool.shutdown(wait=True, cancel_futures=True)
+    # The exception that got us here is what the user must see, not a pipe the teardown found closed.
+    with contextlib.suppress(OSError):
+        if reader is not None:
+            reader.close()
+    with contextlib.suppress(OSError):
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def check_syntax(source: str, filename: str) -> ast.Module:

@@ -251,3 +251,26 @@ def test_ctrl_c_at_any_moment_prints_one_line(tmp_path: Path, schema_dir: Path) 
         assert err.splitlines() == ["mcpgen: interrupted; the previous output is untouched"], (delay, err)
         assert proc.returncode == 130 and not out.exists()
     assert all(p.name.startswith("out-") for p in tmp_path.iterdir())
+
+
+def test_abandoning_the_pool_never_replaces_the_interrupt_with_a_teardown_error() -> None:
+    """Under load the call-queue pipe can already be closed when an interrupt abandons the pool: the
+    teardown must not raise (its OSError would be reported instead of the interrupt)."""
+    from mcpgen.formatting import abandon
+
+    class Closed:
+        def close(self) -> None:
+            raise OSError(9, "Bad file descriptor")
+
+    class Pool:
+        _processes: dict[int, object] = {}
+        _call_queue = type("Queue", (), {"_reader": Closed()})()
+        shut = False
+
+        def shutdown(self, wait: bool, cancel_futures: bool) -> None:
+            self.shut = True
+            raise OSError(9, "Bad file descriptor")
+
+    pool = Pool()
+    abandon(pool)  # type: ignore[arg-type]
+    assert pool.shut
