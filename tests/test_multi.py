@@ -520,6 +520,8 @@ def test_a_session_surface_serves_a_modern_client_s_listen_with_its_subscribe_ha
         await server.notify_tool_list_changed()
         await server.notify_prompt_list_changed()  # not honoured: no prompts capability
         await server.notify_resource_updated({"uri": "file:///a"})
+        await server.notify_resource_updated({"uri": "file:///z"})  # watched by nobody
+        await server.notify_resource_updated({"uri": "file:///a/part"})  # under a watched resource
         await server.handle({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}})
         return await listening
 
@@ -530,6 +532,7 @@ def test_a_session_surface_serves_a_modern_client_s_listen_with_its_subscribe_ha
         {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"_meta": stamp, "uri": "file:///a"}},
         {"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": stamp}},
         {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"_meta": stamp, "uri": "file:///a"}},
+        {"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"_meta": stamp, "uri": "file:///a/part"}},
     ]
     assert calls == [
         ("subscribe", "file:///a", "2026-07-28"),
@@ -537,6 +540,54 @@ def test_a_session_surface_serves_a_modern_client_s_listen_with_its_subscribe_ha
         ("unsubscribe", "file:///a", "2026-07-28"),
     ]
     assert wire_problems(schema_dir, "2026-07-28", channel.sent) == []
+
+
+def test_bridged_listen_streams_share_subscriptions_and_always_unsubscribe(multi: Callable[[str], ModuleType]) -> None:
+    """Two streams watching one URI subscribe it once and unsubscribe it once, after the last ends,
+    even when the transport ends a stream a second time while it unsubscribes; and a modern client
+    of a session surface hears of list changes only on a listen stream that asked for them."""
+    pkg = multi("all25")
+    t = pkg.types
+    calls: list[tuple[str, str]] = []
+
+    class Watches(pkg.Server):  # type: ignore[misc,name-defined]
+        capabilities = t.ServerCapabilities(tools=t.ServerCapabilitiesTools(listChanged=True))
+
+        async def on_subscribe(self, params: Any) -> Any:
+            await asyncio.sleep(0.02)
+            calls.append(("subscribe", params.uri))
+            return t.EmptyResult()
+
+        async def on_unsubscribe(self, params: Any) -> Any:
+            await asyncio.sleep(0.02)
+            calls.append(("unsubscribe", params.uri))
+            return t.EmptyResult()
+
+        async def on_call_tool(self, params: Any) -> Any:
+            await self.notify_tool_list_changed()
+            return t.CallToolResult(content=[])
+
+    server, channel = Watches(), Recorder()
+    server.attach(channel)
+    meta = listen_request(0, {})["params"]["_meta"]
+
+    async def scenario() -> None:
+        first = asyncio.ensure_future(server.handle(listen_request(1, {"resourceSubscriptions": ["file:///x", "file:///y"]})))
+        second = asyncio.ensure_future(server.handle(listen_request(2, {"resourceSubscriptions": ["file:///x"]})))
+        await asyncio.sleep(0.1)
+        await server.handle({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})
+        await asyncio.sleep(0.1)
+        assert calls[-1] == ("unsubscribe", "file:///y")  # x is still watched by the second stream
+        reply = await server.handle({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "t", "_meta": meta}})
+        assert "result" in reply
+        await server.handle({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}})
+        server._input_closed()  # the transport ends too, while the second stream unsubscribes
+        await asyncio.gather(first, second)
+        await asyncio.sleep(0.1)
+
+    run(scenario())
+    assert sorted(calls) == [("subscribe", "file:///x"), ("subscribe", "file:///y"), ("unsubscribe", "file:///x"), ("unsubscribe", "file:///y")]
+    assert "notifications/tools/list_changed" not in [m["method"] for m in channel.sent]
 
 
 def test_listen_streams_end_with_their_connection(multi: Callable[[str], ModuleType]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextvars
+import copy
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Awaitable, ClassVar, Mapping, cast, get_type_hints
@@ -275,19 +276,22 @@ class Server(Peer, abc.ABC):
     async def _notify(self, method: str, params: Any) -> None:
         if _SESSION_LISTEN.get() and method not in self._revision().methods.METHODS:
             return
-        streams: list[_Stream] = self.__dict__.get("_mcp_streams", [])
-        if streams and (
-            _LISTENING.get() or any(method in _stream_methods(s.revision.version) for s in streams)
-        ):
-            await self._notify_streams(streams, method, params)
-            return
+        revision = self._revision()
+        streams: list[_Stream] = self.__dict__.get("_mcp_streams") or []
+        modern = (
+            revision if revision.modern is not None else streams[0].revision if streams else None
+        )
+        if SURFACE.modern is None and modern is not None:
+            if method in _stream_methods(modern.version) or _LISTENING.get():
+                await self._notify_streams(method, params)
+                return
         await super()._notify(method, params)
 
     async def _listen_on_session_surface(self, revision: Revision, message: Any) -> Any:
         """A modern client's listen request served by a session surface: its resource URIs go to the
-        subscribe handler (and the unsubscribe handler once the request ends), its list-change flags
-        are honoured where the capabilities declare `listChanged`, and the notifications of those
-        kinds the server sends go out on this request's stream, after the acknowledgement."""
+        subscribe handler (and the unsubscribe handler once no stream watches them), its list-change
+        flags are honoured where the capabilities declare `listChanged`, and the notifications of
+        those kinds the server sends go out on this request's stream, after the acknowledgement."""
         modern, keys = revision.modern, SURFACE.legacy
         assert modern is not None and modern.listen_filter_key
         wanted = (dump(getattr(message, "params", None)) or {}).get(modern.listen_filter_key) or {}
@@ -305,8 +309,9 @@ class Server(Peer, abc.ABC):
             resources = modern.resource_subscriptions_key
             if resources and modern.resource_updated and keys is not None and keys.subscribe:
                 for uri in dict.fromkeys(wanted.get(resources) or []):
-                    if await self._subscription(keys.subscribe, uri):
-                        stream.uris.append(uri)
+                    stream.uris.append(uri)
+                    if not await self._watch(uri, keys.subscribe):
+                        stream.uris.remove(uri)
                 if stream.uris:
                     honoured[resources] = list(stream.uris)
                     methods.add(modern.resource_updated)
@@ -316,16 +321,43 @@ class Server(Peer, abc.ABC):
                     revision, modern.acknowledged, {modern.listen_filter_key: honoured}
                 )
                 await self.send_notification(modern.acknowledged, ack)
-            held, stream.held = stream.held or [], None
-            for method, params in held:
-                await self._notify_streams([stream], method, params)
+            while stream.held:
+                held, stream.held = stream.held, []
+                for method, params in held:
+                    if _wants(stream, method, params):
+                        await self._send_on_stream(stream, method, params)
+            stream.held = None
             await asyncio.Event().wait()
         finally:
             streams.remove(stream)
-            still = [uri for other in streams for uri in other.uris]
-            for uri in stream.uris:
-                if keys is not None and keys.unsubscribe and uri not in still:
-                    await self._subscription(keys.unsubscribe, uri)
+            # A second cancellation (the transport ending) must not cut the unsubscribes short.
+            await asyncio.shield(self._unwatch_all(stream.uris))
+
+    async def _watch(self, uri: Any, method: str) -> bool:
+        """Count a stream watching `uri`, running the subscribe handler for the first (False when it
+        is not overridden or fails)."""
+        watching: dict[Any, int] = self.__dict__.setdefault("_mcp_watching", {})
+        async with self._watch_lock(uri):
+            if not watching.get(uri) and not await self._subscription(method, uri):
+                return False
+            watching[uri] = watching.get(uri, 0) + 1
+            return True
+
+    async def _unwatch_all(self, uris: list[Any]) -> None:
+        """Count the streams watching `uris` down, running the unsubscribe handler for the last."""
+        keys = SURFACE.legacy
+        watching: dict[Any, int] = self.__dict__.setdefault("_mcp_watching", {})
+        for uri in uris:
+            async with self._watch_lock(uri):
+                watching[uri] -= 1
+                if not watching[uri]:
+                    del watching[uri]
+                    if keys is not None and keys.unsubscribe:
+                        await self._subscription(keys.unsubscribe, uri)
+
+    def _watch_lock(self, uri: Any) -> asyncio.Lock:
+        locks: dict[Any, asyncio.Lock] = self.__dict__.setdefault("_mcp_watch_locks", {})
+        return locks.setdefault(uri, asyncio.Lock())
 
     async def _subscription(self, method: str, uri: Any) -> bool:
         """Run the surface's (un)subscribe handler for `uri`; False (logged) when it is not overridden or fails."""
@@ -345,42 +377,36 @@ class Server(Peer, abc.ABC):
             return False
         return True
 
-    async def _notify_streams(self, streams: list[_Stream], method: str, params: Any) -> None:
-        """Send a notification on the bridged listen streams that opted in to its kind (a resource
-        update on those watching its URI, else on every stream watching resources). A listen
-        request's stream carries nothing else: other notifications sent while serving it are dropped.
-        """
-        chosen = [
-            s
-            for s in streams
-            if method in s.methods
-            or (s.held is not None and method in _stream_methods(s.revision.version))
-        ]
-        modern = chosen[0].revision.modern if chosen else None
-        if not chosen:
-            logger.info("%s not sent: no listen stream asked for it", method)
-        elif (
-            modern is not None
-            and method == modern.resource_updated
-            and modern.resource_updated_uri_key
-        ):
-            uri = (dump(params) or {}).get(modern.resource_updated_uri_key)
-            chosen = [s for s in chosen if uri in s.uris] or chosen
-        for stream in chosen:
+    async def _notify_streams(self, method: str, params: Any) -> None:
+        """Send a notification of a modern client of a session surface on the bridged listen streams
+        that opted in to its kind (a resource update on those watching its URI or a resource under
+        it); nothing else goes out: such a client hears of list changes and updates only on a
+        listen stream, and a listen stream carries nothing but what it asked for. Streams not yet
+        acknowledged hold it until they are."""
+        sent = False
+        for stream in self.__dict__.get("_mcp_streams") or []:
             if stream.held is not None:
-                stream.held.append((method, params))
-                continue
-            tokens = (
-                _CURRENT.set(stream.revision),
-                ROUTE.set(stream.channel),
-                _LISTENING.set((stream.request_id,)),
-            )
-            try:
-                await super()._notify(method, params)
-            finally:
-                _LISTENING.reset(tokens[2])
-                ROUTE.reset(tokens[1])
-                _CURRENT.reset(tokens[0])
+                if method in _stream_methods(stream.revision.version):
+                    stream.held.append((method, params))
+                    sent = True
+            elif _wants(stream, method, params):
+                await self._send_on_stream(stream, method, params)
+                sent = True
+        if not sent:
+            logger.info("%s not sent: no listen stream asked for it", method)
+
+    async def _send_on_stream(self, stream: _Stream, method: str, params: Any) -> None:
+        tokens = (
+            _CURRENT.set(stream.revision),
+            ROUTE.set(stream.channel),
+            _LISTENING.set((stream.request_id,)),
+        )
+        try:
+            await super()._notify(method, params)
+        finally:
+            _LISTENING.reset(tokens[2])
+            ROUTE.reset(tokens[1])
+            _CURRENT.reset(tokens[0])
 
     def _completed(self, revision: Revision, method: str, params: Any) -> Any:
         """A modern surface reads version, capabilities, client info and log level from every
@@ -422,14 +448,16 @@ class Server(Peer, abc.ABC):
 
     def _session_meta_model(self, revision: Revision, method: str) -> Any:
         """The session's `_meta` as the model `method`'s surface params hold, validated once a session
-        (pydantic takes an instance of a field's own model as it is)."""
+        (pydantic takes an instance of a field's own model as it is); each request gets a shallow copy,
+        so that a handler setting one of its fields does not change it for the session's later requests.
+        """
         model = _meta_model(method)
         if model is None:
             return self._session_meta(revision)
         models: dict[Any, Any] = self.__dict__.setdefault("_mcp_session_meta_models", {})
         if model not in models:
             models[model] = model.model_validate(self._session_meta(revision))
-        return models[model]
+        return copy.copy(models[model])
 
     async def _fulfil_on_session(
         self, revision: Revision, method: str, handler: str, params: Any, result: Any
@@ -624,6 +652,26 @@ def _stream_methods(version: str) -> frozenset[str]:
         return frozenset()
     updated = [modern.resource_updated] if modern.resource_updated else []
     return frozenset([*(method for _, method, _, _ in modern.listen_flags), *updated])
+
+
+def _wants(stream: _Stream, method: str, params: Any) -> bool:
+    """Whether a bridged listen stream asked for this notification (an update: of a URI it watches)."""
+    modern = stream.revision.modern
+    if method not in stream.methods or modern is None:
+        return False
+    if method != modern.resource_updated or not modern.resource_updated_uri_key:
+        return True
+    uri = (dump(params) or {}).get(modern.resource_updated_uri_key)
+    return any(_covers(watched, uri) for watched in stream.uris)
+
+
+def _covers(watched: Any, uri: Any) -> bool:
+    """Whether an update of `uri` concerns a stream watching `watched`: the resource or one under it."""
+    if uri == watched:
+        return True
+    if not isinstance(uri, str) or not isinstance(watched, str) or not uri.startswith(watched):
+        return False
+    return watched.endswith("/") or uri[len(watched)] in "/?#"
 
 
 def _handshake_method(revision: Revision) -> str | None:
