@@ -414,7 +414,8 @@ def test_capabilities_are_projected_at_every_level(
 
 def test_a_legacy_session_s_meta_reaches_modern_handlers_as_one_validated_model(multi: Callable[[str], ModuleType]) -> None:
     """The `_meta` a session stands for is validated once and handed to every request's params as the
-    model instance (pydantic takes it as it is), not merged and validated again per request."""
+    model instance (pydantic takes it as it is), not merged and validated again per request; it is
+    frozen, so one request's handler cannot change it for the next."""
     pkg = multi("all26")
     server = __import__(f"{pkg.__name__}.server", fromlist=["_meta_model"])
     assert server._meta_model("tools/call") is pkg.types.RequestMetaObject
@@ -423,14 +424,17 @@ def test_a_legacy_session_s_meta_reaches_modern_handlers_as_one_validated_model(
     class Tools(pkg.Server):  # type: ignore[misc,name-defined]
         async def on_call_tool(self, params: Any) -> Any:
             seen.append(params.meta)
+            params.meta.io_modelcontextprotocol_log_level = "debug"  # shared by the session: refused
             return pkg.types.CallToolResult(content=[])
 
     target = Tools()
     initialized(pkg, target, "2025-11-25")
     for i in (2, 3):
-        run(target.handle({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "t"}}))
-    assert [type(m) for m in seen] == [pkg.types.RequestMetaObject] * 2
+        reply = run(target.handle({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "t"}}))
+        assert reply["error"]["code"] == -32603
+    assert all(isinstance(m, pkg.types.RequestMetaObject) for m in seen) and seen[0] is seen[1]
     assert seen[1].io_modelcontextprotocol_protocol_version == "2025-11-25"
+    assert seen[1].io_modelcontextprotocol_log_level is None
 
 
 def test_a_modern_surface_reads_a_legacy_session_s_log_level_from_meta(

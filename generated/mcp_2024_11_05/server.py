@@ -9,7 +9,6 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextvars
-import copy
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Awaitable, ClassVar, Mapping, cast, get_type_hints
@@ -448,16 +447,15 @@ class Server(Peer, abc.ABC):
 
     def _session_meta_model(self, revision: Revision, method: str) -> Any:
         """The session's `_meta` as the model `method`'s surface params hold, validated once a session
-        (pydantic takes an instance of a field's own model as it is); each request gets a shallow copy,
-        so that a handler setting one of its fields does not change it for the session's later requests.
-        """
+        (pydantic takes an instance of a field's own model as it is), and frozen: the session's
+        requests share it, so none of their handlers may change it for the others."""
         model = _meta_model(method)
         if model is None:
             return self._session_meta(revision)
         models: dict[Any, Any] = self.__dict__.setdefault("_mcp_session_meta_models", {})
         if model not in models:
-            models[model] = model.model_validate(self._session_meta(revision))
-        return copy.copy(models[model])
+            models[model] = _frozen(model).model_validate(self._session_meta(revision))
+        return models[model]
 
     async def _fulfil_on_session(
         self, revision: Revision, method: str, handler: str, params: Any, result: Any
@@ -652,6 +650,16 @@ def _stream_methods(version: str) -> frozenset[str]:
         return frozenset()
     updated = [modern.resource_updated] if modern.resource_updated else []
     return frozenset([*(method for _, method, _, _ in modern.listen_flags), *updated])
+
+
+@lru_cache(maxsize=None)
+def _frozen(model: type[BaseModel]) -> type[BaseModel]:
+    """`model` with its instances frozen (a subclass, so it still fills fields of `model`'s type)."""
+    config = {**model.model_config, "frozen": True}
+    return cast(
+        "type[BaseModel]",
+        type(model.__name__, (model,), {"model_config": config, "__module__": model.__module__}),
+    )
 
 
 def _wants(stream: _Stream, method: str, params: Any) -> bool:
