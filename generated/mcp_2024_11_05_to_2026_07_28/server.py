@@ -129,12 +129,7 @@ class Server(Peer, abc.ABC):
 
     def _builtin(self, revision: Revision, method: str, message: Any) -> Awaitable[Any] | None:
         if method == _handshake_method(revision):
-            handler = self._incoming.get(method)
-            if (
-                revision is not SURFACE
-                or handler is None
-                or getattr(type(self), handler) is getattr(Server, handler)
-            ):
+            if revision is not SURFACE or self._overridden(method) is None:
                 return self._answer_handshake(revision, message)
         bridged = self._session_request(revision, method, message)
         if bridged is not None:
@@ -197,8 +192,14 @@ class Server(Peer, abc.ABC):
         modern = SURFACE.modern
         if modern is None or modern.listen is None or not modern.resource_subscriptions_key:
             return False
-        handler = self._incoming.get(modern.listen)
-        return handler is not None and getattr(type(self), handler) is not getattr(Server, handler)
+        return self._overridden(modern.listen) is not None
+
+    def _overridden(self, method: str) -> str | None:
+        """The name of the surface handler of `method` when this server's class overrides it."""
+        handler = self._incoming.get(method)
+        if handler is None or getattr(type(self), handler) is getattr(Server, handler):
+            return None
+        return handler
 
     async def _resubscribe(self, revision: Revision, method: str, uri: Any, add: bool) -> Any:
         """Update the session's subscribed resources and run the listen handler again for them. Its
@@ -355,13 +356,8 @@ class Server(Peer, abc.ABC):
 
     async def _subscription(self, method: str, uri: Any) -> bool:
         """Run the surface's (un)subscribe handler for `uri`; False (logged) when it is not overridden or fails."""
-        keys, handler = SURFACE.legacy, self._incoming.get(method)
-        if (
-            keys is None
-            or not keys.uri_key
-            or handler is None
-            or getattr(type(self), handler) is getattr(Server, handler)
-        ):
+        keys, handler = SURFACE.legacy, self._overridden(method)
+        if keys is None or not keys.uri_key or handler is None:
             return False
         try:
             params = SURFACE.methods.params_adapter(method).validate_python({keys.uri_key: uri})
