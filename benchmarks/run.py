@@ -342,6 +342,16 @@ def bench_http_echo(schema_dir: Path, reps: int, seconds: float, work: Path, tab
         bench_http(out, reps, seconds, lambda w, ours, base, ratio: table.add(w, ours, base, fmt_ratio(ratio, "http")), http)
 
 
+def uncompiled_modules() -> int:
+    """How many of the installed mcpgen's modules Python would compile from source at every start."""
+    import importlib.util
+
+    import mcpgen
+
+    sources = Path(mcpgen.__file__).parent.rglob("*.py")
+    return sum(not Path(importlib.util.cache_from_source(str(source))).exists() for source in sources)
+
+
 def main() -> None:
     """Run every benchmark and print a table (also as markdown at the end)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -354,6 +364,10 @@ def main() -> None:
     revisions = (QUICK_REVISION,) if args.quick else REVISIONS
     parts = args.only or ["generation", "parse", "import", "multi", "http"]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}, reps {reps}")
+    if uncompiled := uncompiled_modules():
+        print(f"note: {uncompiled} of mcpgen's modules have no bytecode cache, so each run compiles them (an editable "
+              "install with PYTHONDONTWRITEBYTECODE set): mcpgen's times are pessimistic; `python -m compileall generator` "
+              "makes them what `pip install` gives")
     table = Table()
     with tempfile.TemporaryDirectory(prefix="mcpgen-bench-") as tmp:
         work = Path(tmp)

@@ -14,17 +14,26 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
+import gc
 import signal
-from concurrent.futures import Executor, ProcessPoolExecutor
-from typing import Callable, Iterable
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TypeVar
 
 from .errors import SchemaError
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor, ProcessPoolExecutor
 
 LINE_LENGTH = 100
 _JOIN = "\n\n"
 _MEMBER_JOIN = "\n"
 _MEMBER = "class _:\n"  # the stand-in class a method is formatted in
-_BATCHES_PER_WORKER = 3
+_SHARES_PER_WORKER = 2  # a batch takes 1/(this × workers) of the bytes left
+_SMALLEST_BATCH = 4000  # bytes: below this, a batch costs more to send and collect than it saves
+_T = TypeVar("_T")
+_R = TypeVar("_R")
 
 
 def _mode() -> object:
@@ -33,40 +42,93 @@ def _mode() -> object:
     return black.Mode(target_versions={black.mode.TargetVersion.PY310}, line_length=LINE_LENGTH)
 
 
-def preload() -> None:
-    """Import black in this process, so that workers forked from it share it instead of importing it again."""
-    _mode()
+@contextlib.contextmanager
+def paused_collector() -> Iterator[None]:
+    """Run the block with automatic garbage collection off and the objects made before it frozen.
+
+    Parsing and formatting allocate millions of objects, and the collections they triggered walked
+    the live ones over and over (each full one every object of datamodel-code-generator, pydantic
+    and black): about a fifth of a cold generation. Garbage the block makes waits for its end (and
+    for the end of each task in pool workers, `collected`), which bounds what it holds by the work.
+    """
+    enabled = gc.isenabled()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+        gc.unfreeze()
+
+
+def collected(task: Callable[[_T], _R]) -> Callable[[_T], _R]:
+    """`task` followed by one garbage collection (picklable, for a pool whose workers `warm` set up)."""
+    return functools.partial(_run_then_collect, task)
+
+
+def _run_then_collect(task: Callable[[_T], _R], arg: _T) -> _R:
+    try:
+        return task(arg)
+    finally:
+        gc.collect()
 
 
 def warm() -> None:
-    """Process-pool initializer: import black, and let Ctrl-C end the worker quietly.
+    """Process-pool initializer: import black, set up collection as in `paused_collector`, let Ctrl-C end the worker quietly.
 
     The parent reports the interrupt in one line; a worker's own KeyboardInterrupt traceback
-    would only add noise, so SIGINT takes the operating system's default action here.
+    would only add noise, so SIGINT takes the operating system's default action here. A forked
+    worker's inherited objects are never garbage for it: frozen, collections neither walk them
+    nor copy their pages, and the worker collects only after each task (`collected`).
     """
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
     _mode()
+    gc.freeze()
+    gc.disable()
 
 
 def abandon(pool: ProcessPoolExecutor) -> None:
     """Stop the workers at once (after an interrupt or an error) without waiting for work in flight.
 
-    Work still buffered for the call queue would block its feeder thread forever once the workers
-    that read it are gone, and with it `shutdown` and interpreter exit (CPython gh-94777; Python
-    3.11.2, Debian 12's, still has it): the workers are terminated and the parent's end of that
-    pipe is closed first, as later CPython releases do themselves.
+    Two of the pool's pipes could block `shutdown`, and with it interpreter exit, forever once the
+    workers are gone:
+    - work still buffered for the call queue blocks its feeder thread (CPython gh-94777; Python
+      3.11.2, Debian 12's, still has it), so the parent's reading end is closed, as later CPython
+      releases do themselves;
+    - a result a worker was killed in the middle of sending blocks the thread reading it, so the
+      parent's writing end of the result queue (which the parent never writes to) is closed too:
+      with every writer gone, that read ends instead of waiting for the rest.
+
+    The exception that got here is what the user must see: not a pipe the teardown found closed, nor
+    the pool thread's complaint (CPython 3.11) that a task it marks failed was cancelled already.
     """
+    from concurrent.futures import InvalidStateError
+
+    manager = getattr(pool, "_executor_manager_thread", None)
+    report = threading.excepthook
+
+    def quiet(args: threading.ExceptHookArgs) -> None:
+        if args.thread is not manager or not issubclass(args.exc_type, InvalidStateError):
+            report(args)
+
+    threading.excepthook = quiet
     for process in list((getattr(pool, "_processes", None) or {}).values()):
         process.terminate()
-    call_queue = getattr(pool, "_call_queue", None)
-    reader = getattr(call_queue, "_reader", None)
-    # The exception that got us here is what the user must see, not a pipe the teardown found closed.
-    with contextlib.suppress(OSError):
-        if reader is not None:
-            reader.close()
-    with contextlib.suppress(OSError):
-        pool.shutdown(wait=True, cancel_futures=True)
+    ends = (
+        getattr(getattr(pool, "_call_queue", None), "_reader", None),
+        getattr(getattr(pool, "_result_queue", None), "_writer", None),
+    )
+    try:
+        for end in ends:
+            with contextlib.suppress(OSError):
+                if end is not None:
+                    end.close()
+        with contextlib.suppress(OSError):
+            pool.shutdown(wait=True, cancel_futures=True)
+    finally:
+        threading.excepthook = report
 
 
 def check_syntax(source: str, filename: str) -> ast.Module:
@@ -156,17 +218,51 @@ def format_many(batch: list[str]) -> list[tuple[bool, str]]:
     return out
 
 
-def _batches(texts: list[str], count: int) -> list[list[str]]:
-    """`texts` in at most `count` contiguous batches of about equal size."""
-    total = sum(len(t) for t in texts) or 1
-    batches: list[list[str]] = [[]]
-    size = 0
+def _batches(texts: list[str], workers: int) -> list[list[str]]:
+    """`texts` in contiguous batches that shrink as they go: each takes a share of what is left, so the
+    workers, taking the next batch whenever they finish one, also finish at about the same time."""
+    left = sum(len(t) for t in texts)
+    batches: list[list[str]] = []
+    size = target = 0
     for text in texts:
-        if size >= total * len(batches) / count and len(batches) < count:
+        if not batches or size >= target:
             batches.append([])
+            size, target = 0, max(left // (_SHARES_PER_WORKER * workers), _SMALLEST_BATCH)
         batches[-1].append(text)
         size += len(text)
-    return [b for b in batches if b]
+        left -= len(text)
+    return batches
+
+
+@dataclass(frozen=True)
+class CutFiles:
+    """A package's files ready for black: each `.py` file's chunks, the chunks known to need no black, the rest."""
+
+    names: tuple[str, ...]  # every file, in order
+    chunks: dict[str, list[tuple[str, str]]]  # `.py` file → (separator, chunk) pairs
+    formatted: dict[str, str]  # chunk that skips black → its formatted text
+    other: dict[str, str]  # files black does not read, as they are
+
+    def merged(self, more: CutFiles) -> CutFiles:
+        """The files of both (parts of one package, cut in different processes)."""
+        return CutFiles(
+            self.names + more.names,
+            {**self.chunks, **more.chunks},
+            {**self.formatted, **more.formatted},
+            {**self.other, **more.other},
+        )
+
+
+def cut_files(files: dict[str, str], verbatim: Callable[[str, str], bool] | None = None) -> CutFiles:
+    """`files` cut into chunks; those for which `verbatim(filename, chunk)` holds are black-formatted already."""
+    cut = {name: chunks(text, name) for name, text in files.items() if name.endswith(".py")}
+    formatted = {
+        c: c.rstrip() + "\n"
+        for name, parts in cut.items()
+        for _, c in parts
+        if verbatim is not None and verbatim(name, c.removeprefix(_MEMBER))
+    }
+    return CutFiles(tuple(files), cut, formatted, {name: text for name, text in files.items() if name not in cut})
 
 
 def format_files(
@@ -175,34 +271,24 @@ def format_files(
     workers: int = 1,
     verbatim: Callable[[str, str], bool] | None = None,
 ) -> list[dict[str, str]]:
-    """Every `.py` file of each package formatted by black, chunks shared and spread over `executor`.
+    """Every `.py` file of each package formatted by black (`format_cut_files`)."""
+    return format_cut_files([cut_files(package, verbatim) for package in files], executor, workers)
 
-    Chunks for which `verbatim(filename, chunk)` holds are known to be black-formatted already
-    and skip black.
-    """
-    packages = list(files)
-    cut: list[dict[str, list[tuple[str, str]]]] = [
-        {name: chunks(text, name) for name, text in package.items() if name.endswith(".py")}
-        for package in packages
-    ]
-    results: dict[str, tuple[bool, str]] = {
-        c: (True, c.rstrip() + "\n")
-        for by_name in cut
-        for name, parts in by_name.items()
-        for _, c in parts
-        if verbatim is not None and verbatim(name, c.removeprefix(_MEMBER))
-    }
-    every = dict.fromkeys(c for by_name in cut for parts in by_name.values() for _, c in parts)
+
+def format_cut_files(packages: list[CutFiles], executor: Executor | None = None, workers: int = 1) -> list[dict[str, str]]:
+    """Each package's files, every chunk formatted by black once however many packages share it, spread over `executor`."""
+    results: dict[str, tuple[bool, str]] = {c: (True, text) for p in packages for c, text in p.formatted.items()}
+    every = dict.fromkeys(c for p in packages for parts in p.chunks.values() for _, c in parts)
     unique = [c for c in every if c not in results]
     if executor is None or workers <= 1:
         results.update(zip(unique, format_many(unique)))
     else:
-        batches = _batches(unique, workers * _BATCHES_PER_WORKER)
-        for batch, done in zip(batches, executor.map(format_many, batches)):
+        batches = _batches(unique, workers)
+        for batch, done in zip(batches, executor.map(collected(format_many), batches)):
             results.update(zip(batch, done))
     return [
-        {**package, **{name: _joined(name, parts, results) for name, parts in by_name.items()}}
-        for package, by_name in zip(packages, cut)
+        {name: p.other[name] if name in p.other else _joined(name, p.chunks[name], results) for name in p.names}
+        for p in packages
     ]
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import keyword
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from .console import current
 from .errors import McpgenError, SchemaError
@@ -18,6 +19,8 @@ from .source import SchemaSource, default_cache_dir, remember_schema, resolve_sc
 
 if TYPE_CHECKING:
     from . import ir
+    from .formatting import CutFiles
+    from .render import Part
 
 ALL = "all"
 _PACKAGE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -103,19 +106,38 @@ def protocol_for(source: SchemaSource, pairings: tuple[tuple[str, str], ...] = (
     return build_protocol(schema, source.revision, source.sha256, errata, pairings, draft=not source.pinned)
 
 
-def package_sources(request: PackageRequest | SchemaSource) -> dict[str, str]:
-    """Every file of a package (one revision's schema, or a request for several), before formatting."""
+def _requested(request: PackageRequest | SchemaSource) -> PackageRequest:
+    return request if isinstance(request, PackageRequest) else PackageRequest((request,), request.revision)
+
+
+@contextlib.contextmanager
+def _nesting_checked(request: PackageRequest) -> Iterator[None]:
+    try:
+        yield
+    except RecursionError:
+        origin = ", ".join(s.origin for s in request.sources)
+        raise SchemaError(f"{origin}: the schema nests too deeply to generate bindings from") from None
+
+
+def package_ir(request: PackageRequest | SchemaSource) -> ir.Package:
+    """The IR of a package (one revision's schema, or a request for several)."""
     from .package import build_package
+
+    request = _requested(request)
+    with _nesting_checked(request):
+        return build_package([protocol_for(s, request.pairings) for s in request.sources], request.surface)
+
+
+def package_sources(
+    request: PackageRequest | SchemaSource, package: ir.Package | None = None, part: Part = "all"
+) -> dict[str, str]:
+    """The files of a package (from its IR when given, else from the request's schemas), before formatting:
+    all of them, or the `part` of them that `render_sources` names."""
     from .render import render_sources
 
-    if isinstance(request, SchemaSource):
-        request = PackageRequest((request,), request.revision)
-    origin = ", ".join(s.origin for s in request.sources)
-    try:
-        protocols = [protocol_for(s, request.pairings) for s in request.sources]
-        return render_sources(build_package(protocols, request.surface))
-    except RecursionError:
-        raise SchemaError(f"{origin}: the schema nests too deeply to generate bindings from") from None
+    request = _requested(request)
+    with _nesting_checked(request):
+        return render_sources(package or package_ir(request), part)
 
 
 def package_files(request: PackageRequest | SchemaSource) -> dict[str, str]:
@@ -288,41 +310,71 @@ def render_packages(requests: list[PackageRequest]) -> list[dict[str, str]]:
 
 
 def _render_fresh(requests: list[PackageRequest]) -> list[dict[str, str]]:
-    """Render and format packages, spread over one process per core when there is more than one.
+    """Render and format packages, spread over one process per core when there is more than one."""
+    from .formatting import paused_collector
 
-    Where workers are forked, black (and, for several packages, the parser) is imported here once
-    before they start, so they share it instead of each importing it again.
-    """
     workers = os.cpu_count() or 1
     if not requests:
         return []
-    console = current()
     plural = "s" if len(requests) > 1 else ""
-    console.status(f"rendering {len(requests)} package{plural}")
-    if workers <= 1:
-        return [package_files(r) for r in requests]
+    current().status(f"rendering {len(requests)} package{plural}")
+    with paused_collector():
+        if workers <= 1:
+            return [package_files(r) for r in requests]
+        return _render_in_pool(requests, workers)
+
+
+def _render_in_pool(requests: list[PackageRequest], workers: int) -> list[dict[str, str]]:
+    """Render and format packages with `workers` processes, started before anything heavy is imported.
+
+    The workers import black and compile the templates while this process imports and runs the
+    parser. They render the files and cut them into chunks (one package's shared and per-revision
+    files apart; several packages, each from its schemas), then format the chunks.
+    """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from .formatting import abandon, format_files, preload, warm
-    from .render import is_template_text
+    from .formatting import abandon, collected, format_cut_files
 
+    plural = "s" if len(requests) > 1 else ""
     fork = "fork" in multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if fork else None)
-    if fork:
-        preload()
-        if len(requests) > 1:
-            from . import errata, package, protocol, render  # noqa: F401  (the parser and the templates, for the workers)
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=warm)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_ready)
     try:
         if len(requests) == 1:
-            raw = [package_sources(requests[0])]
+            pool.submit(_started)
+            package = package_ir(requests[0])
+            halves = [(requests[0], package, part) for part in ("revisions", "shared")]
+            own, shared = pool.map(collected(_cut_package), halves)
+            cut = [shared.merged(own)]
         else:
-            raw = list(pool.map(package_sources, requests))
-        console.status(f"formatting {len(requests)} package{plural}")
-        formatted = format_files(raw, pool, workers, verbatim=is_template_text)
+            cut = list(pool.map(collected(_cut_package), [(r, None, "all") for r in requests]))
+        current().status(f"formatting {len(requests)} package{plural}")
+        formatted = format_cut_files(cut, pool, workers)
     except BaseException:
         abandon(pool)
         raise
     pool.shutdown()
     return formatted
+
+
+def _started() -> None:
+    """A task that only makes the pool start its workers (it does at the first one), to get them ready early."""
+
+
+def _worker_ready() -> None:
+    """Pool initializer: black imported and the templates compiled before a task needs them."""
+    from .formatting import warm
+    from .render import compile_templates
+
+    warm()
+    compile_templates()
+
+
+def _cut_package(job: tuple[PackageRequest, ir.Package | None, Part]) -> CutFiles:
+    """A pool task: a package's files (or `part` of them), from its IR or its schemas, cut into chunks for black."""
+    from .formatting import cut_files
+    from .render import is_template_text
+
+    request, package, part = job
+    return cut_files(package_sources(request, package, part), verbatim=is_template_text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from importlib import resources
+from typing import Literal
 
 import jinja2
 
@@ -33,17 +34,20 @@ REVISION_FILES: tuple[tuple[str, str], ...] = (
 REVISION_INIT = ("__init__.py", "revision_init.py.jinja")
 SURFACE_TYPES = ("types.py", "surface_types.py.jinja")
 MARKER_FILE = "py.typed"
+Part = Literal["all", "shared", "revisions"]
 # The side whose class's runtime member names (`{% set n = ... %}`) a template writes.
 _MEMBER_SIDES: dict[str, ir.Side] = {"runtime.py.jinja": "server", "server.py.jinja": "server", "client.py.jinja": "client"}
 _MEMBER = re.compile(r"\{\{ n\.(\w+) \}\}")
 
 
+TEMPLATES: tuple[str, ...] = tuple(t for _, t in (*SHARED_FILES, *REVISION_FILES, REVISION_INIT, SURFACE_TYPES))
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """The Jinja environment over the packaged templates (strict about undefined names)."""
-    root = resources.files("mcpgen.templates")
     env = jinja2.Environment(
-        loader=jinja2.FunctionLoader(lambda name: root.joinpath(name).read_text("utf-8")),
+        loader=jinja2.FunctionLoader(template_source),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -57,6 +61,13 @@ def environment() -> jinja2.Environment:
     env.globals["from_import"] = from_import
     env.filters["tuple_literal"] = tuple_literal
     return env
+
+
+def compile_templates() -> None:
+    """Compile every template now (a pool worker does it while the parent is still parsing)."""
+    env = environment()
+    for name in TEMPLATES:
+        env.get_template(name)
 
 
 def _templates_of(filename: str) -> tuple[str, ...]:
@@ -94,18 +105,22 @@ def is_template_text(filename: str, chunk: str) -> bool:
     return bool(text) and any(text in template_text(t) for t in _templates_of(filename))
 
 
-def render_sources(package: ir.Package) -> dict[str, str]:
-    """Every file of the generated package, by relative path, before formatting."""
+def render_sources(package: ir.Package, part: Part = "all") -> dict[str, str]:
+    """The files of the generated package by relative path, before formatting: all of them, or only the
+    files shared by its revisions, or only the others (for two processes to render a half each)."""
     env = environment()
     view = package_view(package)
-    files = {name: env.get_template(template).render(v=view) for name, template in SHARED_FILES}
-    for revision in package.revisions:
-        prefix = f"{revision.module}/" if package.multi else ""
-        rview = revision_view(revision.protocol, view.header, ".." if package.multi else ".")
-        targets = (*REVISION_FILES, REVISION_INIT) if package.multi else REVISION_FILES
-        for name, template in targets:
-            files[prefix + name] = env.get_template(template).render(v=rview)
-    if package.multi:
-        files[SURFACE_TYPES[0]] = env.get_template(SURFACE_TYPES[1]).render(v=view)
-    files[MARKER_FILE] = ""
+    files: dict[str, str] = {}
+    if part != "revisions":
+        files.update((name, env.get_template(template).render(v=view)) for name, template in SHARED_FILES)
+    if part != "shared":
+        for revision in package.revisions:
+            prefix = f"{revision.module}/" if package.multi else ""
+            rview = revision_view(revision.protocol, view.header, ".." if package.multi else ".")
+            targets = (*REVISION_FILES, REVISION_INIT) if package.multi else REVISION_FILES
+            for name, template in targets:
+                files[prefix + name] = env.get_template(template).render(v=rview)
+        if package.multi:
+            files[SURFACE_TYPES[0]] = env.get_template(SURFACE_TYPES[1]).render(v=view)
+        files[MARKER_FILE] = ""
     return files

@@ -39,6 +39,19 @@ def _usage_message(exc: click.ClickException) -> str:
     return message
 
 
+def _caused_by_interrupt(exc: BaseException) -> bool:
+    """True when a KeyboardInterrupt is behind `exc`: Python 3.11 wraps one raised while a class is
+    created (in `__set_name__`, as an import runs) in a RuntimeError."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
 def reported(func: F) -> F:
     """Turn mcpgen errors, click's usage errors and interrupts into one stderr line, never a traceback."""
 
@@ -56,6 +69,9 @@ def reported(func: F) -> F:
         except click.ClickException as exc:
             fail(_usage_message(exc), exc.exit_code)
         except Exception as exc:  # a bug in mcpgen: still one line, and a way to report it
+            if _caused_by_interrupt(exc):
+                click.echo(INTERRUPTED, err=True)
+                sys.exit(INTERRUPT_EXIT)
             click.echo(
                 f"mcpgen: internal error: {type(exc).__name__}: {one_line(exc)} (please report this)",
                 err=True,

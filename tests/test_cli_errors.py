@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import InvalidStateError, ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -274,3 +278,118 @@ def test_abandoning_the_pool_never_replaces_the_interrupt_with_a_teardown_error(
     pool = Pool()
     abandon(pool)  # type: ignore[arg-type]
     assert pool.shut
+
+
+@pytest.mark.parametrize("error, reported", [(InvalidStateError, False), (ValueError, True)])
+def test_abandoning_the_pool_hides_only_its_thread_s_complaint_about_a_cancelled_task(
+    error: type[Exception], reported: bool
+) -> None:
+    """CPython 3.11's pool thread can fail marking a task broken that the interrupted `map` cancelled
+    already; that traceback must not join the one line an interrupt prints. Other errors still show."""
+    from mcpgen.formatting import abandon
+
+    def fail() -> None:
+        raise error("CANCELLED")
+
+    seen: list[type[BaseException]] = []
+    thread = threading.Thread(target=fail)
+
+    class Pool:
+        _processes: dict[int, object] = {}
+        _executor_manager_thread = thread
+
+        def shutdown(self, wait: bool, cancel_futures: bool) -> None:
+            thread.start()
+            thread.join()
+
+    original = threading.excepthook
+    threading.excepthook = recording = lambda args: seen.append(args.exc_type)
+    try:
+        abandon(Pool())  # type: ignore[arg-type]
+        assert seen == ([error] if reported else []) and threading.excepthook is recording
+    finally:
+        threading.excepthook = original
+
+
+_POOL: ProcessPoolExecutor | None = None
+
+
+def _half_a_result() -> None:
+    """Start a result on the pool's result pipe and stop sending, as a worker killed mid-send leaves it."""
+    assert _POOL is not None
+    os.write(_POOL._result_queue._writer.fileno(), struct.pack("!i", 1 << 20))  # type: ignore[attr-defined]
+    time.sleep(60)
+
+
+def test_abandoning_the_pool_while_a_result_is_half_sent_does_not_hang() -> None:
+    """An error in the parent while a worker sends a big result (the compiled templates) hung the
+    teardown forever: the pool's thread waited for the rest of a message whose sender was gone."""
+    global _POOL
+    from mcpgen.formatting import abandon
+
+    _POOL = pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+    writer = pool._result_queue._writer  # type: ignore[attr-defined]
+    pool.submit(_half_a_result)
+    time.sleep(0.5)  # the pool's thread has read the length and waits for the rest
+    done = threading.Event()
+    threading.Thread(target=lambda: (abandon(pool), done.set()), daemon=True).start()
+    try:
+        assert done.wait(20), "abandon hung on a half-sent result"
+    finally:
+        writer.close()  # lets a failed run exit
+
+
+def test_an_interrupt_wrapped_by_python_is_still_reported_as_an_interrupt(capsys: pytest.CaptureFixture[str]) -> None:
+    """Python 3.11 wraps a KeyboardInterrupt raised in `__set_name__`, as an import creates a class, in a
+    RuntimeError: Ctrl-C during the parser's import came out as an internal error."""
+    from mcpgen.reporting import INTERRUPTED, reported
+
+    class Descriptor:
+        def __set_name__(self, owner: type, name: str) -> None:
+            raise KeyboardInterrupt
+
+    def importing() -> None:
+        type("Parser", (), {"formats": Descriptor()})
+
+    def buggy() -> None:
+        raise RuntimeError("boom")
+
+    with pytest.raises(SystemExit) as interrupted:
+        reported(importing)()
+    assert interrupted.value.code == 130 and capsys.readouterr().err == INTERRUPTED + "\n"
+    with pytest.raises(SystemExit) as failed:
+        reported(buggy)()
+    assert failed.value.code == 3 and "internal error: RuntimeError: boom" in capsys.readouterr().err
+
+
+CONSOLE_SCRIPT = """
+import atexit, pathlib, sys, threading, time
+class Teardown:
+    def __del__(self):
+        print("torn down", file=sys.stderr)
+kept = Teardown()  # freed only if the interpreter tears its modules down
+atexit.register(lambda: print("exit handler ran", file=sys.stderr))
+if sys.argv[1] == "--with-thread":
+    sys.argv.pop(1)
+    marker = pathlib.Path(sys.argv.pop(1))
+    threading.Thread(target=lambda: (time.sleep(0.5), marker.write_text("done"))).start()
+sys.argv[0] = "mcpgen"
+from mcpgen.cli import entry
+entry()
+"""
+
+
+def test_the_console_script_exits_at_once_with_its_handlers_run_and_its_output_flushed(tmp_path: Path) -> None:
+    def script(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", CONSOLE_SCRIPT, *args], capture_output=True, text=True, timeout=120)
+
+    listed = script("revisions")
+    assert listed.returncode == 0 and listed.stderr == "exit handler ran\n"
+    assert [line.split()[0] for line in listed.stdout.splitlines()] == list(KNOWN_REVISIONS)
+    refused = script("--revision", "1999-01-01")
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.splitlines()[1:] == ["exit handler ran"] and "unknown revision" in refused.stderr
+    # A thread that is not a daemon is waited for, as an ordinary exit does (which then tears down).
+    marker = tmp_path / "thread-finished"
+    waited = script("--with-thread", str(marker), "revisions")
+    assert waited.returncode == 0 and marker.read_text() == "done" and "torn down" in waited.stderr

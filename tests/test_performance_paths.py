@@ -11,7 +11,7 @@ import pytest
 
 from mcpgen import cache, render, stubnames
 from mcpgen.formatting import chunks, format_chunk, format_files
-from mcpgen.generate import PackageRequest, package_sources
+from mcpgen.generate import PackageRequest, package_ir, package_sources
 from mcpgen.revisions import revision_set
 from mcpgen.render import is_template_text
 from mcpgen.source import resolve_schema
@@ -168,6 +168,74 @@ def test_a_runtime_member_name_that_breaks_the_layout_is_caught(schema_dir: Path
         monkeypatch.undo()
         render.template_text.cache_clear()
     assert any(name == "runtime.py" for _, name, _ in unstable)
+
+
+@pytest.mark.parametrize("index", [REVISIONS.index("2024-11-05"), len(REVISIONS)])
+def test_the_pool_renders_and_formats_what_one_process_does(schema_dir: Path, index: int) -> None:
+    """Workers render a package in two halves (or several packages, one each) and format the chunks;
+    the result is what one process rendering and formatting everything gives."""
+    from mcpgen.generate import _render_in_pool, package_files
+
+    request = every_layout(schema_dir)[index]
+    alone = package_files(request)
+    assert _render_in_pool([request], 2) == [alone]
+    assert list(_render_in_pool([request], 2)[0]) == list(alone)  # the files in the same order too
+    other = every_layout(schema_dir)[REVISIONS.index("2025-06-18")]
+    assert _render_in_pool([request, other], 2) == [alone, package_files(other)]
+
+
+def test_a_package_s_shared_and_revision_files_are_its_files(schema_dir: Path) -> None:
+    for request in (every_layout(schema_dir)[0], every_layout(schema_dir)[-1]):
+        package = package_ir(request)
+        shared, own = render.render_sources(package, "shared"), render.render_sources(package, "revisions")
+        assert not set(shared) & set(own) and {**shared, **own} == render.render_sources(package)
+        assert "types.py" in own and "server.py" in shared
+
+
+@pytest.mark.parametrize("sizes", [[], [10], [1000] * 118, [30000, 5, 5, 5], [5] * 3000, [7000, 100, 9000] * 20])
+def test_format_batches_keep_the_chunks_in_order_and_shrink(sizes: list[int]) -> None:
+    from mcpgen.formatting import _SMALLEST_BATCH, _batches
+
+    texts = [str(i).ljust(n, "x") for i, n in enumerate(sizes)]
+    batches = _batches(texts, 2)
+    assert [t for b in batches for t in b] == texts and all(batches)
+    totals = [sum(map(len, b)) for b in batches]
+    assert all(total >= _SMALLEST_BATCH for total in totals[:-1])
+    big = [total for total in totals if total > 2 * _SMALLEST_BATCH + max(sizes, default=0)]
+    assert big == sorted(big, reverse=True)
+    assert len(batches) <= 4 + sum(sizes) // _SMALLEST_BATCH
+
+
+def test_the_collector_pause_leaves_the_collector_as_it_found_it() -> None:
+    import gc
+
+    from mcpgen.formatting import collected, paused_collector
+
+    frozen = gc.get_freeze_count()
+    assert gc.isenabled()
+    with paused_collector():
+        assert not gc.isenabled() and gc.get_freeze_count() > frozen
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    collections: list[str] = []
+    gc.callbacks.append(lambda phase, info: collections.append(phase))
+    try:
+        assert collected(len)("abc") == 3 and "start" in collections
+    finally:
+        gc.callbacks.pop()
+
+
+def test_generating_through_click_leaves_automatic_collection_on(tmp_path: Path, schema_dir: Path) -> None:
+    """Only the console script, whose process ends with the command, turns collection off for good."""
+    import gc
+
+    from click.testing import CliRunner
+
+    from mcpgen.cli import main
+
+    args = ["-r", "2024-11-05", "-o", str(tmp_path / "out"), "--schema-dir", str(schema_dir), "-q"]
+    result = CliRunner().invoke(main, args, env={"MCPGEN_NO_CACHE": "1"})
+    assert result.exit_code == 0, result.output
+    assert gc.isenabled() and (tmp_path / "out" / "types.py").exists()
 
 
 def test_syntax_error_is_a_schema_error() -> None:
