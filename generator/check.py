@@ -151,7 +151,7 @@ class CheckRequest:
 
 @dataclass(frozen=True)
 class Outcome:
-    """A checked package: its result (None when the directory is missing) and the command that regenerates it."""
+    """A checked package: its result (None when the directory is missing) and, when stale, the command that regenerates it."""
 
     request: CheckRequest
     result: CheckResult | None
@@ -212,5 +212,6 @@ def check_requests(requests: list[CheckRequest]) -> list[Outcome]:
             result = None
         else:
             result = check_package(request.directory, request.schema_file, request.schema_dir, request.cache_dir)
-        outcomes.append(Outcome(request, result, _fix(request, result)))
+        up_to_date = result is not None and result.current
+        outcomes.append(Outcome(request, result, "" if up_to_date else _fix(request, result)))
     return outcomes
