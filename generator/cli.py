@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import atexit
-import contextlib
 import functools
 import gc
 import importlib
@@ -234,8 +233,8 @@ def run_generate(config_path: Path | None = None, **options: Any) -> None:
 
     ctx = click.get_current_context()
     if _script_exits_after_command:
-        # Generation's garbage is bounded by its schemas and freed by the exit anyway; left alone,
-        # it costs no collections now and no final one at exit.
+        # What this process leaves uncollected is one package's parse at most (workers, and this
+        # process when it generates alone, collect after each package), and the exit frees it.
         gc.disable()
     if options.get("revision") or options.get("schema_file"):
         configs = [GenerateConfig(**options)]
@@ -396,8 +395,12 @@ def _exit_now(code: str | int | None) -> NoReturn:
     if isinstance(code, str):
         print(code, file=sys.stderr)
     status = 1 if isinstance(code, str) else code or 0
-    atexit._run_exitfuncs()
+    atexit._run_exitfuncs()  # CPython's own run of the handlers `atexit.register` collected
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):  # a closed pipe: nobody is left to read what it would say
+        try:
             stream.flush()
+        except BrokenPipeError:
+            pass  # the reader is gone: nobody is left to miss the rest
+        except (OSError, ValueError):
+            status = status or 120  # output was lost: what the interpreter's own exit reports
     os._exit(status)

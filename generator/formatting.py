@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TypeVar
 from .errors import SchemaError
 
 if TYPE_CHECKING:
-    from concurrent.futures import Executor, ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor
 
 LINE_LENGTH = 100
 _JOIN = "\n\n"
@@ -52,14 +52,17 @@ def paused_collector() -> Iterator[None]:
     for the end of each task in pool workers, `collected`), which bounds what it holds by the work.
     """
     enabled = gc.isenabled()
-    gc.freeze()
+    ours = gc.get_freeze_count() == 0  # objects a caller froze stay frozen after the block
+    if ours:
+        gc.freeze()
     gc.disable()
     try:
         yield
     finally:
         if enabled:
             gc.enable()
-        gc.unfreeze()
+        if ours:
+            gc.unfreeze()
 
 
 def collected(task: Callable[[_T], _R]) -> Callable[[_T], _R]:
@@ -75,18 +78,17 @@ def _run_then_collect(task: Callable[[_T], _R], arg: _T) -> _R:
 
 
 def warm() -> None:
-    """Process-pool initializer: import black, set up collection as in `paused_collector`, let Ctrl-C end the worker quietly.
+    """Process-pool initializer: quiet Ctrl-C, black imported, automatic collection off (see `collected`).
 
     The parent reports the interrupt in one line; a worker's own KeyboardInterrupt traceback
-    would only add noise, so SIGINT takes the operating system's default action here. A forked
-    worker's inherited objects are never garbage for it: frozen, collections neither walk them
-    nor copy their pages, and the worker collects only after each task (`collected`).
+    would only add noise, so SIGINT takes the operating system's default action here. The worker
+    collects garbage only after each task; what it inherited or made ready beforehand is frozen by
+    the caller (`gc.freeze`), so collections neither walk those objects nor copy their pages.
     """
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
-    _mode()
-    gc.freeze()
     gc.disable()
+    _mode()
 
 
 def abandon(pool: ProcessPoolExecutor) -> None:
@@ -113,14 +115,14 @@ def abandon(pool: ProcessPoolExecutor) -> None:
         if args.thread is not manager or not issubclass(args.exc_type, InvalidStateError):
             report(args)
 
-    threading.excepthook = quiet
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
-        process.terminate()
     ends = (
         getattr(getattr(pool, "_call_queue", None), "_reader", None),
         getattr(getattr(pool, "_result_queue", None), "_writer", None),
     )
     try:
+        threading.excepthook = quiet
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.terminate()
         for end in ends:
             with contextlib.suppress(OSError):
                 if end is not None:
@@ -209,6 +211,8 @@ def format_chunk(chunk: str) -> str:
 
 def format_many(batch: list[str]) -> list[tuple[bool, str]]:
     """Format several chunks; (True, output) or (False, error message) each, so errors cross processes as text."""
+    if batch:
+        _mode()  # black missing is an installation error, not an error in a chunk: let it raise
     out: list[tuple[bool, str]] = []
     for chunk in batch:
         try:
@@ -266,25 +270,25 @@ def cut_files(files: dict[str, str], verbatim: Callable[[str, str], bool] | None
 
 
 def format_files(
-    files: Iterable[dict[str, str]],
-    executor: Executor | None = None,
-    workers: int = 1,
-    verbatim: Callable[[str, str], bool] | None = None,
+    files: Iterable[dict[str, str]], verbatim: Callable[[str, str], bool] | None = None
 ) -> list[dict[str, str]]:
-    """Every `.py` file of each package formatted by black (`format_cut_files`)."""
-    return format_cut_files([cut_files(package, verbatim) for package in files], executor, workers)
+    """Every `.py` file of each package formatted by black in this process (`format_cut_files`)."""
+    return format_cut_files([cut_files(package, verbatim) for package in files])
 
 
-def format_cut_files(packages: list[CutFiles], executor: Executor | None = None, workers: int = 1) -> list[dict[str, str]]:
-    """Each package's files, every chunk formatted by black once however many packages share it, spread over `executor`."""
+def format_cut_files(
+    packages: list[CutFiles], pool: ProcessPoolExecutor | None = None, workers: int = 1
+) -> list[dict[str, str]]:
+    """Each package's files, every chunk formatted by black once however many packages share it, spread
+    over the `workers` of `pool` (set up by `warm`) when given."""
     results: dict[str, tuple[bool, str]] = {c: (True, text) for p in packages for c, text in p.formatted.items()}
     every = dict.fromkeys(c for p in packages for parts in p.chunks.values() for _, c in parts)
     unique = [c for c in every if c not in results]
-    if executor is None or workers <= 1:
+    if pool is None or workers <= 1:
         results.update(zip(unique, format_many(unique)))
     else:
         batches = _batches(unique, workers)
-        for batch, done in zip(batches, executor.map(collected(format_many), batches)):
+        for batch, done in zip(batches, pool.map(collected(format_many), batches)):
             results.update(zip(batch, done))
     return [
         {name: p.other[name] if name in p.other else _joined(name, p.chunks[name], results) for name in p.names}

@@ -310,18 +310,30 @@ def render_packages(requests: list[PackageRequest]) -> list[dict[str, str]]:
 
 
 def _render_fresh(requests: list[PackageRequest]) -> list[dict[str, str]]:
-    """Render and format packages, spread over one process per core when there is more than one."""
-    from .formatting import paused_collector
+    """Render and format packages, spread over up to `_MAX_WORKERS` processes where more than one core is ours."""
+    from .formatting import collected, paused_collector
 
-    workers = os.cpu_count() or 1
+    workers = min(_usable_cores(), _MAX_WORKERS)
     if not requests:
         return []
-    plural = "s" if len(requests) > 1 else ""
-    current().status(f"rendering {len(requests)} package{plural}")
+    current().status(f"rendering {_packages(len(requests))}")
     with paused_collector():
         if workers <= 1:
-            return [package_files(r) for r in requests]
+            return [collected(package_files)(r) for r in requests]
         return _render_in_pool(requests, workers)
+
+
+_MAX_WORKERS = 4
+"""Beyond this, workers cost more to start (each imports black and compiles the templates) than they save."""
+
+
+def _usable_cores() -> int:
+    sched_getaffinity = getattr(os, "sched_getaffinity", None)
+    return len(sched_getaffinity(0)) if sched_getaffinity else os.cpu_count() or 1
+
+
+def _packages(count: int) -> str:
+    return f"{count} package{'s' if count > 1 else ''}"
 
 
 def _render_in_pool(requests: list[PackageRequest], workers: int) -> list[dict[str, str]]:
@@ -336,20 +348,20 @@ def _render_in_pool(requests: list[PackageRequest], workers: int) -> list[dict[s
 
     from .formatting import abandon, collected, format_cut_files
 
-    plural = "s" if len(requests) > 1 else ""
     fork = "fork" in multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if fork else None)
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_ready)
     try:
         if len(requests) == 1:
-            pool.submit(_started)
+            for _ in range(workers):
+                pool.submit(_started)
             package = package_ir(requests[0])
             halves = [(requests[0], package, part) for part in ("revisions", "shared")]
             own, shared = pool.map(collected(_cut_package), halves)
             cut = [shared.merged(own)]
         else:
             cut = list(pool.map(collected(_cut_package), [(r, None, "all") for r in requests]))
-        current().status(f"formatting {len(requests)} package{plural}")
+        current().status(f"formatting {_packages(len(requests))}")
         formatted = format_cut_files(cut, pool, workers)
     except BaseException:
         abandon(pool)
@@ -359,16 +371,24 @@ def _render_in_pool(requests: list[PackageRequest], workers: int) -> list[dict[s
 
 
 def _started() -> None:
-    """A task that only makes the pool start its workers (it does at the first one), to get them ready early."""
+    """A task that only gets a worker started: forked pools start them all at the first task, spawned ones one per task."""
 
 
 def _worker_ready() -> None:
-    """Pool initializer: black imported and the templates compiled before a task needs them."""
+    """Pool initializer: black imported, the templates compiled, and all of it frozen before a task needs it.
+
+    Compiling is only done early: a template that fails fails again in the task that renders it,
+    which reports it to the parent like any other error.
+    """
+    import gc
+
     from .formatting import warm
     from .render import compile_templates
 
     warm()
-    compile_templates()
+    with contextlib.suppress(Exception):
+        compile_templates()
+    gc.freeze()
 
 
 def _cut_package(job: tuple[PackageRequest, ir.Package | None, Part]) -> CutFiles:

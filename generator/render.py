@@ -34,13 +34,11 @@ REVISION_FILES: tuple[tuple[str, str], ...] = (
 REVISION_INIT = ("__init__.py", "revision_init.py.jinja")
 SURFACE_TYPES = ("types.py", "surface_types.py.jinja")
 MARKER_FILE = "py.typed"
+TEMPLATES: tuple[str, ...] = tuple(t for _, t in (*SHARED_FILES, *REVISION_FILES, REVISION_INIT, SURFACE_TYPES))
 Part = Literal["all", "shared", "revisions"]
 # The side whose class's runtime member names (`{% set n = ... %}`) a template writes.
 _MEMBER_SIDES: dict[str, ir.Side] = {"runtime.py.jinja": "server", "server.py.jinja": "server", "client.py.jinja": "client"}
 _MEMBER = re.compile(r"\{\{ n\.(\w+) \}\}")
-
-
-TEMPLATES: tuple[str, ...] = tuple(t for _, t in (*SHARED_FILES, *REVISION_FILES, REVISION_INIT, SURFACE_TYPES))
 
 
 @lru_cache(maxsize=1)

@@ -351,12 +351,16 @@ def test_an_interrupt_wrapped_by_python_is_still_reported_as_an_interrupt(capsys
     def importing() -> None:
         type("Parser", (), {"formats": Descriptor()})
 
+    def wrapped() -> None:  # what 3.11 makes of `importing`, on any Python
+        raise RuntimeError("Error calling __set_name__") from KeyboardInterrupt()
+
     def buggy() -> None:
         raise RuntimeError("boom")
 
-    with pytest.raises(SystemExit) as interrupted:
-        reported(importing)()
-    assert interrupted.value.code == 130 and capsys.readouterr().err == INTERRUPTED + "\n"
+    for interrupting in (importing, wrapped):
+        with pytest.raises(SystemExit) as interrupted:
+            reported(interrupting)()
+        assert interrupted.value.code == 130 and capsys.readouterr().err == INTERRUPTED + "\n"
     with pytest.raises(SystemExit) as failed:
         reported(buggy)()
     assert failed.value.code == 3 and "internal error: RuntimeError: boom" in capsys.readouterr().err
@@ -393,3 +397,18 @@ def test_the_console_script_exits_at_once_with_its_handlers_run_and_its_output_f
     marker = tmp_path / "thread-finished"
     waited = script("--with-thread", str(marker), "revisions")
     assert waited.returncode == 0 and marker.read_text() == "done" and "torn down" in waited.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_the_quick_exit_reports_output_it_could_not_write() -> None:
+    """Output left in a buffer that cannot be written is lost: exit 120, as Python's own exit does;
+    a reader that went away is no failure (the usual `| head`)."""
+    code = "import sys; from mcpgen.cli import _exit_now; sys.stdout.write('lost'); _exit_now(0)"
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    with open("/dev/full", "w") as full:
+        lost = subprocess.run([sys.executable, "-c", code], stdout=full, env=buffered, timeout=60)
+    assert lost.returncode == 120
+    reader = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, env=buffered)
+    assert reader.stdout is not None
+    reader.stdout.close()
+    assert reader.wait(timeout=60) == 0

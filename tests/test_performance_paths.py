@@ -216,6 +216,14 @@ def test_the_collector_pause_leaves_the_collector_as_it_found_it() -> None:
     with paused_collector():
         assert not gc.isenabled() and gc.get_freeze_count() > frozen
     assert gc.isenabled() and gc.get_freeze_count() == frozen
+    gc.freeze()  # a caller's frozen objects (before forking, say) stay frozen
+    try:
+        before = gc.get_freeze_count()
+        with paused_collector():
+            assert not gc.isenabled()
+        assert gc.isenabled() and gc.get_freeze_count() == before > 0
+    finally:
+        gc.unfreeze()
     collections: list[str] = []
     gc.callbacks.append(lambda phase, info: collections.append(phase))
     try:
@@ -233,9 +241,10 @@ def test_generating_through_click_leaves_automatic_collection_on(tmp_path: Path,
     from mcpgen.cli import main
 
     args = ["-r", "2024-11-05", "-o", str(tmp_path / "out"), "--schema-dir", str(schema_dir), "-q"]
+    frozen = gc.get_freeze_count()
     result = CliRunner().invoke(main, args, env={"MCPGEN_NO_CACHE": "1"})
     assert result.exit_code == 0, result.output
-    assert gc.isenabled() and (tmp_path / "out" / "types.py").exists()
+    assert gc.isenabled() and gc.get_freeze_count() == frozen and (tmp_path / "out" / "types.py").exists()
 
 
 def test_syntax_error_is_a_schema_error() -> None:
