@@ -22,7 +22,7 @@ from .console import Console, activated, color_choice, current, shown
 from .reporting import ReportingGroup, reported
 
 if TYPE_CHECKING:
-    from .check import Outcome
+    from .commands.check import Outcome
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -66,7 +66,7 @@ def examples(name: str) -> str:
 
 def complete_revision(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
     """Shell completion of known revisions (and `all`), also after a comma in a list."""
-    from .revisions import known_revisions
+    from .inputs.pins import known_revisions
 
     head, comma, last = incomplete.rpartition(",")
     names = [*known_revisions(), *(() if comma else ("all",))]
@@ -229,7 +229,7 @@ _script_exits_after_command = False
 def run_generate(config_path: Path | None = None, **options: Any) -> None:
     """Generate what the options ask for, or every configured package; print where each went."""
     from .config import merged
-    from .generate import GenerateConfig, generate_all
+    from .commands.generate import GenerateConfig, generate_all
 
     ctx = click.get_current_context()
     if _script_exits_after_command:
@@ -255,8 +255,8 @@ class LazyGroup(ReportingGroup):
     """A group that imports the commands living in their own modules only when they are looked up."""
 
     lazy: dict[str, tuple[str, str]] = {
-        "diff": (".diffing.command", "diff_command"),
-        "validate": (".validate", "validate_command"),
+        "diff": (".commands.diff.command", "diff_command"),
+        "validate": (".commands.validate", "validate_command"),
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -312,7 +312,7 @@ def generate_command(**options: Any) -> None:
 @reported
 def revisions_command() -> None:
     """List the known revisions with their upstream pins."""
-    from .revisions import load_pins
+    from .inputs.pins import load_pins
 
     for pin in load_pins().values():
         click.echo(f"{pin.revision}  sha256 {pin.sha256}  {pin.path} @ {pin.commit[:12]}")
@@ -332,7 +332,7 @@ def check_command(ctx: click.Context, /, package_dirs: tuple[Path, ...], config_
 
     Without PACKAGE_DIRS, checks every package listed in [tool.mcpgen] of pyproject.toml.
     """
-    from .check import check_requests, requests_for_config, requests_for_dirs
+    from .commands.check import check_requests, requests_for_config, requests_for_dirs
 
     if package_dirs:
         requests = requests_for_dirs(package_dirs, **options)

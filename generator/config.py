@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .console import shown
-from .generate import ALL, GenerateConfig, package_dirs
+from .commands.generate import ALL, GenerateConfig, package_dirs
 from .pyproject import ConfigError, find_pyproject, tool_table
 
 PACKAGES = "packages"

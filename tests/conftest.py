@@ -47,8 +47,8 @@ def generated_root(schema_dir: Path, tmp_path_factory: pytest.TempPathFactory) -
     """All five revisions, and the multi-revision packages, generated once per session into a temp dir on sys.path."""
     import sys
 
-    from mcpgen.generate import GenerateConfig, default_package, generate
-    from mcpgen.revisions import revision_set
+    from mcpgen.commands.generate import GenerateConfig, default_package, generate
+    from mcpgen.inputs.pins import revision_set
 
     root = tmp_path_factory.mktemp("generated")
     generate(GenerateConfig(revision="all", output=root, schema_dir=schema_dir, force=True))

@@ -21,7 +21,7 @@ MULTI_REVISION = ("2024-11-05..2025-11-25", "2024-11-05..2026-07-28")
 
 def package_name(revision: str) -> str:
     """The default package name of a revision: `mcp_2025_11_25`."""
-    from mcpgen.generate import default_package
+    from mcpgen.commands.generate import default_package
 
     return default_package(revision)
 
@@ -63,8 +63,8 @@ def kept_by_a_docstring(text: str) -> str:
 def wire_problems(schema_dir: Path, revision: str, messages: list[Any]) -> list[str]:
     """What the revision's upstream schema rejects among `messages` (a conversation in order): requests
     and notifications by their method, results by the method of the request they answer, errors as errors."""
-    from mcpgen.harness.table import method_table
-    from mcpgen.harness.upstream import upstream
+    from mcpgen.messages.table import method_table
+    from mcpgen.messages.upstream import upstream
 
     schema, table = upstream(schema_dir, revision), method_table(schema_dir, revision)
     asked: dict[Any, str] = {}
@@ -95,7 +95,7 @@ def wire_problems(schema_dir: Path, revision: str, messages: list[Any]) -> list[
 
 def committed_packages() -> list[str]:
     """The package names under generated/: one per revision, then the multi-revision ones."""
-    from mcpgen.generate import default_package
-    from mcpgen.revisions import revision_set
+    from mcpgen.commands.generate import default_package
+    from mcpgen.inputs.pins import revision_set
 
     return [package_name(r) for r in REVISIONS] + [default_package(revision_set(m)) for m in MULTI_REVISION]

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from mcpgen.generate import GenerateConfig, generate
-from mcpgen.output import HEADER_MARK
+from mcpgen.commands.generate import GenerateConfig, generate
+from mcpgen.emit.output import HEADER_MARK
 from shared import default_sigint
 
 REVISION = "2024-11-05"
@@ -23,8 +23,8 @@ REVISION = "2024-11-05"
 # (the write path is what is under test), so each run costs a process start, not a generation.
 HOOK = r"""
 import os, pathlib, sys, time
-import mcpgen.generate as generate
-import mcpgen.output as output
+import mcpgen.commands.generate as generate
+import mcpgen.emit.output as output
 from mcpgen.cli import main
 
 point = os.environ["HOOK_POINT"]

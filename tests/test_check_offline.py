@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-import mcpgen.generate
-import mcpgen.source
+import mcpgen.commands.generate
+import mcpgen.inputs.sources
 from mcpgen.cli import main
 
 MCPGEN = str(Path(sys.executable).parent / "mcpgen")
@@ -29,7 +29,7 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(url: str) -> bytes:
         raise AssertionError(f"tried to download {url}")
 
-    monkeypatch.setattr(mcpgen.source, "https_fetch", refuse)
+    monkeypatch.setattr(mcpgen.inputs.sources, "https_fetch", refuse)
 
 
 def offline_env(cache: Path) -> dict[str, str]:
@@ -83,13 +83,13 @@ def test_check_is_served_by_the_package_cache(
     cache, pkg = tmp_path / "cache", tmp_path / "pkg"
     assert run("-r", REVISION, "-o", str(pkg), "--schema-dir", str(schema_dir), cache=cache).exit_code == 0
     rendered: list[int] = []
-    real = mcpgen.generate._render_fresh
+    real = mcpgen.commands.generate._render_fresh
 
-    def counting(jobs: list[mcpgen.generate.Job]) -> list[dict[str, str]]:
+    def counting(jobs: list[mcpgen.commands.generate.Job]) -> list[dict[str, str]]:
         rendered.append(len(jobs))
         return real(jobs)
 
-    monkeypatch.setattr(mcpgen.generate, "_render_fresh", counting)
+    monkeypatch.setattr(mcpgen.commands.generate, "_render_fresh", counting)
     assert run("check", str(pkg), cache=cache).exit_code == 0
     assert sum(rendered) == 0  # what generate stored, under the same key
     for entry in (cache / "packages").iterdir():

@@ -19,8 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from mcpgen.cli import main
-from mcpgen.output import HEADER_MARK
-from mcpgen.revisions import KNOWN_REVISIONS
+from mcpgen.emit.output import HEADER_MARK
+from mcpgen.inputs.pins import KNOWN_REVISIONS
 from shared import default_sigint
 
 REVISION = "2025-11-25"
@@ -260,7 +260,7 @@ def test_ctrl_c_at_any_moment_prints_one_line(tmp_path: Path, schema_dir: Path) 
 def test_abandoning_the_pool_never_replaces_the_interrupt_with_a_teardown_error() -> None:
     """Under load the call-queue pipe can already be closed when an interrupt abandons the pool: the
     teardown must not raise (its OSError would be reported instead of the interrupt)."""
-    from mcpgen.formatting import abandon
+    from mcpgen.emit.formatting import abandon
 
     class Closed:
         def close(self) -> None:
@@ -286,7 +286,7 @@ def test_abandoning_the_pool_hides_only_its_thread_s_complaint_about_a_cancelled
 ) -> None:
     """CPython 3.11's pool thread can fail marking a task broken that the interrupted `map` cancelled
     already; that traceback must not join the one line an interrupt prints. Other errors still show."""
-    from mcpgen.formatting import abandon
+    from mcpgen.emit.formatting import abandon
 
     def fail() -> None:
         raise error("CANCELLED")
@@ -325,7 +325,7 @@ def test_abandoning_the_pool_while_a_result_is_half_sent_does_not_hang() -> None
     """An error in the parent while a worker sends a big result (the compiled templates) hung the
     teardown forever: the pool's thread waited for the rest of a message whose sender was gone."""
     global _POOL
-    from mcpgen.formatting import abandon
+    from mcpgen.emit.formatting import abandon
 
     _POOL = pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
     writer = pool._result_queue._writer  # type: ignore[attr-defined]

@@ -11,14 +11,14 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from mcpgen.diffing import diff_revisions, load_revision
-from mcpgen.diffing.command import diff_command
-from mcpgen.diffing.model import Change, Report
-from mcpgen.diffing.regen import consecutive_pairs, golden_path
-from mcpgen.diffing.render import render_json
-from mcpgen.errata import corrected_schema
-from mcpgen.revisions import known_revisions
-from mcpgen.source import resolve_schema
+from mcpgen.commands.diff import diff_revisions, load_revision
+from mcpgen.commands.diff.command import diff_command
+from mcpgen.commands.diff.model import Change, Report
+from mcpgen.commands.diff.regen import consecutive_pairs, golden_path
+from mcpgen.commands.diff.report import render_json
+from mcpgen.inputs.errata import corrected_schema
+from mcpgen.inputs.pins import known_revisions
+from mcpgen.inputs.sources import resolve_schema
 
 REPO = Path(__file__).resolve().parent.parent
 PAIRS = consecutive_pairs()
@@ -75,9 +75,9 @@ def test_pairs_cover_every_pinned_revision() -> None:
 @pytest.mark.parametrize(("old", "new"), PAIRS, ids=[f"{o}_{n}" for o, n in PAIRS])
 def test_golden_report(old: str, new: str, schema_dir: Path) -> None:
     golden = golden_path(REPO, old, new)
-    assert golden.is_file(), f"missing {golden}: run `python -m mcpgen.diffing.regen --schema-dir {schema_dir}`"
+    assert golden.is_file(), f"missing {golden}: run `python -m mcpgen.commands.diff.regen --schema-dir {schema_dir}`"
     actual = render_json(real_diff(old, new, schema_dir))
-    assert actual == golden.read_text("utf-8"), f"{golden.name} differs: review, then regenerate with mcpgen.diffing.regen"
+    assert actual == golden.read_text("utf-8"), f"{golden.name} differs: review, then regenerate with mcpgen.commands.diff.regen"
 
 
 @pytest.mark.parametrize("revision", known_revisions())

@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from diff_worlds import Schema, accepts, obj, ref, request, world
-from mcpgen.diffing import diff_revisions, revision_of
-from mcpgen.diffing.command import diff_command
-from mcpgen.diffing.model import Change, Report
+from mcpgen.commands.diff import diff_revisions, revision_of
+from mcpgen.commands.diff.command import diff_command
+from mcpgen.commands.diff.model import Change, Report
 
 
 def diff(old: Schema, new: Schema) -> Report:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from diff_worlds import Schema, accepts, obj, ref, request, world
-from mcpgen.diffing import diff_revisions, revision_of
-from mcpgen.diffing.model import Change, Report
-from mcpgen.diffing.render import render_text
+from mcpgen.commands.diff import diff_revisions, revision_of
+from mcpgen.commands.diff.model import Change, Report
+from mcpgen.commands.diff.report import render_text
 
 STR, INT, NUM = {"type": "string"}, {"type": "integer"}, {"type": "number"}
 

@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from mcpgen import __version__
 from mcpgen.cli import main
-from mcpgen.dist import dist_version
-from mcpgen.minimums import MIN_PYDANTIC
+from mcpgen.emit.dist import dist_version
+from mcpgen.emit.minimums import MIN_PYDANTIC
 
 PIP = [sys.executable, "-m", "pip"]
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mcpgen.errors import SchemaError
-from mcpgen.generate import GenerateConfig, generate
+from mcpgen.commands.generate import GenerateConfig, generate
 
 
 def newer_draft(schema_dir: Path) -> dict[str, Any]:

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from jsonschema.validators import validator_for
 
-from mcpgen.errata import apply_errata, applies_to, corrected_schema, load_errata, parse_errata
+from mcpgen.inputs.errata import apply_errata, applies_to, corrected_schema, load_errata, parse_errata
 from mcpgen.errors import ErratumError
-from mcpgen.revisions import KNOWN_REVISIONS, get_pin
-from mcpgen.source import resolve_schema
+from mcpgen.inputs.pins import KNOWN_REVISIONS, get_pin
+from mcpgen.inputs.sources import resolve_schema
 
 NEWEST = "2026-07-28"
 Both = dict[str, tuple[dict[str, Any], dict[str, Any]]]

@@ -11,8 +11,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpgen.formatting import format_files
-from mcpgen.pysource import comment, docstring, py_literal, string_literal
+from mcpgen.emit.formatting import format_files
+from mcpgen.emit.pysource import comment, docstring, py_literal, string_literal
 from shared import kept_by_a_docstring
 
 # Every code point, surrogates included (JSON can carry them), with the characters that break

@@ -14,18 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from mcpgen.harness.classify import block_key
-from mcpgen.harness.corpus import Block, all_blocks, parse_block, strip_comments
-from mcpgen.harness.golden import RevisionReport, golden_differences, load_mapping, run_revision
-from mcpgen.harness.package import generated_package
-from mcpgen.harness.roundtrip import json_diff, same_json
-from mcpgen.harness.table import read_table
-from mcpgen.harness.unions import tagged_unions
-from mcpgen.revisions import KNOWN_REVISIONS
+from mcpgen.examples.classify import block_key
+from mcpgen.examples.corpus import Block, all_blocks, parse_block, strip_comments
+from mcpgen.examples.golden import RevisionReport, golden_differences, load_mapping, run_revision
+from mcpgen.messages.bindings import generated_package
+from mcpgen.messages.roundtrip import json_diff, same_json
+from mcpgen.messages.table import read_table
+from mcpgen.examples.unions import tagged_unions
+from mcpgen.inputs.pins import KNOWN_REVISIONS
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = REPO_ROOT / "tests" / "golden"
-REGEN = "python -m mcpgen.harness --regen tests/golden"
+REGEN = "python -m mcpgen.examples --regen tests/golden"
 
 # Examples the corrected upstream schema rejects although they are typed examples; each is an example bug.
 EXAMPLE_BUGS = {
@@ -38,19 +38,19 @@ EXAMPLE_BUGS = {
 # Deliberate generator breaks, run in a child process before mcpgen's CLI (the package cache is off there).
 BREAKS = {
     "swapped-list-results": (
-        "import mcpgen.roles as roles\n"
+        "import mcpgen.model.roles as roles\n"
         "pair = roles._pair\n"
         "swap = {'ListResourcesRequest': 'ListResourceTemplatesRequest', 'ListResourceTemplatesRequest': 'ListResourcesRequest'}\n"
         "roles._pair = lambda model, defs, *rest: pair(defs[swap.get(model.name, model.name)], defs, *rest)\n"
     ),
     "number-as-float": (
-        "import mcpgen.pysource as pysource, mcpgen.views as views\n"
+        "import mcpgen.emit.pysource as pysource, mcpgen.emit.views as views\n"
         "annotation = pysource.annotation\n"
         "def as_float(t, sym, prefix=''):\n"
         "    return 'float' if type(t).__name__ == 'Primitive' and t.name == 'number' else annotation(t, sym, prefix)\n"
         "pysource.annotation = views.annotation = as_float\n"
     ),
-    "no-discriminators": "import mcpgen.protocol as protocol\nprotocol._discriminator = lambda members, defs: None\n",
+    "no-discriminators": "import mcpgen.model.protocol as protocol\nprotocol._discriminator = lambda members, defs: None\n",
 }
 
 
@@ -130,7 +130,7 @@ def test_every_map_entry_names_a_block_and_a_definition(schema_dir: Path) -> Non
     ],
 )
 def test_a_broken_generator_fails_the_harness(generator_break: str, expected: list[str], schema_dir: Path, tmp_path: Path) -> None:
-    result = run_broken(generator_break, "mcpgen.harness.__main__:main", ["--failures", "--revision", "2025-06-18", "--schema-dir", str(schema_dir)], tmp_path)
+    result = run_broken(generator_break, "mcpgen.examples.__main__:main", ["--failures", "--revision", "2025-06-18", "--schema-dir", str(schema_dir)], tmp_path)
     assert result.returncode == 1, result.stderr
     for text in expected:
         assert text in result.stdout, f"{text!r} not reported:\n{result.stdout}{result.stderr}"

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from mcpgen import console, source
+from mcpgen import console
+from mcpgen.inputs import sources as source
 from mcpgen.cli import EXAMPLES, main
-from mcpgen.revisions import KNOWN_REVISIONS, get_pin
+from mcpgen.inputs.pins import KNOWN_REVISIONS, get_pin
 
 MCPGEN = str(Path(sys.executable).parent / "mcpgen")
 ESC = "\x1b["

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from mcpgen.harness.roundtrip import same_json
+from mcpgen.messages.roundtrip import same_json
 from shared import REPO_ROOT, REVISIONS, committed_packages, package_name
 
 GOLDEN = REPO_ROOT / "generated"
@@ -271,7 +271,7 @@ def test_methods_registry(packages: dict[str, Any]) -> None:
 
 
 def test_vendored_under_a_dotted_package_name(tmp_path: Path, schema_dir: Path) -> None:
-    from mcpgen.generate import GenerateConfig, generate
+    from mcpgen.commands.generate import GenerateConfig, generate
 
     target = tmp_path / "myapp" / "_vendor" / "mcp"
     for pkg in (tmp_path / "myapp", tmp_path / "myapp" / "_vendor"):

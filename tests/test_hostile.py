@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from mcpgen.errors import SchemaError
-from mcpgen.generate import GenerateConfig, generate
+from mcpgen.commands.generate import GenerateConfig, generate
 from shared import kept_by_a_docstring
 
 BASE = "2025-11-25"

@@ -722,7 +722,7 @@ def session_surface(schema_dir: Path, tmp_path_factory: pytest.TempPathFactory) 
     """Every revision on a 2025-11-25 surface with resource subscriptions, served; its (un)subscribe calls."""
     import importlib
 
-    from mcpgen.generate import GenerateConfig, generate
+    from mcpgen.commands.generate import GenerateConfig, generate
     from shared import load_package
 
     root = tmp_path_factory.mktemp("surface25") / "pkg"

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from mcpgen.cli import main
-from mcpgen.generate import GenerateConfig, generate
+from mcpgen.commands.generate import GenerateConfig, generate
 from shared import REVISIONS, load_package, wire_problems
 
 LEGACY = REVISIONS[:-1]

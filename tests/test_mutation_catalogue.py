@@ -41,9 +41,9 @@ def test_a_mutant_lands_in_the_copy_only(tmp_path: Path) -> None:
 
 
 def test_a_target_that_is_gone_or_ambiguous_is_stale() -> None:
-    gone = Mutant("x.gone", "generator/ir.py", None, "text that is nowhere\x00", "", "")
-    twice = Mutant("x.twice", "generator/ir.py", None, "from __future__", "", "")
-    broken = Mutant("x.broken", "generator/ir.py", None, "from __future__ import annotations", "(", "")
+    gone = Mutant("x.gone", "generator/model/ir.py", None, "text that is nowhere\x00", "", "")
+    twice = Mutant("x.twice", "generator/model/ir.py", None, "from __future__", "", "")
+    broken = Mutant("x.broken", "generator/model/ir.py", None, "from __future__ import annotations", "(", "")
     for mutant, reason in ((gone, "no occurrences"), (broken, "not valid Python")):
         with pytest.raises(Stale, match=reason):
             mutate((REPO_ROOT / mutant.path).read_text("utf-8") + "\n", mutant)

@@ -6,7 +6,7 @@ import keyword
 
 import pytest
 
-from mcpgen.naming import method_python_name, pascal_case, snake_case, unique
+from mcpgen.model.naming import method_python_name, pascal_case, snake_case, unique
 
 
 @pytest.mark.parametrize(

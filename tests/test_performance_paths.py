@@ -9,12 +9,14 @@ from typing import Any
 import black
 import pytest
 
-from mcpgen import cache, render, stubnames
-from mcpgen.formatting import chunks, format_chunk, format_files
-from mcpgen.generate import PackageRequest, package_ir, package_sources
-from mcpgen.revisions import revision_set
-from mcpgen.render import is_template_text
-from mcpgen.source import resolve_schema
+from mcpgen import cache
+from mcpgen.emit import render
+from mcpgen.model import names as stubnames
+from mcpgen.emit.formatting import chunks, format_chunk, format_files
+from mcpgen.commands.generate import PackageRequest, package_ir, package_sources
+from mcpgen.inputs.pins import revision_set
+from mcpgen.emit.render import is_template_text
+from mcpgen.inputs.sources import resolve_schema
 from shared import MULTI_REVISION, REVISIONS
 
 MODE = black.Mode(target_versions={black.TargetVersion.PY310}, line_length=100)
@@ -174,7 +176,7 @@ def test_a_runtime_member_name_that_breaks_the_layout_is_caught(schema_dir: Path
 def test_the_pool_renders_and_formats_what_one_process_does(schema_dir: Path, index: int) -> None:
     """Workers render a package in two halves (or several packages, one each) and format the chunks;
     the result is what one process rendering and formatting everything gives."""
-    from mcpgen.generate import _render_in_pool, package_files
+    from mcpgen.commands.generate import _render_in_pool, package_files
 
     request = every_layout(schema_dir)[index]
     alone = package_files(request)
@@ -194,7 +196,7 @@ def test_a_package_s_shared_and_revision_files_are_its_files(schema_dir: Path) -
 
 @pytest.mark.parametrize("sizes", [[], [10], [1000] * 118, [30000, 5, 5, 5], [5] * 3000, [7000, 100, 9000] * 20])
 def test_format_batches_keep_the_chunks_in_order_and_shrink(sizes: list[int]) -> None:
-    from mcpgen.formatting import _SMALLEST_BATCH, _batches
+    from mcpgen.emit.formatting import _SMALLEST_BATCH, _batches
 
     texts = [str(i).ljust(n, "x") for i, n in enumerate(sizes)]
     batches = _batches(texts, 2)
@@ -209,7 +211,7 @@ def test_format_batches_keep_the_chunks_in_order_and_shrink(sizes: list[int]) ->
 def test_the_collector_pause_leaves_the_collector_as_it_found_it() -> None:
     import gc
 
-    from mcpgen.formatting import collected, paused_collector
+    from mcpgen.emit.formatting import collected, paused_collector
 
     frozen = gc.get_freeze_count()
     assert gc.isenabled()

@@ -9,7 +9,7 @@ import tomllib
 import pytest
 
 from mcpgen import __version__
-from mcpgen.render import MARKER_FILE, REVISION_FILES, SHARED_FILES
+from mcpgen.emit.render import MARKER_FILE, REVISION_FILES, SHARED_FILES
 from shared import REPO_ROOT
 
 

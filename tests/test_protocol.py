@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from shared import REVISIONS
-from mcpgen import ir
-from mcpgen.errata import apply_errata
+from mcpgen.model import ir
+from mcpgen.inputs.errata import apply_errata
 from mcpgen.errors import SchemaError
-from mcpgen.frontend import defs_key_of
-from mcpgen.protocol import build_protocol
-from mcpgen.roles import derive_methods
+from mcpgen.model.parser import defs_key_of
+from mcpgen.model.protocol import build_protocol
+from mcpgen.model.roles import derive_methods
 
 
 def load(schema_dir: Path, revision: str) -> dict:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mcpgen.minimums import MIN_PYDANTIC
+from mcpgen.emit.minimums import MIN_PYDANTIC
 from shared import REPO_ROOT, REVISIONS, package_name
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from mcpgen.errors import SchemaError, SourceError
-from mcpgen.revisions import KNOWN_REVISIONS, get_pin, latest_revision, load_pins
-from mcpgen.source import cache_path, default_cache_dir, load_json, resolve_schema
+from mcpgen.inputs.pins import KNOWN_REVISIONS, get_pin, latest_revision, load_pins
+from mcpgen.inputs.sources import cache_path, default_cache_dir, load_json, resolve_schema
 
 REVISION = "2025-11-25"
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from mcpgen.errors import SchemaError
-from mcpgen.generate import GenerateConfig, generate
-from mcpgen.stubnames import PEER_MEMBERS, SIDE_MEMBERS
+from mcpgen.commands.generate import GenerateConfig, generate
+from mcpgen.model.names import PEER_MEMBERS, SIDE_MEMBERS
 from shared import load_package
 
 

@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import pytest
 
-from mcpgen.generate import GenerateConfig, generate
+from mcpgen.commands.generate import GenerateConfig, generate
 from shared import load_package
 
 
@@ -422,7 +422,7 @@ TASK = {
 
 
 def test_task_augmented_requests_answer_and_receive_create_task_result(pkg: ModuleType, schema_dir: Path) -> None:
-    from mcpgen.harness.upstream import upstream
+    from mcpgen.messages.upstream import upstream
 
     types = pkg.types
 
@@ -448,7 +448,7 @@ def test_task_augmented_requests_answer_and_receive_create_task_result(pkg: Modu
 def test_2026_requests_declaring_an_unsupported_version_get_the_schema_error(
     pkgs: Callable[[str], ModuleType], schema_dir: Path
 ) -> None:
-    from mcpgen.harness.upstream import upstream
+    from mcpgen.messages.upstream import upstream
 
     new = pkgs("2026-07-28")
     meta = {

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-import mcpgen.output
-import mcpgen.validate
-from mcpgen.validate import MAX_ERRORS, validate_command
+import mcpgen.emit.output
+import mcpgen.commands.validate
+from mcpgen.commands.validate import MAX_ERRORS, validate_command
 from test_examples import REPO_ROOT, run_broken
 
 REVISION = "2025-06-18"
@@ -213,4 +213,4 @@ def test_validate_names_no_function_like_output() -> None:
     def own(module: object) -> set[str]:
         return {n for n, f in inspect.getmembers(module, inspect.isfunction) if f.__module__ == module.__name__}  # type: ignore[attr-defined]
 
-    assert own(mcpgen.validate) & own(mcpgen.output) == set()
+    assert own(mcpgen.commands.validate) & own(mcpgen.emit.output) == set()

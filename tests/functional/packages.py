@@ -13,9 +13,9 @@ from typing import Any, Coroutine, Iterator
 
 import pytest
 
-from mcpgen import errata, source
-from mcpgen.generate import GenerateConfig, generate
-from mcpgen.revisions import Pin
+from mcpgen.inputs import errata, sources as source
+from mcpgen.commands.generate import GenerateConfig, generate
+from mcpgen.inputs.pins import Pin
 from shared import load_package
 
 from .schemas import Schema
@@ -31,7 +31,7 @@ def schema_bytes(schema: Schema) -> bytes:
 def generate_package(
     directory: Path, schema: Schema, alias: str, pairings: tuple[tuple[str, str], ...] = ()
 ) -> ModuleType:
-    """Write `schema` to `directory`, generate its package there with `mcpgen.generate`, import it as `alias`."""
+    """Write `schema` to `directory`, generate its package there with `mcpgen.commands.generate`, import it as `alias`."""
     schema_file = directory / "schema.json"
     schema_file.write_bytes(schema_bytes(schema))
     config = GenerateConfig(

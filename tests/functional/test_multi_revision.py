@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from mcpgen.errors import SchemaError
-from mcpgen.generate import PackageRequest, package_files
-from mcpgen.output import write_package
-from mcpgen.source import SchemaSource, sha256_of
+from mcpgen.commands.generate import PackageRequest, package_files
+from mcpgen.emit.output import write_package
+from mcpgen.inputs.sources import SchemaSource, sha256_of
 from shared import load_package
 
 from .oracle import accepts

@@ -10,7 +10,7 @@ import pytest
 
 from mcpgen.errors import SchemaError
 
-from mcpgen.generate import GenerateConfig, generate
+from mcpgen.commands.generate import GenerateConfig, generate
 from shared import load_package
 
 from .packages import REVISION, generate_package, headers, pinned, schema_bytes

@@ -9,8 +9,8 @@ from typing import Callable
 
 import pytest
 
-from mcpgen.generate import GenerateConfig, default_package, generate
-from mcpgen.revisions import revision_set
+from mcpgen.commands.generate import GenerateConfig, default_package, generate
+from mcpgen.inputs.pins import revision_set
 from shared import MULTI_REVISION, load_package, missing, package_name
 
 HERE = Path(__file__).resolve().parent

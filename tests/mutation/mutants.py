@@ -30,7 +30,7 @@ def _group(path: str, rows: list[tuple[str, str | None, str, str, str]]) -> list
 
 
 FRONTEND = _group(
-    "generator/frontend.py",
+    "generator/model/parser.py",
     [
         ("formats-kept", "_strip_formats", 'if not (k == "format" and isinstance(v, str))', "", "string formats reach the parser (AnyUrl, datetime, Base64Str)"),
         ("format-properties-dropped", "_strip_formats", 'if not (k == "format" and isinstance(v, str))', 'if k != "format"', "a property named `format` is stripped too"),
@@ -42,7 +42,7 @@ FRONTEND = _group(
 )
 
 TYPESYS = _group(
-    "generator/typesys.py",
+    "generator/model/definitions.py",
     [
         ("integer-as-number", None, '"int": ir.Primitive("integer")', '"int": ir.Primitive("number")', "integers accept floats"),
         ("number-as-integer", None, '"float": ir.Primitive("number")', '"float": ir.Primitive("integer")', "numbers reject floats"),
@@ -73,7 +73,7 @@ TYPESYS = _group(
 )
 
 PROTOCOL = _group(
-    "generator/protocol.py",
+    "generator/model/protocol.py",
     [
         ("no-discriminators", "_discriminator", "    models: list[ir.Model] = []\n", "    return None\n", "every discriminator removed (issue 11)"),
         ("no-method-key", None, 'DISCRIMINATOR_KEYS = ("method", ', "DISCRIMINATOR_KEYS = (", "no discriminator on `method`"),
@@ -96,7 +96,7 @@ PROTOCOL = _group(
 )
 
 ROLES = _group(
-    "generator/roles.py",
+    "generator/model/roles.py",
     [
         ("client-requests-from-server", None, '"ClientRequest": ("client", "request")', '"ClientRequest": ("server", "request")', "client requests attributed to the server"),
         ("client-notifications-as-requests", None, '"ClientNotification": ("client", "notification")', '"ClientNotification": ("client", "request")', "notifications treated as requests"),
@@ -128,7 +128,7 @@ ROLES = _group(
 )
 
 NAMING = _group(
-    "generator/naming.py",
+    "generator/model/naming.py",
     [
         ("no-camel-boundary", None, '_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|', '_CAMEL_BOUNDARY = re.compile(r"', "camelCase not split"),
         ("no-lowercase", "snake_case", '_CAMEL_BOUNDARY.sub("_", name).lower()', '_CAMEL_BOUNDARY.sub("_", name)', "snake_case keeps capitals"),
@@ -146,7 +146,7 @@ NAMING = _group(
 )
 
 PYSOURCE = _group(
-    "generator/pysource.py",
+    "generator/emit/pysource.py",
     [
         ("number-as-float", "annotation", '"number": "int | float"', '"number": "float"', "`number` mapped to `float` (issue 11)"),
         ("lazy-number-as-float", "lazy_annotation", "return f\"{sym['Union']}[int, float]\"", 'return "float"', "`number` in recursive aliases mapped to `float`"),
@@ -169,7 +169,7 @@ PYSOURCE = _group(
 )
 
 VIEWS = _group(
-    "generator/views.py",
+    "generator/emit/views.py",
     [
         ("closed-view-open", "_definition_view", "closed = isinstance(d.extra, ir.LiteralOf) and not d.extra.values", "closed = False", "closed objects emitted open"),
         ("typed-extra-view-dropped", "_definition_view", "extra = None if closed or isinstance(d.extra, ir.AnyType) else annotation(d.extra, sym)", "extra = None", "typed extras not emitted"),
@@ -187,7 +187,7 @@ VIEWS = _group(
 )
 
 STUBVIEWS = _group(
-    "generator/stubviews.py",
+    "generator/emit/stub_views.py",
     [
         ("capability-singular-only", "_capability", "f.wire_name in (first, first + \"s\")", "f.wire_name in (first,)", "completion/complete does not advertise completions"),
         ("capability-flag-true", "_capability", 'value = "True" if hit.type == ir.Primitive("boolean") else "{}"', 'value = "True"', "object capability flags advertised as true"),
@@ -203,7 +203,7 @@ STUBVIEWS = _group(
 )
 
 ERRATA = _group(
-    "generator/errata.py",
+    "generator/inputs/errata.py",
     [
         ("unpinned-patched", "apply_errata", "if sha256 is not None and not applies_to(sha256, revision):", "if False:", "errata applied to bytes they were not written for"),
         ("applied-unrecorded", "apply_errata", "return document, tuple(e.erratum for e in errata)", "return document, ()", "errata applied but not recorded"),
@@ -215,7 +215,7 @@ ERRATA = _group(
 )
 
 GENERATE = _group(
-    "generator/generate.py",
+    "generator/commands/generate.py",
     [
         ("errata-not-recorded", "protocol_for", "build_protocol(schema, source.revision, source.sha256, errata, pairings,", "build_protocol(schema, source.revision, source.sha256, (), pairings,", "errata applied but not recorded in the package (issue 11)"),
         ("drafts-unpaired", "protocol_for", "draft=not source.pinned", "draft=False", "a draft's request without a findable result refused instead of paired with the base Result"),
@@ -310,7 +310,7 @@ STDIO_TEMPLATE = _group(
 )
 
 PACKAGEVIEWS = _group(
-    "generator/packageviews.py",
+    "generator/emit/package_views.py",
     [
         ("header-errata-none", "header", "comment(', '.join(e.id for e in p.errata) or 'none')", "comment('none')", "the header does not name the errata"),
         ("header-pairings-dropped", "header", "    if pairings:\n", "    if False:\n", "the header does not name --pair options"),
@@ -319,7 +319,7 @@ PACKAGEVIEWS = _group(
 )
 
 STUBNAMES = _group(
-    "generator/stubnames.py",
+    "generator/model/names.py",
     [
         ("handlers-for-own-messages", "handles", "return method.sent_by(_other(side))", "return method.sent_by(side)", "each side handles what it sends itself"),
         ("embedded-live", "calls", "return method.sent_by(side) and not method.embedded", "return method.sent_by(side)", "embedded requests get typed calls"),

@@ -1,0 +1,73 @@
+"""`mcpgen diff OLD NEW`: what changed between two protocol revisions, for clients and for servers."""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+import click
+
+from ...errors import OutputError
+from ...reporting import reported
+from .compare import diff_revisions
+from .ignore import apply_ignores, read_ignore_file
+from .load import load_revision
+from .model import Report
+from .report import RENDERERS, render_markdown
+from .settings import FAIL_ON, load_settings
+
+EXIT_CLEAN, EXIT_MATCHED = 0, 1
+
+
+def matches_fail_on(report: Report, fail_on: str | None) -> bool:
+    """True when a non-cosmetic, non-ignored change meets the `--fail-on` threshold."""
+    real = report.visible(verbose=False)
+    if fail_on == "client":
+        return any(c.client == "breaking" for c in real)
+    if fail_on == "server":
+        return any(c.server == "breaking" for c in real)
+    if fail_on == "breaking":
+        return any(c.breaking for c in real)
+    return fail_on == "any" and bool(real)
+
+
+@click.command("diff")
+@click.argument("old")
+@click.argument("new")
+@click.option("--format", "fmt", type=click.Choice(sorted(RENDERERS)), default="text", show_default=True,
+              help="text (grouped, coloured on a TTY), markdown (release notes) or json (mcpgen-diff/2).")
+@click.option("--fail-on", type=click.Choice(FAIL_ON), default=None,
+              help="Exit 1 when a change breaks clients, servers, either (breaking), or on any change; "
+                   "default: [tool.mcpgen.diff] fail-on, else always exit 0.")
+@click.option("--ignore", "ignore_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="File of accepted changes, one `RULE SUBJECT` per line (globs allowed), added to the config's ignore list.")
+@click.option("--config", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="TOML file with [tool.mcpgen.diff] (default: the nearest pyproject.toml).")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the report to FILE instead of standard output.")
+@click.option("--title", is_flag=True, help="Markdown: start with an H1 title (off: paste under your own heading).")
+@click.option("--verbose", "-v", is_flag=True, help="Also show cosmetic changes (descriptions, extracted definitions).")
+@click.option("--schema-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Directory with <revision>/schema.json (default: $MCPGEN_SCHEMA_DIR, the cache, or download).")
+@reported
+def diff_command(old: str, new: str, fmt: str, fail_on: str | None, ignore_file: Path | None, config: Path | None,
+                 output: Path | None, title: bool, verbose: bool, schema_dir: Path | None) -> None:
+    """Compare OLD and NEW (revisions like 2025-06-18, or schema.json paths) and report every change."""
+    settings = load_settings(config)
+    rules = settings.ignore + (read_ignore_file(ignore_file) if ignore_file is not None else ())
+    report = diff_revisions(load_revision(old, schema_dir), load_revision(new, schema_dir))
+    report = apply_ignores(report, rules)
+    render = partial(render_markdown, title=title) if fmt == "markdown" else RENDERERS[fmt]
+    text = render(report, verbose)
+    if output is None:
+        click.echo(text, nl=fmt == "text")
+    else:
+        _write(output, click.unstyle(text) + ("\n" if fmt == "text" else ""))
+    raise SystemExit(EXIT_MATCHED if matches_fail_on(report, fail_on or settings.fail_on) else EXIT_CLEAN)
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None

@@ -1,0 +1,400 @@
+"""The library entry point: resolve schemas, build the IR, render, write the packages."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import keyword
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator
+
+from ..console import current
+from ..errors import McpgenError, SchemaError
+from ..emit.output import check_target, write_package
+from ..inputs.pins import known_revisions, latest_revision, revision_set
+from ..inputs.sources import SchemaSource, default_cache_dir, remember_schema, resolve_schema
+
+if TYPE_CHECKING:
+    from ..model import ir
+    from ..emit.formatting import CutFiles
+    from ..emit.render import Part
+
+ALL = "all"
+_PACKAGE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+_REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class GenerateConfig:
+    """What to generate and where: the CLI's options, validated by `generate`."""
+
+    revision: str | None = None
+    """One revision, a comma list or a range `A..B` (one package for all of them), or `all` (one package each)."""
+    output: Path | None = None
+    package: str | None = None
+    schema_file: Path | None = None
+    schema_dir: Path | None = None
+    cache_dir: Path | None = None
+    force: bool = False
+    pairings: tuple[tuple[str, str], ...] = ()
+    surface: str | None = None
+    """The revision whose types handlers and calls use (default: the newest of the package)."""
+    dist: Path | None = None
+    root: Path | None = None
+    """Where default outputs go: the config file's directory (default: the working directory)."""
+
+
+@dataclass(frozen=True)
+class PackageRequest:
+    """What shapes a package's bytes (the schemas of its revisions, oldest first; its surface; the
+    pairings), and where a copy of it may be cached."""
+
+    sources: tuple[SchemaSource, ...]
+    surface: str
+    pairings: tuple[tuple[str, str], ...] = ()
+    cache_dir: Path | None = None
+
+    @property
+    def revisions(self) -> tuple[str, ...]:
+        """The revision names, oldest first."""
+        return tuple(s.revision for s in self.sources)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One package to write: what it is made of, its name and its directory (or `--dist` project)."""
+
+    request: PackageRequest
+    package: str
+    target: Path
+    dist: Path | None = None
+
+
+@dataclass(frozen=True)
+class GeneratedPackage:
+    """One package written to disk (inside `dist` when it was written as a distribution)."""
+
+    revisions: tuple[str, ...]
+    package: str
+    path: Path
+    files: tuple[str, ...]
+    dist: Path | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def revision(self) -> str:
+        """The revisions, as the CLI names them."""
+        return ", ".join(self.revisions)
+
+
+def default_package(revisions: str | tuple[str, ...]) -> str:
+    """`2025-11-25` → `mcp_2025_11_25`; several revisions → `mcp_<oldest>_to_<newest>`."""
+    names = (revisions,) if isinstance(revisions, str) else revisions
+    underscored = [re.sub(r"[^0-9A-Za-z_]", "_", name) for name in names]
+    return "mcp_" + (underscored[0] if len(names) == 1 else f"{underscored[0]}_to_{underscored[-1]}")
+
+
+def protocol_for(source: SchemaSource, pairings: tuple[tuple[str, str], ...] = ()) -> ir.Protocol:
+    """The IR of a resolved schema, with the errata of its revision applied when it is pinned."""
+    from ..inputs.errata import corrected_schema
+    from ..model.protocol import build_protocol
+
+    schema, errata = corrected_schema(source)
+    return build_protocol(schema, source.revision, source.sha256, errata, pairings, draft=not source.pinned)
+
+
+def _requested(request: PackageRequest | SchemaSource) -> PackageRequest:
+    return request if isinstance(request, PackageRequest) else PackageRequest((request,), request.revision)
+
+
+@contextlib.contextmanager
+def _nesting_checked(request: PackageRequest) -> Iterator[None]:
+    try:
+        yield
+    except RecursionError:
+        origin = ", ".join(s.origin for s in request.sources)
+        raise SchemaError(f"{origin}: the schema nests too deeply to generate bindings from") from None
+
+
+def package_ir(request: PackageRequest | SchemaSource) -> ir.Package:
+    """The IR of a package (one revision's schema, or a request for several)."""
+    from ..model.package import build_package
+
+    request = _requested(request)
+    with _nesting_checked(request):
+        return build_package([protocol_for(s, request.pairings) for s in request.sources], request.surface)
+
+
+def package_sources(
+    request: PackageRequest | SchemaSource, package: ir.Package | None = None, part: Part = "all"
+) -> dict[str, str]:
+    """The files of a package (from its IR when given, else from the request's schemas), before formatting:
+    all of them, or the `part` of them that `render_sources` names."""
+    from ..emit.render import render_sources
+
+    request = _requested(request)
+    with _nesting_checked(request):
+        return render_sources(package or package_ir(request), part)
+
+
+def package_files(request: PackageRequest | SchemaSource) -> dict[str, str]:
+    """Every file of a package, formatted, by relative path."""
+    from ..emit.formatting import format_files
+    from ..emit.render import is_template_text
+
+    return format_files([package_sources(request)], verbatim=is_template_text)[0]
+
+
+def _check_package_name(name: str) -> str:
+    if not _PACKAGE.fullmatch(name):
+        raise McpgenError(f"invalid package name {name!r}: use a dotted Python name like myapp._vendor.mcp")
+    reserved = [part for part in name.split(".") if keyword.iskeyword(part)]
+    if reserved:
+        raise McpgenError(f"invalid package name {name!r}: {reserved[0]!r} is a Python keyword and cannot be imported")
+    return name
+
+
+def _check_revision(revision: str) -> str:
+    if not _REVISION.fullmatch(revision):
+        raise McpgenError(f"invalid revision {revision!r}: use a name like 2025-11-25")
+    return revision
+
+
+def _revision_groups(config: GenerateConfig) -> list[tuple[str | None, ...]]:
+    """The revisions of each package `config` asks for (None: the one `--schema` names)."""
+    if config.revision == ALL:
+        if config.package or config.schema_file or config.dist or config.surface:
+            raise McpgenError("--revision all cannot be combined with --package, --surface, --schema or --dist")
+        return [(r,) for r in known_revisions()]
+    if config.revision is None:
+        return [(None,)]
+    for piece in re.split(r"\.\.|,", config.revision):
+        _check_revision(piece)
+    group = revision_set(config.revision)
+    if len(group) > 1 and config.schema_file is not None:
+        raise McpgenError("--schema reads one schema: it cannot be combined with several revisions")
+    return [group]
+
+
+def _layout(config: GenerateConfig, revisions: tuple[str, ...]) -> tuple[str, Path]:
+    """The package name and the directory it is written to for one package of `config`."""
+    package = _check_package_name(config.package or default_package(revisions))
+    if config.dist is not None:
+        if config.output is not None:
+            raise McpgenError("--dist and --output both say where the package goes: pass one of them")
+        return package, config.dist.joinpath(*package.split("."))
+    root = config.root or Path()
+    if config.revision == ALL:
+        return package, (config.output or root) / package
+    return package, config.output if config.output is not None else root.joinpath(*package.split("."))
+
+
+def package_dirs(config: GenerateConfig) -> list[Path]:
+    """Where `generate(config)` writes its packages, without resolving a pinned schema (for `check`)."""
+    dirs = []
+    for group in _revision_groups(config):
+        names = tuple(
+            r if r is not None else (
+                resolve_schema(None, schema_file=config.schema_file).revision if config.schema_file else latest_revision()
+            )
+            for r in group
+        )
+        dirs.append(_layout(config, names)[1])
+    return dirs
+
+
+def plan(config: GenerateConfig) -> list[Job]:
+    """Resolve the schemas of `config` and name each package and its directory; nothing is written."""
+    jobs = []
+    for group in _revision_groups(config):
+        sources = []
+        for revision in group:
+            source = resolve_schema(
+                revision, schema_file=config.schema_file, schema_dir=config.schema_dir, cache_dir=config.cache_dir
+            )
+            current().detail(source.describe())
+            sources.append(source)
+        revisions = tuple(s.revision for s in sources)
+        _check_revision(revisions[-1])
+        surface = config.surface or revisions[-1]
+        if surface not in revisions:
+            raise McpgenError(f"--surface {surface} is not one of the package's revisions ({', '.join(revisions)})")
+        package, target = _layout(config, revisions)
+        request = PackageRequest(tuple(sources), surface, config.pairings, config.cache_dir)
+        jobs.append(Job(request, package, target, config.dist))
+    return jobs
+
+
+def generate(config: GenerateConfig) -> list[GeneratedPackage]:
+    """Generate one package (or one per known revision for `all`) and write it atomically."""
+    return generate_all([config])
+
+
+def generate_all(configs: list[GenerateConfig]) -> list[GeneratedPackage]:
+    """Generate the packages of several requests together (one process pool), each written atomically."""
+    from ..emit.dist import distribution_files
+
+    console = current()
+    planned = [(config, job) for config in configs for job in plan(config)]
+    seen: dict[Path, str] = {}
+    for config, job in planned:
+        place = (job.dist or job.target).resolve()
+        if place in seen:
+            raise McpgenError(f"{job.package} and {seen[place]} would both be written to {job.dist or job.target}")
+        seen[place] = job.package
+        check_target(job.dist or job.target, config.force)  # before rendering: refuse bad targets fast
+    for _, job in planned:
+        for source in job.request.sources:
+            remember_schema(cache_root(job.request.cache_dir), source)
+    rendered = render_packages([job.request for _, job in planned])
+    written = []
+    for index, ((config, job), files) in enumerate(zip(planned, rendered), 1):
+        console.status(f"writing {index}/{len(planned)}: {job.dist or job.target}")
+        if job.dist is not None:
+            newest = job.request.revisions[-1]
+            write_package(distribution_files(files, job.package, newest), job.dist, force=config.force)
+        else:
+            write_package(files, job.target, force=config.force)
+        written.append(
+            GeneratedPackage(
+                job.request.revisions, job.package, job.target, tuple(sorted(files)), job.dist, _warnings(files)
+            )
+        )
+    return written
+
+
+def _warnings(files: dict[str, str]) -> tuple[str, ...]:
+    """What the user should know about a package, as its header records it (so cached packages say it too)."""
+    from ..emit.package_views import ASSUMED_MARK
+
+    head = files.get("__init__.py", "")[:4000]
+    line = next((line for line in head.splitlines() if line.startswith(ASSUMED_MARK)), None)
+    pairs = json.loads(line[len(ASSUMED_MARK) :]) if line else []
+    return tuple(
+        f"{request} has no result in the schema: paired with the base {result}, which keeps every key "
+        f"(pass --pair {request}=<result definition> to choose one)"
+        for request, result in pairs
+    )
+
+
+def cache_root(cache_dir: Path | None) -> Path:
+    """The cache directory in use: `--cache-dir`, else the user's default."""
+    return cache_dir or default_cache_dir()
+
+
+def render_packages(requests: list[PackageRequest]) -> list[dict[str, str]]:
+    """Every package's files, formatted: from the package cache when generated before, else afresh."""
+    from .. import cache
+
+    keys = (
+        [cache.package_key(tuple((s.revision, s.sha256) for s in r.sources), r.surface, r.pairings) for r in requests]
+        if cache.enabled()
+        else []
+    )
+    found = [cache.load(cache_root(r.cache_dir), key) for r, key in zip(requests, keys)] or [None] * len(requests)
+    missing = [i for i, files in enumerate(found) if files is None]
+    current().detail(
+        f"package cache: {len(requests) - len(missing)} of {len(requests)} found" if keys else "package cache: off"
+    )
+    for i, files in zip(missing, _render_fresh([requests[i] for i in missing])):
+        found[i] = files
+        if keys:
+            cache.store(cache_root(requests[i].cache_dir), keys[i], files)
+    complete = [files for files in found if files is not None]
+    if len(complete) != len(requests):
+        raise McpgenError("internal error: a package was neither cached nor rendered (please report this)")
+    return complete
+
+
+def _render_fresh(requests: list[PackageRequest]) -> list[dict[str, str]]:
+    """Render and format packages, spread over up to `_MAX_WORKERS` processes where more than one core is ours."""
+    from ..emit.formatting import collected, paused_collector
+
+    workers = min(_usable_cores(), _MAX_WORKERS)
+    if not requests:
+        return []
+    current().status(f"rendering {_packages(len(requests))}")
+    with paused_collector():
+        if workers <= 1:
+            return [collected(package_files)(r) for r in requests]
+        return _render_in_pool(requests, workers)
+
+
+_MAX_WORKERS = 4
+"""Beyond this, workers cost more to start (each imports black and compiles the templates) than they save."""
+
+
+def _usable_cores() -> int:
+    sched_getaffinity = getattr(os, "sched_getaffinity", None)
+    return len(sched_getaffinity(0)) if sched_getaffinity else os.cpu_count() or 1
+
+
+def _packages(count: int) -> str:
+    return f"{count} package{'s' if count > 1 else ''}"
+
+
+def _render_in_pool(requests: list[PackageRequest], workers: int) -> list[dict[str, str]]:
+    """Render and format packages with `workers` processes, started before anything heavy is imported.
+
+    The workers import black and compile the templates while this process imports and runs the
+    parser. They render the files and cut them into chunks (one package's shared and per-revision
+    files apart; several packages, each from its schemas), then format the chunks.
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ..emit.formatting import abandon, collected, format_cut_files
+
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if fork else None)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_ready)
+    try:
+        if len(requests) == 1:
+            for _ in range(workers):
+                pool.submit(_started)
+            package = package_ir(requests[0])
+            halves = [(requests[0], package, part) for part in ("revisions", "shared")]
+            own, shared = pool.map(collected(_cut_package), halves)
+            cut = [shared.merged(own)]
+        else:
+            cut = list(pool.map(collected(_cut_package), [(r, None, "all") for r in requests]))
+        current().status(f"formatting {_packages(len(requests))}")
+        formatted = format_cut_files(cut, pool, workers)
+    except BaseException:
+        abandon(pool)
+        raise
+    pool.shutdown()
+    return formatted
+
+
+def _started() -> None:
+    """A task that only gets a worker started: forked pools start them all at the first task, spawned ones one per task."""
+
+
+def _worker_ready() -> None:
+    """Pool initializer: black imported, the templates compiled, and all of it frozen before a task needs it.
+
+    Compiling is only done early: a template that fails fails again in the task that renders it,
+    which reports it to the parent like any other error.
+    """
+    import gc
+
+    from ..emit.formatting import warm
+    from ..emit.render import compile_templates
+
+    warm()
+    with contextlib.suppress(Exception):
+        compile_templates()
+    gc.freeze()
+
+
+def _cut_package(job: tuple[PackageRequest, ir.Package | None, Part]) -> CutFiles:
+    """A pool task: a package's files (or `part` of them), from its IR or its schemas, cut into chunks for black."""
+    from ..emit.formatting import cut_files
+    from ..emit.render import is_template_text
+
+    request, package, part = job
+    return cut_files(package_sources(request, package, part), verbatim=is_template_text)

@@ -1,0 +1,311 @@
+"""Black formatting of generated files, cut into chunks that black can format alone.
+
+Black puts exactly two blank lines before an undecorated top-level `class` or `def`, and before
+a top-level assignment that follows one, when only blank lines separate them. So formatting
+each chunk that starts at such a statement on its own and joining the results with two blank
+lines gives black's output for the whole file. Inside a top-level class, black keeps the one
+blank line written between two methods (at depth one it never adds or removes lines there), so an
+undecorated method after exactly one blank line is a chunk too: black formats it as the only
+member of a stand-in class, and the results are joined with one blank line. The chunks depend on
+the source only, so the output is the same however many processes format them.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import functools
+import gc
+import signal
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TypeVar
+
+from ..errors import SchemaError
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
+LINE_LENGTH = 100
+_JOIN = "\n\n"
+_MEMBER_JOIN = "\n"
+_MEMBER = "class _:\n"  # the stand-in class a method is formatted in
+_SHARES_PER_WORKER = 2  # a batch takes 1/(this × workers) of the bytes left
+_SMALLEST_BATCH = 4000  # bytes: below this, a batch costs more to send and collect than it saves
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
+
+def _mode() -> object:
+    import black
+
+    return black.Mode(target_versions={black.mode.TargetVersion.PY310}, line_length=LINE_LENGTH)
+
+
+@contextlib.contextmanager
+def paused_collector() -> Iterator[None]:
+    """Run the block with automatic garbage collection off and the objects made before it frozen.
+
+    Parsing and formatting allocate millions of objects, and the collections they triggered walked
+    the live ones over and over (each full one every object of datamodel-code-generator, pydantic
+    and black): about a fifth of a cold generation. Garbage the block makes waits for its end (and
+    for the end of each task in pool workers, `collected`), which bounds what it holds by the work.
+    """
+    enabled = gc.isenabled()
+    ours = gc.get_freeze_count() == 0  # objects a caller froze stay frozen after the block
+    if ours:
+        gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+        if ours:
+            gc.unfreeze()
+
+
+def collected(task: Callable[[_T], _R]) -> Callable[[_T], _R]:
+    """`task` followed by one garbage collection (picklable, for a pool whose workers `warm` set up)."""
+    return functools.partial(_run_then_collect, task)
+
+
+def _run_then_collect(task: Callable[[_T], _R], arg: _T) -> _R:
+    try:
+        return task(arg)
+    finally:
+        gc.collect()
+
+
+def warm() -> None:
+    """Process-pool initializer: quiet Ctrl-C, black imported, automatic collection off (see `collected`).
+
+    The parent reports the interrupt in one line; a worker's own KeyboardInterrupt traceback
+    would only add noise, so SIGINT takes the operating system's default action here. The worker
+    collects garbage only after each task; what it inherited or made ready beforehand is frozen by
+    the caller (`gc.freeze`), so collections neither walk those objects nor copy their pages.
+    """
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+    gc.disable()
+    _mode()
+
+
+def abandon(pool: ProcessPoolExecutor) -> None:
+    """Stop the workers at once (after an interrupt or an error) without waiting for work in flight.
+
+    Two of the pool's pipes could block `shutdown`, and with it interpreter exit, forever once the
+    workers are gone:
+    - work still buffered for the call queue blocks its feeder thread (CPython gh-94777; Python
+      3.11.2, Debian 12's, still has it), so the parent's reading end is closed, as later CPython
+      releases do themselves;
+    - a result a worker was killed in the middle of sending blocks the thread reading it, so the
+      parent's writing end of the result queue (which the parent never writes to) is closed too:
+      with every writer gone, that read ends instead of waiting for the rest.
+
+    The exception that got here is what the user must see: not a pipe the teardown found closed, nor
+    the pool thread's complaint (CPython 3.11) that a task it marks failed was cancelled already.
+    """
+    from concurrent.futures import InvalidStateError
+
+    manager = getattr(pool, "_executor_manager_thread", None)
+    report = threading.excepthook
+
+    def quiet(args: threading.ExceptHookArgs) -> None:
+        if args.thread is not manager or not issubclass(args.exc_type, InvalidStateError):
+            report(args)
+
+    ends = (
+        getattr(getattr(pool, "_call_queue", None), "_reader", None),
+        getattr(getattr(pool, "_result_queue", None), "_writer", None),
+    )
+    try:
+        threading.excepthook = quiet
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.terminate()
+        for end in ends:
+            with contextlib.suppress(OSError):
+                if end is not None:
+                    end.close()
+        with contextlib.suppress(OSError):
+            pool.shutdown(wait=True, cancel_futures=True)
+    finally:
+        threading.excepthook = report
+
+
+def check_syntax(source: str, filename: str) -> ast.Module:
+    """The module's AST; SchemaError when the generated source is not valid Python (a generator bug)."""
+    try:
+        return ast.parse(source, filename)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise SchemaError(f"generated {filename} is not valid Python ({exc}); please report this schema") from exc
+
+
+def chunks(source: str, filename: str = "<generated>") -> list[tuple[str, str]]:
+    """`source` as (separator, chunk) pairs: cut before each top-level statement black puts two blank
+    lines before (separator two blank lines) and before each method black keeps one blank line before
+    (separator one blank line; the chunk is the method inside a stand-in class)."""
+    tree = check_syntax(source, filename)
+    if "\r" in source or "\f" in source or "\v" in source:
+        return [("", source)]  # line numbers and black's newline handling could disagree: one chunk
+    lines = source.split("\n")
+    cuts = {0: ""}
+    for prev, node in zip(tree.body, tree.body[1:]):
+        if prev.end_lineno is None or not _two_lines_before(prev, node):
+            continue
+        start = node.lineno - 1
+        gap = lines[prev.end_lineno : start]
+        if gap and not any(line.strip(" ") for line in gap) and lines[start].startswith(_first_word(node)):
+            cuts[start] = _JOIN
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.col_offset == 0:
+            for prev, member in zip(node.body, node.body[1:]):
+                if _method_after_one_blank_line(prev, member, lines):
+                    cuts[member.lineno - 1] = _MEMBER_JOIN
+    starts = sorted(cuts)
+    return [
+        (cuts[a], (_MEMBER if cuts[a] == _MEMBER_JOIN else "") + "\n".join(lines[a:b]))
+        for a, b in zip(starts, [*starts[1:], len(lines)])
+    ]
+
+
+def _method_after_one_blank_line(prev: ast.stmt, member: ast.stmt, lines: list[str]) -> bool:
+    methods = (ast.FunctionDef, ast.AsyncFunctionDef)
+    if not isinstance(prev, methods) or not isinstance(member, methods) or member.decorator_list:
+        return False
+    if prev.col_offset != 4 or member.col_offset != 4 or prev.end_lineno != member.lineno - 2:
+        return False
+    return lines[member.lineno - 2] == "" and lines[member.lineno - 1].startswith(("    def ", "    async def "))
+
+
+_DEFS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _two_lines_before(prev: ast.stmt, node: ast.stmt) -> bool:
+    if isinstance(node, _DEFS):
+        return not node.decorator_list
+    return isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(prev, _DEFS)
+
+
+def _first_word(node: ast.stmt) -> str:
+    if isinstance(node, ast.ClassDef):
+        return "class "
+    if isinstance(node, ast.FunctionDef):
+        return "def "
+    if isinstance(node, ast.AsyncFunctionDef):
+        return "async "
+    return ""
+
+
+def format_chunk(chunk: str) -> str:
+    """One chunk through black.
+
+    Black drops trailing blank lines and formats a second time whenever its first pass changed
+    anything, so a chunk cut before two blank lines would always take two passes; without them,
+    source that is already black-formatted takes one.
+    """
+    import black
+
+    return black.format_str(chunk.rstrip() + "\n", mode=_mode())  # type: ignore[arg-type]
+
+
+def format_many(batch: list[str]) -> list[tuple[bool, str]]:
+    """Format several chunks; (True, output) or (False, error message) each, so errors cross processes as text."""
+    if batch:
+        _mode()  # black missing is an installation error, not an error in a chunk: let it raise
+    out: list[tuple[bool, str]] = []
+    for chunk in batch:
+        try:
+            out.append((True, format_chunk(chunk)))
+        except Exception as exc:  # black raises several types; every one is a generator bug here
+            out.append((False, f"{type(exc).__name__}: {exc}"))
+    return out
+
+
+def _batches(texts: list[str], workers: int) -> list[list[str]]:
+    """`texts` in contiguous batches that shrink as they go: each takes a share of what is left, so the
+    workers, taking the next batch whenever they finish one, also finish at about the same time."""
+    left = sum(len(t) for t in texts)
+    batches: list[list[str]] = []
+    size = target = 0
+    for text in texts:
+        if not batches or size >= target:
+            batches.append([])
+            size, target = 0, max(left // (_SHARES_PER_WORKER * workers), _SMALLEST_BATCH)
+        batches[-1].append(text)
+        size += len(text)
+        left -= len(text)
+    return batches
+
+
+@dataclass(frozen=True)
+class CutFiles:
+    """A package's files ready for black: each `.py` file's chunks, the chunks known to need no black, the rest."""
+
+    names: tuple[str, ...]  # every file, in order
+    chunks: dict[str, list[tuple[str, str]]]  # `.py` file → (separator, chunk) pairs
+    formatted: dict[str, str]  # chunk that skips black → its formatted text
+    other: dict[str, str]  # files black does not read, as they are
+
+    def merged(self, more: CutFiles) -> CutFiles:
+        """The files of both (parts of one package, cut in different processes)."""
+        return CutFiles(
+            self.names + more.names,
+            {**self.chunks, **more.chunks},
+            {**self.formatted, **more.formatted},
+            {**self.other, **more.other},
+        )
+
+
+def cut_files(files: dict[str, str], verbatim: Callable[[str, str], bool] | None = None) -> CutFiles:
+    """`files` cut into chunks; those for which `verbatim(filename, chunk)` holds are black-formatted already."""
+    cut = {name: chunks(text, name) for name, text in files.items() if name.endswith(".py")}
+    formatted = {
+        c: c.rstrip() + "\n"
+        for name, parts in cut.items()
+        for _, c in parts
+        if verbatim is not None and verbatim(name, c.removeprefix(_MEMBER))
+    }
+    return CutFiles(tuple(files), cut, formatted, {name: text for name, text in files.items() if name not in cut})
+
+
+def format_files(
+    files: Iterable[dict[str, str]], verbatim: Callable[[str, str], bool] | None = None
+) -> list[dict[str, str]]:
+    """Every `.py` file of each package formatted by black in this process (`format_cut_files`)."""
+    return format_cut_files([cut_files(package, verbatim) for package in files])
+
+
+def format_cut_files(
+    packages: list[CutFiles], pool: ProcessPoolExecutor | None = None, workers: int = 1
+) -> list[dict[str, str]]:
+    """Each package's files, every chunk formatted by black once however many packages share it, spread
+    over the `workers` of `pool` (set up by `warm`) when given."""
+    results: dict[str, tuple[bool, str]] = {c: (True, text) for p in packages for c, text in p.formatted.items()}
+    every = dict.fromkeys(c for p in packages for parts in p.chunks.values() for _, c in parts)
+    unique = [c for c in every if c not in results]
+    if pool is None or workers <= 1:
+        results.update(zip(unique, format_many(unique)))
+    else:
+        batches = _batches(unique, workers)
+        for batch, done in zip(batches, pool.map(collected(format_many), batches)):
+            results.update(zip(batch, done))
+    return [
+        {name: p.other[name] if name in p.other else _joined(name, p.chunks[name], results) for name in p.names}
+        for p in packages
+    ]
+
+
+def _joined(name: str, parts: list[tuple[str, str]], results: dict[str, tuple[bool, str]]) -> str:
+    """The formatted chunks of file `name` put back together."""
+    pieces: list[str] = []
+    for separator, part in parts:
+        ok, text = results[part]
+        if not ok:
+            raise SchemaError(f"generated {name} is not valid Python ({text}); please report this schema")
+        if separator == _MEMBER_JOIN:
+            if not text.startswith(_MEMBER):
+                raise SchemaError(f"black moved a method of {name} out of its class; please report this schema")
+            text = text[len(_MEMBER) :]
+        pieces.append(separator + text if pieces else text)
+    return "".join(pieces)

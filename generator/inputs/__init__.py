@@ -1,0 +1,1 @@
+"""Stage zero, the inputs: where schemas come from: pinned revisions, local or downloaded bytes, and the errata applied to them."""

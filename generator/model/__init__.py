@@ -1,0 +1,1 @@
+"""Stage one: a schema read into the frozen intermediate model (IR)."""

@@ -1,0 +1,61 @@
+"""Build the IR of a generated package: its revisions, the surface, and the names of its classes."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Sequence
+
+from . import ir
+from .conversions import check_conversions
+from ..errors import SchemaError
+from .fills import result_fills
+from .lifecycle import lifecycle
+from .names import stub_names
+
+
+def revision_module(revision: str) -> str:
+    """The subpackage of a revision in a multi-revision package: `2025-11-25` → `v2025_11_25`."""
+    return "v" + re.sub(r"[^0-9A-Za-z_]", "_", revision)
+
+
+def build_package(protocols: Sequence[ir.Protocol], surface: str | None = None) -> ir.Package:
+    """The package IR of one or several revisions (oldest first); `surface` defaults to the newest."""
+    if not protocols:
+        raise SchemaError("a package needs at least one revision")
+    surface = surface or protocols[-1].revision
+    multi = len(protocols) > 1
+    revisions = tuple(
+        ir.Revision(
+            protocol=p,
+            lifecycle=lifecycle(p),
+            module=revision_module(p.revision) if multi else "",
+            fills=result_fills(p),
+        )
+        for p in protocols
+    )
+    names = [r.protocol.revision for r in revisions]
+    if surface not in names:
+        raise SchemaError(f"surface revision {surface} is not one of the package's revisions ({', '.join(names)})")
+    chosen = next(r for r in revisions if r.protocol.revision == surface)
+    nested: dict[str, list[ir.Fill]] = {r.protocol.revision: [] for r in revisions}
+    strips: dict[str, tuple[tuple[str, str, str], ...]] = {}
+    for other in revisions:
+        if other is not chosen:
+            fills, strips[other.protocol.revision] = check_conversions(chosen, other)
+            nested[other.protocol.revision] += fills
+            nested[surface] += check_conversions(other, chosen)[0]
+    revisions = tuple(
+        dataclasses.replace(
+            r,
+            fills=r.fills + tuple(dict.fromkeys(nested[r.protocol.revision])),
+            strips=strips.get(r.protocol.revision, ()),
+        )
+        for r in revisions
+    )
+    return ir.Package(
+        revisions=revisions,
+        surface=surface,
+        server=stub_names(chosen.protocol, "server"),
+        client=stub_names(chosen.protocol, "client"),
+    )

@@ -1,0 +1,82 @@
+"""Stage one: run datamodel-code-generator's JSON Schema parser and read its models."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from datamodel_code_generator.enums import DataModelType
+from datamodel_code_generator.format import PythonVersion
+from datamodel_code_generator.parser import LiteralType
+from datamodel_code_generator.model import get_data_model_types
+from datamodel_code_generator.model.base import DataModel
+from datamodel_code_generator.parser.jsonschema import JsonSchemaParser
+
+from ..errors import SchemaError
+
+# datamodel-code-generator marks inline objects in reference paths with segments like this.
+_SPECIAL = "#-datamodel-code-generator-#"
+
+
+@dataclass(frozen=True)
+class ParsedSchema:
+    """The parser's models, indexed by reference path, plus the definitions in schema order."""
+
+    models: dict[str, DataModel]
+    definitions: tuple[tuple[str, str], ...]  # (definition name, reference path)
+    defs_key: str
+
+
+def _strip_formats(node: Any) -> Any:
+    """Drop `format` keywords: every format stays a plain `str` on the wire and in Python."""
+    if isinstance(node, dict):
+        return {
+            k: (_strip_formats(v) if k not in ("const", "enum", "default", "examples") else v)
+            for k, v in node.items()
+            if not (k == "format" and isinstance(v, str))
+        }
+    if isinstance(node, list):
+        return [_strip_formats(v) for v in node]
+    return node
+
+
+def _escape_pointer(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+def defs_key_of(schema: dict[str, Any]) -> str:
+    """`$defs` (2020-12) or `definitions` (draft-07); fails when the schema has neither."""
+    for key in ("$defs", "definitions"):
+        if isinstance(schema.get(key), dict):
+            return key
+    raise SchemaError("schema has no 'definitions' or '$defs' object: not an MCP JSON Schema")
+
+
+def parse(schema: dict[str, Any]) -> ParsedSchema:
+    """Parse `schema` with datamodel-code-generator and index its models by reference path."""
+    defs_key = defs_key_of(schema)
+    types = get_data_model_types(DataModelType.PydanticV2BaseModel, PythonVersion.PY_310)
+    try:
+        parser = JsonSchemaParser(
+            json.dumps(_strip_formats(schema)),
+            data_model_type=types.data_model,
+            data_model_root_type=types.root_model,
+            data_model_field_type=types.field_model,
+            data_type_manager_type=types.data_type_manager,
+            dump_resolve_reference_action=types.dump_resolve_reference_action,
+            field_constraints=True,
+            enum_field_as_literal=LiteralType.All,
+            use_annotated=False,
+            use_schema_description=True,
+        )
+        parser.parse_raw()
+    except RecursionError as exc:
+        raise SchemaError("schema nests too deeply to parse") from exc
+    except Exception as exc:  # the parser raises many types; all mean "cannot read this schema"
+        raise SchemaError(f"datamodel-code-generator cannot parse the schema: {exc}") from exc
+    models = {m.reference.path: m for m in parser.results}
+    definitions = tuple(
+        (name, f"#/{defs_key}/{_escape_pointer(name)}") for name in schema[defs_key]
+    )
+    return ParsedSchema(models=models, definitions=definitions, defs_key=defs_key)

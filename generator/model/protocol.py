@@ -1,0 +1,209 @@
+"""Build the whole intermediate model of a revision from its (corrected) schema."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Iterable, Iterator
+
+from . import ir
+from .parser import parse
+from ..errors import SchemaError
+from .roles import derive_methods, envelope, load_pairings
+from .definitions import build_definitions
+
+# Keys tried, in order, to tell the members of a union of objects apart.
+DISCRIMINATOR_KEYS = ("method", "type", "kind", "resultType", "mode")
+
+
+def build_protocol(
+    schema: dict[str, Any],
+    revision: str,
+    schema_sha256: str,
+    errata: tuple[ir.Erratum, ...] = (),
+    pairings: tuple[tuple[str, str], ...] = (),
+    draft: bool = False,
+) -> ir.Protocol:
+    """The frozen IR of `schema`: definitions in emission order, methods and envelope.
+
+    `pairings` adds request → result pairs to those of `schema/pairings.json` (for drafts that
+    define a request without a result mcpgen can find). A `draft` (not the pinned bytes of a known
+    revision) pairs a request that still has no result with the base `Result`.
+    """
+    definitions, _ = build_definitions(parse(schema))
+    definitions = add_discriminators(definitions)
+    ordered = emission_order(definitions)
+    names = {d.name for d in ordered}
+    for request, result in pairings:
+        for name in (request, result):
+            if name not in names:
+                raise SchemaError(f"--pair {request}={result}: the schema has no definition {name}")
+    return ir.Protocol(
+        revision=revision,
+        schema_sha256=schema_sha256,
+        errata=errata,
+        definitions=tuple(ordered),
+        methods=derive_methods(ordered, {**load_pairings(), **dict(pairings)}, assume_base=draft),
+        envelope=envelope(ordered),
+        pairings=pairings,
+    )
+
+
+def refs(t: ir.TypeExpr) -> Iterator[str]:
+    """Every definition name a type expression mentions."""
+    if isinstance(t, ir.Ref):
+        yield t.name
+    elif isinstance(t, ir.ListOf):
+        yield from refs(t.item)
+    elif isinstance(t, ir.DictOf):
+        yield from refs(t.value)
+    elif isinstance(t, ir.UnionOf):
+        for m in t.members:
+            yield from refs(m)
+
+
+def _discriminator(members: tuple[ir.TypeExpr, ...], defs: dict[str, ir.Definition]) -> str | None:
+    """The Python name of a required literal field whose values tell every member apart."""
+    models: list[ir.Model] = []
+    for m in members:
+        d = defs.get(m.name) if isinstance(m, ir.Ref) else None
+        if not isinstance(d, ir.Model):
+            return None
+        models.append(d)
+    for key in DISCRIMINATOR_KEYS:
+        seen: set[object] = set()
+        names: set[str] = set()
+        for model in models:
+            f = next((f for f in model.fields if f.wire_name == key), None)
+            if f is None or not f.required or not isinstance(f.type, ir.LiteralOf):
+                break
+            if seen & set(f.type.values) or not f.type.values:
+                break
+            seen |= set(f.type.values)
+            names.add(f.python_name)
+        else:
+            if len(names) == 1:
+                return names.pop()
+    return None
+
+
+def _with_discriminators(t: ir.TypeExpr, defs: dict[str, ir.Definition]) -> ir.TypeExpr:
+    if isinstance(t, ir.ListOf):
+        return ir.ListOf(_with_discriminators(t.item, defs))
+    if isinstance(t, ir.DictOf):
+        return ir.DictOf(_with_discriminators(t.value, defs))
+    if isinstance(t, ir.UnionOf):
+        members = tuple(_with_discriminators(m, defs) for m in t.members)
+        key = _discriminator(members, defs)
+        if key is not None:
+            return ir.UnionOf(members, key)
+        return _group_discriminable(members, defs)
+    return t
+
+
+def _group_discriminable(members: tuple[ir.TypeExpr, ...], defs: dict[str, ir.Definition]) -> ir.UnionOf:
+    """Nest the object members of a mixed union (`A | B | list[C]`) as a discriminated union.
+
+    It accepts exactly what the flat union accepts: an object must match one member's tag either way.
+    """
+    models = tuple(m for m in members if isinstance(m, ir.Ref) and isinstance(defs.get(m.name), ir.Model))
+    key = _discriminator(models, defs) if 2 <= len(models) < len(members) else None
+    if key is None:
+        return ir.UnionOf(members)
+    first = members.index(models[0])
+    rest = [m for m in members if m not in models]
+    return ir.UnionOf((*rest[:first], ir.UnionOf(models, key), *rest[first:]))
+
+
+def add_discriminators(definitions: Iterable[ir.Definition]) -> list[ir.Definition]:
+    """Mark every union of object models that a required literal field can discriminate."""
+    defs = {d.name: d for d in definitions}
+    out: list[ir.Definition] = []
+    for d in defs.values():
+        if isinstance(d, ir.Alias):
+            out.append(dataclasses.replace(d, type=_with_discriminators(d.type, defs)))
+        else:
+            fields = tuple(dataclasses.replace(f, type=_with_discriminators(f.type, defs)) for f in d.fields)
+            out.append(dataclasses.replace(d, fields=fields))
+    return out
+
+
+def emission_order(definitions: list[ir.Definition]) -> list[ir.Definition]:
+    """Discovery order, moved only where a type alias must follow what it names at import time.
+
+    Aliases that reach themselves through other aliases are marked recursive (they are
+    emitted as lazily evaluated `TypeAliasType`s).
+    """
+    defs = {d.name: d for d in definitions}
+    alias_deps = {
+        d.name: [r for r in dict.fromkeys(refs(d.type)) if r in defs]
+        for d in definitions
+        if isinstance(d, ir.Alias)
+    }
+    recursive = _cyclic(alias_deps)
+    out: list[ir.Definition] = []
+    done: set[str] = set()
+
+    def emit(name: str) -> None:
+        if name in done:
+            return
+        done.add(name)
+        d = defs[name]
+        if isinstance(d, ir.Alias):
+            if name in recursive:
+                d = dataclasses.replace(d, recursive=True)
+            else:
+                for dep in alias_deps[name]:
+                    emit(dep)
+        out.append(d)
+
+    for d in definitions:
+        emit(d.name)
+    return out
+
+
+def _cyclic(alias_deps: dict[str, list[str]]) -> set[str]:
+    """Aliases on a cycle of alias-to-alias references (Tarjan's strongly connected components)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cyclic: set[str] = set()
+    counter = 0
+
+    def edges(n: str) -> list[str]:
+        return [m for m in alias_deps.get(n, []) if m in alias_deps]
+
+    for root in alias_deps:
+        if root in index:
+            continue
+        work: list[tuple[str, int]] = [(root, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack.add(node)
+            succ = edges(node)
+            if i < len(succ):
+                work.append((node, i + 1))
+                nxt = succ[i]
+                if nxt not in index:
+                    work.append((nxt, 0))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == node:
+                        break
+                if len(comp) > 1 or node in edges(node):
+                    cyclic.update(comp)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return cyclic
