@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 DISABLE_ENV = "MCPGEN_NO_CACHE"
-FORMAT = 2
+FORMAT = 3
 _LIBRARIES = {"black": "black", "datamodel-code-generator": "datamodel_code_generator", "jinja2": "jinja2", "pydantic": "pydantic"}
 _PARTS = ("mcpgen", "mcpgen.templates", "mcpgen.schema")
 _SUFFIXES = (".py", ".jinja", ".json")
@@ -104,24 +104,28 @@ def _files_digest(files: dict[str, str]) -> str:
     return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
 
 
-def load(cache_dir: Path, key: str) -> dict[str, str] | None:
-    """The cached files of `key`, or None when absent, unreadable or not intact."""
+def load(cache_dir: Path, key: str) -> tuple[dict[str, str], tuple[str, ...]] | None:
+    """The cached files of `key` and their package's warnings, or None when absent, unreadable or not intact."""
     try:
         entry = json.loads(_entry(cache_dir, key).read_bytes())
-        files = entry["files"]
+        files, warnings = entry["files"], entry["warnings"]
         if entry["key"] != key or entry["sha256"] != _files_digest(files):
             return None
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
             return None
-        return dict(files)
+        if not all(isinstance(w, str) for w in warnings):
+            return None
+        return dict(files), tuple(warnings)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
-def store(cache_dir: Path, key: str, files: dict[str, str]) -> None:
-    """Save `files` under `key` atomically; a cache that cannot be written is skipped silently."""
+def store(cache_dir: Path, key: str, files: dict[str, str], warnings: tuple[str, ...] = ()) -> None:
+    """Save `files` and their warnings under `key` atomically; a cache that cannot be written is skipped silently."""
     path = _entry(cache_dir, key)
-    data = json.dumps({"key": key, "sha256": _files_digest(files), "files": files}, sort_keys=True)
+    data = json.dumps(
+        {"key": key, "sha256": _files_digest(files), "files": files, "warnings": list(warnings)}, sort_keys=True
+    )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from mcpgen.commands.generate import GenerateConfig, generate
-from mcpgen.emit.output import HEADER_MARK
+from mcpgen.emit.provenance import HEADER_MARK
 from shared import default_sigint
 
 REVISION = "2024-11-05"
@@ -41,7 +41,7 @@ def pause():
 def render_all(sources, *args, **kwargs):
     if point == "render":
         pause()
-    return [{name: output.HEADER_MARK + "fake\n" for name in ("__init__.py", "a.py", "b.py", "c.py")} for _ in sources]
+    return [{name: HEADER_MARK + "fake\n" for name in ("__init__.py", "a.py", "b.py", "c.py")} for _ in sources]
 
 
 generate.render_packages = render_all

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from mcpgen.cli import main
-from mcpgen.emit.output import HEADER_MARK
+from mcpgen.emit.provenance import HEADER_MARK
 from mcpgen.inputs.pins import KNOWN_REVISIONS
 from shared import default_sigint
 

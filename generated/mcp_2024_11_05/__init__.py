@@ -2,6 +2,8 @@
 # MCP revision: 2024-11-05
 # Schema sha256: 61cea2392d4f284092d09bc84b9ac488c0d5618ac2b38a56942fc5b99fd960ce
 # Errata applied: request-params-meta
+# Lifecycle: session (initialize)
+# mcpgen-provenance: {"mcpgen":"0.1.0","revisions":[["2024-11-05","61cea2392d4f284092d09bc84b9ac488c0d5618ac2b38a56942fc5b99fd960ce"]],"surface":"2024-11-05","pairings":[],"errata":{"2024-11-05":["request-params-meta"]},"eras":{"2024-11-05":"session"},"assumed":[]}
 """Typed bindings for the Model Context Protocol, MCP 2024-11-05.
 
 Requires pydantic>=2.11.0 (the models use validate_by_name and serialize_by_alias).

@@ -2,188 +2,78 @@
 # MCP revision: 2024-11-05
 # Schema sha256: 61cea2392d4f284092d09bc84b9ac488c0d5618ac2b38a56942fc5b99fd960ce
 # Errata applied: request-params-meta
-"""The protocol revisions this package speaks, and how each one starts sessions and requests."""
+# Lifecycle: session (initialize)
+"""The protocol revisions this package speaks (MCP 2024-11-05): how each one starts conversations,
+and what converting the surface revision's messages to it fills in and leaves out."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from types import MappingProxyType, ModuleType
-from typing import Any, Iterable, Mapping
-
-from pydantic import BaseModel
-
 from . import methods as r0_methods, types as r0_types
+from .runtime.facts import Implementation, Legacy, Lifecycle
+from .runtime.revisions import Revision, Revisions, newest_first
 
-
-@dataclass(frozen=True)
-class Legacy:
-    """The `initialize` handshake of a legacy revision: its methods, models and wire keys."""
-
-    method: str
-    initialized: str | None
-    params: type[BaseModel]
-    result: type[BaseModel]
-    version_key: str
-    capabilities_key: str
-    client_info_key: str
-    server_info_key: str
-    instructions_key: str | None
-    set_level: str | None
-    """The request setting the session's log level, and its params key holding the level."""
-    level_key: str | None
-    subscribe: str | None
-    """The requests (un)subscribing to a resource's updates, and their params key with its URI."""
-    unsubscribe: str | None
-    uri_key: str | None
-
-
-@dataclass(frozen=True)
-class ToolHeaders:
-    """Where tool arguments sent as `Mcp-Param-*` HTTP headers are declared (list) and sent (call)."""
-
-    call: str
-    listing: str
-    tools_key: str
-    name_key: str
-    schema_key: str
-    arguments_key: str
-    cursor_key: str | None
-    next_cursor_key: str | None
-
-
-@dataclass(frozen=True)
-class Modern:
-    """A modern revision's per-request `_meta` keys, its discovery method and its version error."""
-
-    discover: str
-    result: type[BaseModel]
-    versions_key: str
-    capabilities_key: str
-    instructions_key: str | None
-    server_info_key: str
-    meta_key: str
-    version_key: str
-    client_capabilities_key: str
-    client_info_key: str
-    unsupported_code: int
-    requested_key: str
-    supported_key: str
-    header_mismatch_code: int | None
-    missing_capability_code: int | None
-    name_headers: Mapping[str, str]
-    """Request method → the params field its HTTP `Mcp-Name` header mirrors."""
-    tool_headers: ToolHeaders | None
-    log_level_key: str | None
-    """The request `_meta` key asking for log messages (what a session's set-level request did)."""
-    listen: str | None
-    """The request opening a notification stream, its params key holding the filter, the filter
-    key listing resources to watch (a session's subscribe requests), and the acknowledgement."""
-    listen_filter_key: str | None
-    resource_subscriptions_key: str | None
-    acknowledged: str | None
-    subscription_id_key: str | None
-    """The notification `_meta` key naming the listen request a notification is delivered for."""
-    listen_flags: tuple[tuple[str, str, str, str], ...]
-    """(filter key, notification, server capability, its flag) of each list change a listen filter opts in to."""
-    resource_updated: str | None
-    """The notification that a watched resource changed, and its params key holding the URI."""
-    resource_updated_uri_key: str | None
-
-
-@dataclass(frozen=True)
-class InputRequired:
-    """The result that asks the client for input and a retry, and the keys of that exchange."""
-
-    result: type[BaseModel]
-    requests_key: str
-    responses_key: str
-    state_key: str
-
-
-Fill = tuple[str, tuple[str, ...], str, Any]
-"""("params" or "result", field path to the object (`*` = every item), wire key, value)."""
-
-
-@dataclass(frozen=True)
-class Revision:
-    """One revision: its methods module, era, envelope rules and what conversion from the surface fills."""
-
-    version: str
-    methods: ModuleType
-    types: ModuleType
-    batching: bool
-    legacy: Legacy | None
-    modern: Modern | None
-    input_required: InputRequired | None
-    server_capabilities: type[BaseModel] | None
-    client_capabilities: type[BaseModel] | None
-    ping: str | None
-    cancelled: str | None
-    cancelled_id_key: str | None
-    fills: Mapping[str, tuple[Fill, ...]] = field(default_factory=dict)
-    """Method → required fields a message converted to this revision may lack, with their values."""
-    strips: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
-    """Method → ("params" or "result", key) of top-level fields the surface has and this revision does not."""
-
-
-REVISIONS: Mapping[str, Revision] = MappingProxyType(
-    {
-        "2024-11-05": Revision(
+REVISIONS = Revisions(
+    (
+        Revision(
             version="2024-11-05",
-            methods=r0_methods,
+            registry=r0_methods.REGISTRY,
             types=r0_types,
-            batching=False,
-            legacy=Legacy(
-                method="initialize",
-                initialized="notifications/initialized",
-                params=r0_types.InitializeRequestParams,
-                result=r0_types.InitializeResult,
-                version_key="protocolVersion",
-                capabilities_key="capabilities",
-                client_info_key="clientInfo",
-                server_info_key="serverInfo",
-                instructions_key="instructions",
-                set_level="logging/setLevel",
-                level_key="level",
-                subscribe="resources/subscribe",
-                unsubscribe="resources/unsubscribe",
-                uri_key="uri",
+            lifecycle=Lifecycle(
+                era="session",
+                legacy=Legacy(
+                    method="initialize",
+                    initialized="notifications/initialized",
+                    params="InitializeRequestParams",
+                    result="InitializeResult",
+                    version_key="protocolVersion",
+                    capabilities_key="capabilities",
+                    client_info_key="clientInfo",
+                    server_info_key="serverInfo",
+                    instructions_key="instructions",
+                    set_level="logging/setLevel",
+                    level_key="level",
+                    subscribe="resources/subscribe",
+                    unsubscribe="resources/unsubscribe",
+                    uri_key="uri",
+                ),
+                implementation=Implementation(
+                    model="Implementation", name_key="name", version_key="version", title_key=None
+                ),
+                ping="ping",
+                cancelled="notifications/cancelled",
+                cancelled_id_key="requestId",
+                server_capabilities="ServerCapabilities",
+                client_capabilities="ClientCapabilities",
             ),
-            modern=None,
-            input_required=None,
-            server_capabilities=r0_types.ServerCapabilities,
-            client_capabilities=r0_types.ClientCapabilities,
-            ping="ping",
-            cancelled="notifications/cancelled",
-            cancelled_id_key="requestId",
+            fills=(),
+            strips=(),
         ),
-    }
+    ),
+    surface="2024-11-05",
 )
-"""Every revision of this package, by protocol version."""
+"""Every revision of this package, by protocol version (oldest first), and the surface revision."""
 
-SUPPORTED_VERSIONS: tuple[str, ...] = ("2024-11-05",)
+SUPPORTED_VERSIONS = REVISIONS.supported
 """The protocol versions this package speaks, oldest first."""
-
 SURFACE_VERSION = "2024-11-05"
 """The revision whose types handlers receive and return and typed calls take."""
-
-SURFACE = REVISIONS[SURFACE_VERSION]
-LEGACY_VERSIONS = tuple(r.version for r in REVISIONS.values() if r.legacy is not None)
-"""The handshake-era versions: an `initialize` opens a session."""
-MODERN_VERSIONS = tuple(r.version for r in REVISIONS.values() if r.modern is not None)
+SURFACE = REVISIONS.surface
+LEGACY_VERSIONS = REVISIONS.legacy_versions
+"""The session-era versions: an `initialize` opens a session."""
+MODERN_VERSIONS = REVISIONS.modern_versions
 """The stateless-era versions: every request carries its version in `_meta`."""
-BATCH_VERSIONS = frozenset(r.version for r in REVISIONS.values() if r.batching)
+BATCH_VERSIONS = REVISIONS.batch_versions
 """The versions whose JSON-RPC envelope allows batches."""
+negotiate = REVISIONS.negotiate
 
-
-def negotiate(requested: str, among: Iterable[str] = SUPPORTED_VERSIONS) -> str:
-    """The requested version when supported, else the newest supported (as the lifecycle chapter says)."""
-    choices = tuple(among)
-    if not choices:
-        raise ValueError("no protocol version to negotiate among")
-    return requested if requested in choices else choices[-1]
-
-
-def newest_first(versions: Iterable[str]) -> list[str]:
-    """`versions` in the order servers list them in errors and discovery: newest first."""
-    return sorted(versions, reverse=True)
+__all__ = [
+    "BATCH_VERSIONS",
+    "LEGACY_VERSIONS",
+    "MODERN_VERSIONS",
+    "REVISIONS",
+    "SUPPORTED_VERSIONS",
+    "SURFACE",
+    "SURFACE_VERSION",
+    "negotiate",
+    "newest_first",
+]

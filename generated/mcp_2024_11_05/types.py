@@ -2,6 +2,7 @@
 # MCP revision: 2024-11-05
 # Schema sha256: 61cea2392d4f284092d09bc84b9ac488c0d5618ac2b38a56942fc5b99fd960ce
 # Errata applied: request-params-meta
+# Lifecycle: session (initialize)
 """Pydantic models for every definition of the MCP 2024-11-05 schema."""
 
 from __future__ import annotations

@@ -3,345 +3,233 @@
 # Surface revision: 2025-11-25
 # Schema sha256: 2024-11-05=61cea2392d4f284092d09bc84b9ac488c0d5618ac2b38a56942fc5b99fd960ce, 2025-03-26=e720669548c8100a4282c49e580efd6ddf7f28899ea786fc8db251dbdb356131, 2025-06-18=af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01, 2025-11-25=268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7
 # Errata applied: 2024-11-05: request-params-meta; 2025-03-26: request-params-meta; 2025-06-18: elicit-result-number, request-params-meta; 2025-11-25: elicit-result-number, request-params-meta
-"""The protocol revisions this package speaks, and how each one starts sessions and requests."""
+# Lifecycle: 2024-11-05: session (initialize); 2025-03-26: session (initialize); 2025-06-18: session (initialize); 2025-11-25: session (initialize)
+"""The protocol revisions this package speaks (MCP 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25 (surface 2025-11-25)): how each one starts conversations,
+and what converting the surface revision's messages to it fills in and leaves out."""
 
 from __future__ import annotations
-
-from dataclasses import dataclass, field
-from types import MappingProxyType, ModuleType
-from typing import Any, Iterable, Mapping
-
-from pydantic import BaseModel
 
 from .v2024_11_05 import methods as r0_methods, types as r0_types
 from .v2025_03_26 import methods as r1_methods, types as r1_types
 from .v2025_06_18 import methods as r2_methods, types as r2_types
 from .v2025_11_25 import methods as r3_methods, types as r3_types
+from .runtime.facts import Implementation, Legacy, Lifecycle, Strip
+from .runtime.revisions import Revision, Revisions, newest_first
 
-
-@dataclass(frozen=True)
-class Legacy:
-    """The `initialize` handshake of a legacy revision: its methods, models and wire keys."""
-
-    method: str
-    initialized: str | None
-    params: type[BaseModel]
-    result: type[BaseModel]
-    version_key: str
-    capabilities_key: str
-    client_info_key: str
-    server_info_key: str
-    instructions_key: str | None
-    set_level: str | None
-    """The request setting the session's log level, and its params key holding the level."""
-    level_key: str | None
-    subscribe: str | None
-    """The requests (un)subscribing to a resource's updates, and their params key with its URI."""
-    unsubscribe: str | None
-    uri_key: str | None
-
-
-@dataclass(frozen=True)
-class ToolHeaders:
-    """Where tool arguments sent as `Mcp-Param-*` HTTP headers are declared (list) and sent (call)."""
-
-    call: str
-    listing: str
-    tools_key: str
-    name_key: str
-    schema_key: str
-    arguments_key: str
-    cursor_key: str | None
-    next_cursor_key: str | None
-
-
-@dataclass(frozen=True)
-class Modern:
-    """A modern revision's per-request `_meta` keys, its discovery method and its version error."""
-
-    discover: str
-    result: type[BaseModel]
-    versions_key: str
-    capabilities_key: str
-    instructions_key: str | None
-    server_info_key: str
-    meta_key: str
-    version_key: str
-    client_capabilities_key: str
-    client_info_key: str
-    unsupported_code: int
-    requested_key: str
-    supported_key: str
-    header_mismatch_code: int | None
-    missing_capability_code: int | None
-    name_headers: Mapping[str, str]
-    """Request method → the params field its HTTP `Mcp-Name` header mirrors."""
-    tool_headers: ToolHeaders | None
-    log_level_key: str | None
-    """The request `_meta` key asking for log messages (what a session's set-level request did)."""
-    listen: str | None
-    """The request opening a notification stream, its params key holding the filter, the filter
-    key listing resources to watch (a session's subscribe requests), and the acknowledgement."""
-    listen_filter_key: str | None
-    resource_subscriptions_key: str | None
-    acknowledged: str | None
-    subscription_id_key: str | None
-    """The notification `_meta` key naming the listen request a notification is delivered for."""
-    listen_flags: tuple[tuple[str, str, str, str], ...]
-    """(filter key, notification, server capability, its flag) of each list change a listen filter opts in to."""
-    resource_updated: str | None
-    """The notification that a watched resource changed, and its params key holding the URI."""
-    resource_updated_uri_key: str | None
-
-
-@dataclass(frozen=True)
-class InputRequired:
-    """The result that asks the client for input and a retry, and the keys of that exchange."""
-
-    result: type[BaseModel]
-    requests_key: str
-    responses_key: str
-    state_key: str
-
-
-Fill = tuple[str, tuple[str, ...], str, Any]
-"""("params" or "result", field path to the object (`*` = every item), wire key, value)."""
-
-
-@dataclass(frozen=True)
-class Revision:
-    """One revision: its methods module, era, envelope rules and what conversion from the surface fills."""
-
-    version: str
-    methods: ModuleType
-    types: ModuleType
-    batching: bool
-    legacy: Legacy | None
-    modern: Modern | None
-    input_required: InputRequired | None
-    server_capabilities: type[BaseModel] | None
-    client_capabilities: type[BaseModel] | None
-    ping: str | None
-    cancelled: str | None
-    cancelled_id_key: str | None
-    fills: Mapping[str, tuple[Fill, ...]] = field(default_factory=dict)
-    """Method → required fields a message converted to this revision may lack, with their values."""
-    strips: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
-    """Method → ("params" or "result", key) of top-level fields the surface has and this revision does not."""
-
-
-REVISIONS: Mapping[str, Revision] = MappingProxyType(
-    {
-        "2024-11-05": Revision(
+REVISIONS = Revisions(
+    (
+        Revision(
             version="2024-11-05",
-            methods=r0_methods,
+            registry=r0_methods.REGISTRY,
             types=r0_types,
-            batching=False,
-            legacy=Legacy(
-                method="initialize",
-                initialized="notifications/initialized",
-                params=r0_types.InitializeRequestParams,
-                result=r0_types.InitializeResult,
-                version_key="protocolVersion",
-                capabilities_key="capabilities",
-                client_info_key="clientInfo",
-                server_info_key="serverInfo",
-                instructions_key="instructions",
-                set_level="logging/setLevel",
-                level_key="level",
-                subscribe="resources/subscribe",
-                unsubscribe="resources/unsubscribe",
-                uri_key="uri",
+            lifecycle=Lifecycle(
+                era="session",
+                legacy=Legacy(
+                    method="initialize",
+                    initialized="notifications/initialized",
+                    params="InitializeRequestParams",
+                    result="InitializeResult",
+                    version_key="protocolVersion",
+                    capabilities_key="capabilities",
+                    client_info_key="clientInfo",
+                    server_info_key="serverInfo",
+                    instructions_key="instructions",
+                    set_level="logging/setLevel",
+                    level_key="level",
+                    subscribe="resources/subscribe",
+                    unsubscribe="resources/unsubscribe",
+                    uri_key="uri",
+                ),
+                implementation=Implementation(
+                    model="Implementation", name_key="name", version_key="version", title_key=None
+                ),
+                ping="ping",
+                cancelled="notifications/cancelled",
+                cancelled_id_key="requestId",
+                server_capabilities="ServerCapabilities",
+                client_capabilities="ClientCapabilities",
             ),
-            modern=None,
-            input_required=None,
-            server_capabilities=r0_types.ServerCapabilities,
-            client_capabilities=r0_types.ClientCapabilities,
-            ping="ping",
-            cancelled="notifications/cancelled",
-            cancelled_id_key="requestId",
-            strips={
-                "tools/call": (
-                    ("params", "task"),
-                    ("result", "structuredContent"),
-                    ("result", "task"),
-                ),
-                "completion/complete": (("params", "context"),),
-                "sampling/createMessage": (
-                    ("params", "task"),
-                    ("params", "toolChoice"),
-                    ("params", "tools"),
-                    ("result", "task"),
-                ),
-                "notifications/cancelled": (("params", "_meta"),),
-                "notifications/progress": (
-                    ("params", "_meta"),
-                    ("params", "message"),
-                ),
-                "notifications/resources/updated": (("params", "_meta"),),
-                "notifications/message": (("params", "_meta"),),
-            },
+            fills=(),
+            strips=(
+                Strip(method="tools/call", part="params", wire_name="task"),
+                Strip(method="tools/call", part="result", wire_name="structuredContent"),
+                Strip(method="tools/call", part="result", wire_name="task"),
+                Strip(method="completion/complete", part="params", wire_name="context"),
+                Strip(method="sampling/createMessage", part="params", wire_name="task"),
+                Strip(method="sampling/createMessage", part="params", wire_name="toolChoice"),
+                Strip(method="sampling/createMessage", part="params", wire_name="tools"),
+                Strip(method="sampling/createMessage", part="result", wire_name="task"),
+                Strip(method="notifications/cancelled", part="params", wire_name="_meta"),
+                Strip(method="notifications/progress", part="params", wire_name="_meta"),
+                Strip(method="notifications/progress", part="params", wire_name="message"),
+                Strip(method="notifications/resources/updated", part="params", wire_name="_meta"),
+                Strip(method="notifications/message", part="params", wire_name="_meta"),
+            ),
         ),
-        "2025-03-26": Revision(
+        Revision(
             version="2025-03-26",
-            methods=r1_methods,
+            registry=r1_methods.REGISTRY,
             types=r1_types,
-            batching=True,
-            legacy=Legacy(
-                method="initialize",
-                initialized="notifications/initialized",
-                params=r1_types.InitializeRequestParams,
-                result=r1_types.InitializeResult,
-                version_key="protocolVersion",
-                capabilities_key="capabilities",
-                client_info_key="clientInfo",
-                server_info_key="serverInfo",
-                instructions_key="instructions",
-                set_level="logging/setLevel",
-                level_key="level",
-                subscribe="resources/subscribe",
-                unsubscribe="resources/unsubscribe",
-                uri_key="uri",
+            lifecycle=Lifecycle(
+                era="session",
+                legacy=Legacy(
+                    method="initialize",
+                    initialized="notifications/initialized",
+                    params="InitializeRequestParams",
+                    result="InitializeResult",
+                    version_key="protocolVersion",
+                    capabilities_key="capabilities",
+                    client_info_key="clientInfo",
+                    server_info_key="serverInfo",
+                    instructions_key="instructions",
+                    set_level="logging/setLevel",
+                    level_key="level",
+                    subscribe="resources/subscribe",
+                    unsubscribe="resources/unsubscribe",
+                    uri_key="uri",
+                ),
+                implementation=Implementation(
+                    model="Implementation", name_key="name", version_key="version", title_key=None
+                ),
+                ping="ping",
+                cancelled="notifications/cancelled",
+                cancelled_id_key="requestId",
+                server_capabilities="ServerCapabilities",
+                client_capabilities="ClientCapabilities",
             ),
-            modern=None,
-            input_required=None,
-            server_capabilities=r1_types.ServerCapabilities,
-            client_capabilities=r1_types.ClientCapabilities,
-            ping="ping",
-            cancelled="notifications/cancelled",
-            cancelled_id_key="requestId",
-            strips={
-                "tools/call": (
-                    ("params", "task"),
-                    ("result", "structuredContent"),
-                    ("result", "task"),
-                ),
-                "completion/complete": (("params", "context"),),
-                "sampling/createMessage": (
-                    ("params", "task"),
-                    ("params", "toolChoice"),
-                    ("params", "tools"),
-                    ("result", "task"),
-                ),
-                "notifications/cancelled": (("params", "_meta"),),
-                "notifications/progress": (("params", "_meta"),),
-                "notifications/resources/updated": (("params", "_meta"),),
-                "notifications/message": (("params", "_meta"),),
-            },
+            fills=(),
+            strips=(
+                Strip(method="tools/call", part="params", wire_name="task"),
+                Strip(method="tools/call", part="result", wire_name="structuredContent"),
+                Strip(method="tools/call", part="result", wire_name="task"),
+                Strip(method="completion/complete", part="params", wire_name="context"),
+                Strip(method="sampling/createMessage", part="params", wire_name="task"),
+                Strip(method="sampling/createMessage", part="params", wire_name="toolChoice"),
+                Strip(method="sampling/createMessage", part="params", wire_name="tools"),
+                Strip(method="sampling/createMessage", part="result", wire_name="task"),
+                Strip(method="notifications/cancelled", part="params", wire_name="_meta"),
+                Strip(method="notifications/progress", part="params", wire_name="_meta"),
+                Strip(method="notifications/resources/updated", part="params", wire_name="_meta"),
+                Strip(method="notifications/message", part="params", wire_name="_meta"),
+            ),
         ),
-        "2025-06-18": Revision(
+        Revision(
             version="2025-06-18",
-            methods=r2_methods,
+            registry=r2_methods.REGISTRY,
             types=r2_types,
-            batching=False,
-            legacy=Legacy(
-                method="initialize",
-                initialized="notifications/initialized",
-                params=r2_types.InitializeRequestParams,
-                result=r2_types.InitializeResult,
-                version_key="protocolVersion",
-                capabilities_key="capabilities",
-                client_info_key="clientInfo",
-                server_info_key="serverInfo",
-                instructions_key="instructions",
-                set_level="logging/setLevel",
-                level_key="level",
-                subscribe="resources/subscribe",
-                unsubscribe="resources/unsubscribe",
-                uri_key="uri",
+            lifecycle=Lifecycle(
+                era="session",
+                legacy=Legacy(
+                    method="initialize",
+                    initialized="notifications/initialized",
+                    params="InitializeRequestParams",
+                    result="InitializeResult",
+                    version_key="protocolVersion",
+                    capabilities_key="capabilities",
+                    client_info_key="clientInfo",
+                    server_info_key="serverInfo",
+                    instructions_key="instructions",
+                    set_level="logging/setLevel",
+                    level_key="level",
+                    subscribe="resources/subscribe",
+                    unsubscribe="resources/unsubscribe",
+                    uri_key="uri",
+                ),
+                implementation=Implementation(
+                    model="Implementation",
+                    name_key="name",
+                    version_key="version",
+                    title_key="title",
+                ),
+                ping="ping",
+                cancelled="notifications/cancelled",
+                cancelled_id_key="requestId",
+                server_capabilities="ServerCapabilities",
+                client_capabilities="ClientCapabilities",
             ),
-            modern=None,
-            input_required=None,
-            server_capabilities=r2_types.ServerCapabilities,
-            client_capabilities=r2_types.ClientCapabilities,
-            ping="ping",
-            cancelled="notifications/cancelled",
-            cancelled_id_key="requestId",
-            strips={
-                "tools/call": (
-                    ("params", "task"),
-                    ("result", "task"),
-                ),
-                "sampling/createMessage": (
-                    ("params", "task"),
-                    ("params", "toolChoice"),
-                    ("params", "tools"),
-                    ("result", "task"),
-                ),
-                "elicitation/create": (
-                    ("params", "elicitationId"),
-                    ("params", "mode"),
-                    ("params", "task"),
-                    ("params", "url"),
-                    ("result", "task"),
-                ),
-                "notifications/cancelled": (("params", "_meta"),),
-                "notifications/progress": (("params", "_meta"),),
-                "notifications/resources/updated": (("params", "_meta"),),
-                "notifications/message": (("params", "_meta"),),
-            },
+            fills=(),
+            strips=(
+                Strip(method="tools/call", part="params", wire_name="task"),
+                Strip(method="tools/call", part="result", wire_name="task"),
+                Strip(method="sampling/createMessage", part="params", wire_name="task"),
+                Strip(method="sampling/createMessage", part="params", wire_name="toolChoice"),
+                Strip(method="sampling/createMessage", part="params", wire_name="tools"),
+                Strip(method="sampling/createMessage", part="result", wire_name="task"),
+                Strip(method="elicitation/create", part="params", wire_name="elicitationId"),
+                Strip(method="elicitation/create", part="params", wire_name="mode"),
+                Strip(method="elicitation/create", part="params", wire_name="task"),
+                Strip(method="elicitation/create", part="params", wire_name="url"),
+                Strip(method="elicitation/create", part="result", wire_name="task"),
+                Strip(method="notifications/cancelled", part="params", wire_name="_meta"),
+                Strip(method="notifications/progress", part="params", wire_name="_meta"),
+                Strip(method="notifications/resources/updated", part="params", wire_name="_meta"),
+                Strip(method="notifications/message", part="params", wire_name="_meta"),
+            ),
         ),
-        "2025-11-25": Revision(
+        Revision(
             version="2025-11-25",
-            methods=r3_methods,
+            registry=r3_methods.REGISTRY,
             types=r3_types,
-            batching=False,
-            legacy=Legacy(
-                method="initialize",
-                initialized="notifications/initialized",
-                params=r3_types.InitializeRequestParams,
-                result=r3_types.InitializeResult,
-                version_key="protocolVersion",
-                capabilities_key="capabilities",
-                client_info_key="clientInfo",
-                server_info_key="serverInfo",
-                instructions_key="instructions",
-                set_level="logging/setLevel",
-                level_key="level",
-                subscribe="resources/subscribe",
-                unsubscribe="resources/unsubscribe",
-                uri_key="uri",
+            lifecycle=Lifecycle(
+                era="session",
+                legacy=Legacy(
+                    method="initialize",
+                    initialized="notifications/initialized",
+                    params="InitializeRequestParams",
+                    result="InitializeResult",
+                    version_key="protocolVersion",
+                    capabilities_key="capabilities",
+                    client_info_key="clientInfo",
+                    server_info_key="serverInfo",
+                    instructions_key="instructions",
+                    set_level="logging/setLevel",
+                    level_key="level",
+                    subscribe="resources/subscribe",
+                    unsubscribe="resources/unsubscribe",
+                    uri_key="uri",
+                ),
+                implementation=Implementation(
+                    model="Implementation",
+                    name_key="name",
+                    version_key="version",
+                    title_key="title",
+                ),
+                ping="ping",
+                cancelled="notifications/cancelled",
+                cancelled_id_key="requestId",
+                server_capabilities="ServerCapabilities",
+                client_capabilities="ClientCapabilities",
+                tasks_result="CreateTaskResult",
             ),
-            modern=None,
-            input_required=None,
-            server_capabilities=r3_types.ServerCapabilities,
-            client_capabilities=r3_types.ClientCapabilities,
-            ping="ping",
-            cancelled="notifications/cancelled",
-            cancelled_id_key="requestId",
+            fills=(),
+            strips=(),
         ),
-    }
+    ),
+    surface="2025-11-25",
 )
-"""Every revision of this package, by protocol version."""
+"""Every revision of this package, by protocol version (oldest first), and the surface revision."""
 
-SUPPORTED_VERSIONS: tuple[str, ...] = (
-    "2024-11-05",
-    "2025-03-26",
-    "2025-06-18",
-    "2025-11-25",
-)
+SUPPORTED_VERSIONS = REVISIONS.supported
 """The protocol versions this package speaks, oldest first."""
-
 SURFACE_VERSION = "2025-11-25"
 """The revision whose types handlers receive and return and typed calls take."""
-
-SURFACE = REVISIONS[SURFACE_VERSION]
-LEGACY_VERSIONS = tuple(r.version for r in REVISIONS.values() if r.legacy is not None)
-"""The handshake-era versions: an `initialize` opens a session."""
-MODERN_VERSIONS = tuple(r.version for r in REVISIONS.values() if r.modern is not None)
+SURFACE = REVISIONS.surface
+LEGACY_VERSIONS = REVISIONS.legacy_versions
+"""The session-era versions: an `initialize` opens a session."""
+MODERN_VERSIONS = REVISIONS.modern_versions
 """The stateless-era versions: every request carries its version in `_meta`."""
-BATCH_VERSIONS = frozenset(r.version for r in REVISIONS.values() if r.batching)
+BATCH_VERSIONS = REVISIONS.batch_versions
 """The versions whose JSON-RPC envelope allows batches."""
+negotiate = REVISIONS.negotiate
 
-
-def negotiate(requested: str, among: Iterable[str] = SUPPORTED_VERSIONS) -> str:
-    """The requested version when supported, else the newest supported (as the lifecycle chapter says)."""
-    choices = tuple(among)
-    if not choices:
-        raise ValueError("no protocol version to negotiate among")
-    return requested if requested in choices else choices[-1]
-
-
-def newest_first(versions: Iterable[str]) -> list[str]:
-    """`versions` in the order servers list them in errors and discovery: newest first."""
-    return sorted(versions, reverse=True)
+__all__ = [
+    "BATCH_VERSIONS",
+    "LEGACY_VERSIONS",
+    "MODERN_VERSIONS",
+    "REVISIONS",
+    "SUPPORTED_VERSIONS",
+    "SURFACE",
+    "SURFACE_VERSION",
+    "negotiate",
+    "newest_first",
+]

@@ -2,6 +2,8 @@
 # MCP revision: 2025-03-26
 # Schema sha256: e720669548c8100a4282c49e580efd6ddf7f28899ea786fc8db251dbdb356131
 # Errata applied: request-params-meta
+# Lifecycle: session (initialize)
+# mcpgen-provenance: {"mcpgen":"0.1.0","revisions":[["2025-03-26","e720669548c8100a4282c49e580efd6ddf7f28899ea786fc8db251dbdb356131"]],"surface":"2025-03-26","pairings":[],"errata":{"2025-03-26":["request-params-meta"]},"eras":{"2025-03-26":"session"},"assumed":[]}
 """Typed bindings for the Model Context Protocol, MCP 2025-03-26.
 
 Requires pydantic>=2.11.0 (the models use validate_by_name and serialize_by_alias).

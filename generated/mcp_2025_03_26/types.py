@@ -2,6 +2,7 @@
 # MCP revision: 2025-03-26
 # Schema sha256: e720669548c8100a4282c49e580efd6ddf7f28899ea786fc8db251dbdb356131
 # Errata applied: request-params-meta
+# Lifecycle: session (initialize)
 """Pydantic models for every definition of the MCP 2025-03-26 schema."""
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 # MCP revision: 2025-06-18
 # Schema sha256: af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01
 # Errata applied: elicit-result-number, request-params-meta
+# Lifecycle: session (initialize)
+# mcpgen-provenance: {"mcpgen":"0.1.0","revisions":[["2025-06-18","af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01"]],"surface":"2025-06-18","pairings":[],"errata":{"2025-06-18":["elicit-result-number","request-params-meta"]},"eras":{"2025-06-18":"session"},"assumed":[]}
 """Typed bindings for the Model Context Protocol, MCP 2025-06-18.
 
 Requires pydantic>=2.11.0 (the models use validate_by_name and serialize_by_alias).

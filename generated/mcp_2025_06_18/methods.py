@@ -2,51 +2,22 @@
 # MCP revision: 2025-06-18
 # Schema sha256: af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01
 # Errata applied: elicit-result-number, request-params-meta
+# Lifecycle: session (initialize)
 """The MCP 2025-06-18 method registry and message parsing."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
 from types import MappingProxyType
 from typing import Annotated, Any, Literal, Mapping, Union, cast, overload
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field
 
 from . import types
-from .jsonrpc import (
-    INVALID_PARAMS,
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    ProtocolError,
-    error_details,
-    load,
-    valid_id,
-)
+from .runtime.jsonrpc import ProtocolError
+from .runtime.registry import Method, Registry
 
 BATCHING = False
 """Whether this revision allows JSON-RPC batches (arrays of messages)."""
-
-
-@dataclass(frozen=True)
-class Method:
-    """One method of the protocol: its wire name, kind, senders and models."""
-
-    name: str
-    kind: Literal["request", "notification"]
-    senders: frozenset[str]
-    message: type[BaseModel]
-    params: Any
-    result: Any
-    python_name: str
-    params_required: bool
-    embedded: bool
-    result_type: Any
-
-    def sent_by(self, side: str) -> bool:
-        """True when `side` ("client" or "server") may send this method."""
-        return side in self.senders
-
 
 METHODS: Mapping[str, Method] = MappingProxyType(
     {
@@ -355,70 +326,17 @@ METHODS: Mapping[str, Method] = MappingProxyType(
 """Every method of MCP 2025-06-18, by wire name."""
 
 
-def _validate(model: type[BaseModel], obj: Mapping[str, Any], code: int, what: str) -> BaseModel:
-    try:
-        return model.model_validate(obj)
-    except ValidationError as exc:
-        raise ProtocolError(code, what, error_details(exc)) from None
-    except RecursionError:
-        raise ProtocolError(code, what + ": nested too deeply") from None
-
-
-# Wire name → (message model, is a request) for the methods parse_object accepts.
-_ACCEPTED: dict[str, tuple[type[BaseModel], bool]] = {
-    name: (spec.message, spec.kind == "request")
-    for name, spec in METHODS.items()
-    if not spec.embedded
-}
-
-
-def parse_object(obj: Any) -> BaseModel:
-    """The typed model of one decoded JSON-RPC message; raises ProtocolError when invalid."""
-    if type(obj) is dict:
-        # The common case, decided with fewer checks; anything unusual takes the full path below.
-        method = obj.get("method")
-        accepted = _ACCEPTED.get(method) if type(method) is str else None
-        if accepted is not None and obj.get("jsonrpc") == "2.0":
-            model, request = accepted
-            if (type(obj.get("id")) in (str, int)) if request else ("id" not in obj):
-                try:
-                    return model.__pydantic_validator__.validate_python(obj)  # type: ignore[no-any-return]
-                except ValidationError as exc:
-                    raise ProtocolError(
-                        INVALID_PARAMS, f"Invalid params for {method}", error_details(exc)
-                    ) from None
-                except RecursionError:
-                    raise ProtocolError(
-                        INVALID_PARAMS, f"Invalid params for {method}: nested too deeply"
-                    ) from None
-    return _parse_any(obj)
-
-
-def _parse_any(obj: Any) -> BaseModel:
-    if not isinstance(obj, Mapping):
-        raise ProtocolError(INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
-    if obj.get("jsonrpc") != "2.0":
-        raise ProtocolError(INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
-    method = obj.get("method")
-    if method is None:
-        if "error" in obj:
-            error_model = types.JSONRPCError
-            return _validate(error_model, obj, INVALID_REQUEST, "Invalid error response")
-        if "result" in obj and valid_id(obj.get("id")):
-            return _validate(types.JSONRPCResponse, obj, INVALID_REQUEST, "Invalid response")
-        raise ProtocolError(INVALID_REQUEST, 'Invalid Request: no "method", "result" or "error"')
-    if not isinstance(method, str):
-        raise ProtocolError(INVALID_REQUEST, 'Invalid Request: "method" must be a string')
-    if "id" in obj and not valid_id(obj["id"]):
-        raise ProtocolError(INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer')
-    spec = METHODS.get(method)
-    if spec is None or spec.embedded:
-        raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method[:200]}")
-    if spec.kind == "request" and "id" not in obj:
-        raise ProtocolError(INVALID_REQUEST, f'Invalid Request: request {method} has no "id"')
-    if spec.kind == "notification" and "id" in obj:
-        raise ProtocolError(INVALID_REQUEST, f'Invalid Request: notification {method} has an "id"')
-    return _validate(spec.message, obj, INVALID_PARAMS, f"Invalid params for {method}")
+REGISTRY = Registry(
+    METHODS,
+    error=types.JSONRPCError,
+    response=types.JSONRPCResponse,
+    batching=BATCHING,
+)
+"""The parsing of this revision's messages into its models (what the runtime dispatches with)."""
+parse_object = REGISTRY.parse_object
+message_adapter = REGISTRY.message_adapter
+params_adapter = REGISTRY.params_adapter
+result_adapter = REGISTRY.result_adapter
 
 
 Message = Union[
@@ -461,28 +379,7 @@ def parse_message(
     Raises ProtocolError with -32700 (not JSON), -32600 (not a valid message),
     -32601 (unknown method) or -32602 (invalid params).
     """
-    obj = load(data)
-    if isinstance(obj, list):
-        raise ProtocolError(INVALID_REQUEST, "Invalid Request: batches are not allowed")
-    return cast("Message", parse_object(obj))
-
-
-@lru_cache(maxsize=None)
-def message_adapter(method: str) -> TypeAdapter[Any]:
-    """A TypeAdapter validating whole messages of `method` (its request or notification model)."""
-    return TypeAdapter(METHODS[method].message)
-
-
-@lru_cache(maxsize=None)
-def params_adapter(method: str) -> TypeAdapter[Any]:
-    """A TypeAdapter validating the params of `method` (a model, or a union of models)."""
-    return TypeAdapter(METHODS[method].params)
-
-
-@lru_cache(maxsize=None)
-def result_adapter(method: str) -> TypeAdapter[Any]:
-    """A TypeAdapter validating results of the request `method` (its result union where it has one)."""
-    return TypeAdapter(METHODS[method].result_type)
+    return cast("Message", REGISTRY.parse_message(data))
 
 
 @overload
@@ -559,12 +456,20 @@ def parse_result(method: str, result: Any) -> BaseModel: ...
 
 def parse_result(method: str, result: Any) -> Any:
     """The typed result of a response to `method`; raises ProtocolError when invalid."""
-    spec = METHODS.get(method)
-    if spec is None or spec.result is None:
-        raise ProtocolError(METHOD_NOT_FOUND, f"Method not found or not a request: {method[:200]}")
-    try:
-        return result_adapter(method).validate_python(result)
-    except ValidationError as exc:
-        raise ProtocolError(
-            INVALID_PARAMS, f"Invalid result for {method}", error_details(exc)
-        ) from None
+    return REGISTRY.parse_result(method, result)
+
+
+__all__ = [
+    "BATCHING",
+    "METHODS",
+    "Message",
+    "Method",
+    "ProtocolError",
+    "REGISTRY",
+    "message_adapter",
+    "params_adapter",
+    "parse_message",
+    "parse_object",
+    "parse_result",
+    "result_adapter",
+]

@@ -2,86 +2,25 @@
 # MCP revision: 2025-06-18
 # Schema sha256: af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01
 # Errata applied: elicit-result-number, request-params-meta
-"""Server base class for MCP MCP 2025-06-18: override the `on_*` handlers, call the client through typed methods."""
+# Lifecycle: session (initialize)
+"""The Server class of MCP 2025-06-18: override its `on_*` handlers, call the client through its typed methods."""
 
 from __future__ import annotations
 
-import abc
-import asyncio
-import contextvars
-from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, Awaitable, ClassVar, Mapping, cast, get_type_hints
-
-from pydantic import BaseModel, ValidationError
+from typing import Any, ClassVar, Mapping, cast
 
 from . import types
-from .jsonrpc import INTERNAL_ERROR, ProtocolError, error_details
-from .revisions import REVISIONS, SURFACE, Revision
-from .runtime import (
-    _CURRENT,
-    MAX_INPUT_ROUNDS,
-    REQUEST_ID,
-    ROUTE,
-    Channel,
-    Peer,
-    logger,
-    project_capabilities,
-    dump,
-    handshake_result,
-    overridden_capabilities,
-)
-
-_SESSION_LISTEN: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "mcp_session_listen", default=False
-)
-"""True inside the listen handler run for a legacy session's resource subscriptions."""
-_LISTENING: contextvars.ContextVar[tuple[Any] | None] = contextvars.ContextVar(
-    "mcp_listening", default=None
-)
-"""(request id,) of the listen request being served: the notifications sent for it name it."""
+from .revisions import REVISIONS
+from .runtime.facts import Capability
+from .runtime.server import ServerBase
+from .runtime.revisions import Revisions
 
 
-@dataclass
-class _Stream:
-    """A modern client's listen request served by a session surface: where its notifications go and
-    which it opted in to (held back until the acknowledgement is out)."""
+class Server(ServerBase):
+    """Base class of an MCP server speaking MCP 2025-06-18: override the `on_*` handlers, call the client through the typed methods (see `ServerBase`)."""
 
-    revision: Revision
-    channel: Channel
-    request_id: Any
-    methods: frozenset[str]
-    uris: list[Any]
-    held: list[tuple[str, Any]] | None = field(default_factory=list)
-
-
-# Incoming handler → (capability field, (flag, value) or None) that overriding it advertises.
-_CAPABILITIES: Mapping[str, tuple[str, tuple[str, Any] | None]] = {
-    "on_list_resources": ("resources", None),
-    "on_list_resource_templates": ("resources", None),
-    "on_read_resource": ("resources", None),
-    "on_subscribe": ("resources", ("subscribe", True)),
-    "on_unsubscribe": ("resources", None),
-    "on_list_prompts": ("prompts", None),
-    "on_get_prompt": ("prompts", None),
-    "on_list_tools": ("tools", None),
-    "on_call_tool": ("tools", None),
-    "on_set_level": ("logging", None),
-    "on_complete": ("completions", None),
-}
-
-
-class Server(Peer, abc.ABC):
-    """Base class of an MCP server speaking MCP 2025-06-18.
-
-    Requests the client may send answer -32601 (method not found) until a subclass overrides their
-    `on_*` handler; notifications are ignored until then. The handshake is answered from `name`,
-    `version`, `instructions` and the capabilities of the overridden handlers (or `capabilities`),
-    in the protocol version each client negotiates.
-    """
-
-    _side = "server"
-    _incoming: ClassVar[Mapping[str, str]] = {
+    revisions: ClassVar[Revisions] = REVISIONS
+    handlers: ClassVar[Mapping[str, str]] = {
         "initialize": "on_initialize",
         "ping": "on_ping",
         "resources/list": "on_list_resources",
@@ -100,391 +39,31 @@ class Server(Peer, abc.ABC):
         "notifications/progress": "on_progress",
         "notifications/roots/list_changed": "on_roots_list_changed",
     }
-
-    name: ClassVar[str] = "mcp-server"
-    version: ClassVar[str] = "0.0.0"
-    title: ClassVar[str | None] = None
-    instructions: ClassVar[str | None] = None
-    peer_info: Any = None
-    """The client's handshake params (legacy sessions), once it has sent them."""
+    """Incoming method → the handler answering it."""
+    handler_capabilities: ClassVar[Mapping[str, Capability]] = {
+        "resources/list": Capability("resources"),
+        "resources/templates/list": Capability("resources"),
+        "resources/read": Capability("resources"),
+        "resources/subscribe": Capability("resources", "subscribe", True),
+        "resources/unsubscribe": Capability("resources"),
+        "prompts/list": Capability("prompts"),
+        "prompts/get": Capability("prompts"),
+        "tools/list": Capability("tools"),
+        "tools/call": Capability("tools"),
+        "logging/setLevel": Capability("logging"),
+        "completion/complete": Capability("completions"),
+    }
+    """Incoming method → the capability that overriding its handler advertises."""
     capabilities: ClassVar[types.ServerCapabilities | None] = None
     """Declared capabilities; None derives them from the overridden handlers."""
 
     def derived_capabilities(self) -> types.ServerCapabilities:
         """The declared capabilities, else one capability per overridden handler family."""
-        if self.capabilities is not None:
-            return self.capabilities
-        return types.ServerCapabilities.model_validate(
-            overridden_capabilities(self, Server, _CAPABILITIES)
-        )
-
-    def server_info(self) -> dict[str, Any]:
-        """The `Implementation` object naming this server."""
-        info: dict[str, Any] = {"name": self.name, "version": self.version}
-        if self.title is not None:
-            info["title"] = self.title
-        return info
-
-    def _handshake(self, revision: Revision) -> Any:
-        return handshake_result(
-            revision,
-            self.protocol_version or revision.version,
-            dump(self.derived_capabilities()),
-            self.server_info(),
-            self.instructions,
-            self._result_fills(revision, _handshake_method(revision)),
-        )
-
-    def _builtin(self, revision: Revision, method: str, message: Any) -> Awaitable[Any] | None:
-        if method == _handshake_method(revision):
-            if revision is not SURFACE or self._overridden(method) is None:
-                return self._answer_handshake(revision, message)
-        bridged = self._session_request(revision, method, message)
-        if bridged is not None:
-            return bridged
-        modern = revision.modern
-        if modern is not None and method == modern.listen:
-            self._listening()
-            if method not in SURFACE.methods.METHODS:
-                return self._listen_on_session_surface(revision, message)
-        return super()._builtin(revision, method, message)
-
-    def _listening(self) -> None:
-        """Mark the request being served as a listen stream: its notifications name it, and it ends
-        with the connection."""
-        _LISTENING.set((REQUEST_ID.get(),))
-        task = asyncio.current_task()
-        if task is not None:
-            listens: set[Any] = self.__dict__.setdefault("_mcp_listens", set())
-            listens.add(task)
-            task.add_done_callback(listens.discard)
-
-    async def _answer_handshake(self, revision: Revision, message: Any) -> Any:
-        if revision.legacy is not None:
-            self.peer_info = getattr(message, "params", None)
-            self._forget_session_meta()
-            self.__dict__.pop("_mcp_log_level", None)
-            self.__dict__.pop("_mcp_subscriptions", None)
-            self._stop_listening()
-            self._set_session(revision.version)
-        return self._handshake(revision)
-
-    def _forget_session_meta(self) -> None:
-        self.__dict__.pop("_mcp_session_meta", None)
-        self.__dict__.pop("_mcp_session_meta_models", None)
-
-    def _session_request(
-        self, revision: Revision, method: str, message: Any
-    ) -> Awaitable[Any] | None:
-        """A legacy session's request that a modern surface replaced with per-request facts, answered
-        by the runtime: the log level goes into the `_meta` of the session's later requests, and
-        resource subscriptions run the surface's listen handler for the session (if overridden)."""
-        keys, modern = revision.legacy, SURFACE.modern
-        if keys is None or modern is None or method in SURFACE.methods.METHODS:
-            return None
-        params = dump(getattr(message, "params", None)) or {}
-        if method == keys.set_level and keys.level_key and modern.log_level_key:
-            return self._set_log_level(revision, method, params.get(keys.level_key))
-        if method in (keys.subscribe, keys.unsubscribe) and keys.uri_key and self._listens():
-            uri = params.get(keys.uri_key)
-            return self._resubscribe(revision, method, uri, method == keys.subscribe)
-        return None
-
-    async def _set_log_level(self, revision: Revision, method: str, level: Any) -> Any:
-        self.__dict__["_mcp_log_level"] = level
-        self._forget_session_meta()
-        return revision.methods.parse_result(method, {})
-
-    def _listens(self) -> bool:
-        """Whether this server serves the surface's listen request with resource subscriptions."""
-        modern = SURFACE.modern
-        if modern is None or modern.listen is None or not modern.resource_subscriptions_key:
-            return False
-        return self._overridden(modern.listen) is not None
-
-    def _overridden(self, method: str) -> str | None:
-        """The name of the surface handler of `method` when this server's class overrides it."""
-        handler = self._incoming.get(method)
-        if handler is None or getattr(type(self), handler) is getattr(Server, handler):
-            return None
-        return handler
-
-    async def _resubscribe(self, revision: Revision, method: str, uri: Any, add: bool) -> Any:
-        """Update the session's subscribed resources and run the listen handler again for them. Its
-        notifications go out on the session, but not those the session's revision lacks (the
-        acknowledgement)."""
-        modern = SURFACE.modern
-        assert modern is not None and modern.listen and modern.listen_filter_key
-        assert modern.resource_subscriptions_key
-        uris: list[Any] = self.__dict__.setdefault("_mcp_subscriptions", [])
-        if add and uri not in uris:
-            uris.append(uri)
-        elif not add and uri in uris:
-            uris.remove(uri)
-        self._stop_listening()
-        if uris:
-            wire = {modern.listen_filter_key: {modern.resource_subscriptions_key: list(uris)}}
-            params = SURFACE.methods.params_adapter(modern.listen).validate_python(
-                self._completed(revision, modern.listen, wire)
-            )
-            handler = getattr(self, self._incoming[modern.listen])
-            self.__dict__["_mcp_listening"] = asyncio.ensure_future(
-                self._listen_for_session(handler, params)
-            )
-        return revision.methods.parse_result(method, {})
-
-    async def _listen_for_session(self, handler: Any, params: Any) -> None:
-        ROUTE.set(None)  # the session's channel, not the connection of the request that started it
-        _SESSION_LISTEN.set(True)
-        try:
-            await handler(params)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            logger.exception("the listen handler of a session's resource subscriptions failed")
-
-    def _stop_listening(self) -> None:
-        task = self.__dict__.pop("_mcp_listening", None)
-        if task is not None:
-            task.cancel()
-
-    def _detached(self) -> None:
-        self._stop_listening()
-        self._input_closed()
-
-    def _input_closed(self) -> None:
-        """End the listen requests still running: nobody is left to hear their notifications."""
-        for task in self.__dict__.pop("_mcp_listens", set()):
-            self._cancelled_by_peer().add(task)
-            task.cancel()
-
-    def _stamped(self, revision: Revision, method: str, wire: Any) -> Any:
-        """A notification sent for a listen request names it in `_meta` (validated again with the name)."""
-        listening, modern = _LISTENING.get(), revision.modern
-        if listening is None or modern is None or not modern.subscription_id_key:
-            return wire
-        meta = {
-            **((wire or {}).get(modern.meta_key) or {}),
-            modern.subscription_id_key: listening[0],
-        }
-        stamped = {**(wire or {}), modern.meta_key: meta}
-        try:
-            revision.methods.params_adapter(method).validate_python(stamped)
-        except ValidationError as exc:
-            raise ProtocolError(
-                INTERNAL_ERROR, f"{method} params cannot name a listen request", error_details(exc)
-            ) from None
-        return stamped
-
-    async def _notify(self, method: str, params: Any) -> None:
-        if _SESSION_LISTEN.get() and method not in self._revision().methods.METHODS:
-            return
-        revision = self._revision()
-        streams: list[_Stream] = self.__dict__.get("_mcp_streams") or []
-        modern = (
-            revision if revision.modern is not None else streams[0].revision if streams else None
-        )
-        if SURFACE.modern is None and modern is not None:
-            if method in _stream_methods(modern.version) or _LISTENING.get():
-                await self._notify_streams(method, params)
-                return
-        await super()._notify(method, params)
-
-    async def _listen_on_session_surface(self, revision: Revision, message: Any) -> Any:
-        """A modern client's listen request served by a session surface: its resource URIs go to the
-        subscribe handler (and the unsubscribe handler once no stream watches them), its list-change
-        flags are honoured where the capabilities declare `listChanged`, and the notifications of
-        those kinds the server sends go out on this request's stream, after the acknowledgement."""
-        modern, keys = revision.modern, SURFACE.legacy
-        assert modern is not None and modern.listen_filter_key
-        wanted = (dump(getattr(message, "params", None)) or {}).get(modern.listen_filter_key) or {}
-        capabilities = dump(self.derived_capabilities()) or {}
-        honoured: dict[str, Any] = {
-            key: True
-            for key, _, family, flag in modern.listen_flags
-            if wanted.get(key) is True and (capabilities.get(family) or {}).get(flag) is True
-        }
-        methods = {method for key, method, _, _ in modern.listen_flags if key in honoured}
-        stream = _Stream(revision, self._channel(), REQUEST_ID.get(), frozenset(), [])
-        streams: list[_Stream] = self.__dict__.setdefault("_mcp_streams", [])
-        streams.append(stream)
-        try:
-            resources = modern.resource_subscriptions_key
-            if resources and modern.resource_updated and keys is not None and keys.subscribe:
-                for uri in dict.fromkeys(wanted.get(resources) or []):
-                    stream.uris.append(uri)
-                    if not await self._watch(uri, keys.subscribe):
-                        stream.uris.remove(uri)
-                if stream.uris:
-                    honoured[resources] = list(stream.uris)
-                    methods.add(modern.resource_updated)
-            stream.methods = frozenset(methods)
-            if modern.acknowledged:
-                ack = self._stamped(
-                    revision, modern.acknowledged, {modern.listen_filter_key: honoured}
-                )
-                await self.send_notification(modern.acknowledged, ack)
-            while stream.held:
-                held, stream.held = stream.held, []
-                for method, params in held:
-                    if _wants(stream, method, params):
-                        await self._send_on_stream(stream, method, params)
-            stream.held = None
-            await asyncio.Event().wait()
-        finally:
-            streams.remove(stream)
-            # A second cancellation (the transport ending) must not cut the unsubscribes short.
-            await asyncio.shield(self._unwatch_all(stream.uris))
-
-    async def _watch(self, uri: Any, method: str) -> bool:
-        """Count a stream watching `uri`, running the subscribe handler for the first (False when it
-        is not overridden or fails)."""
-        watching: dict[Any, int] = self.__dict__.setdefault("_mcp_watching", {})
-        async with self._watch_lock(uri):
-            if not watching.get(uri) and not await self._subscription(method, uri):
-                return False
-            watching[uri] = watching.get(uri, 0) + 1
-            return True
-
-    async def _unwatch_all(self, uris: list[Any]) -> None:
-        """Count the streams watching `uris` down, running the unsubscribe handler for the last."""
-        keys = SURFACE.legacy
-        watching: dict[Any, int] = self.__dict__.setdefault("_mcp_watching", {})
-        for uri in uris:
-            async with self._watch_lock(uri):
-                watching[uri] -= 1
-                if not watching[uri]:
-                    del watching[uri]
-                    if keys is not None and keys.unsubscribe:
-                        await self._subscription(keys.unsubscribe, uri)
-
-    def _watch_lock(self, uri: Any) -> asyncio.Lock:
-        locks: dict[Any, asyncio.Lock] = self.__dict__.setdefault("_mcp_watch_locks", {})
-        return locks.setdefault(uri, asyncio.Lock())
-
-    async def _subscription(self, method: str, uri: Any) -> bool:
-        """Run the surface's (un)subscribe handler for `uri`; False (logged) when it is not overridden or fails."""
-        keys, handler = SURFACE.legacy, self._overridden(method)
-        if keys is None or not keys.uri_key or handler is None:
-            return False
-        try:
-            params = SURFACE.methods.params_adapter(method).validate_python({keys.uri_key: uri})
-            await getattr(self, handler)(params)
-        except Exception as exc:
-            logger.warning("%s for a listen request failed for %r: %s", handler, uri, exc)
-            return False
-        return True
-
-    async def _notify_streams(self, method: str, params: Any) -> None:
-        """Send a notification of a modern client of a session surface on the bridged listen streams
-        that opted in to its kind (a resource update on those watching its URI or a resource under
-        it); nothing else goes out: such a client hears of list changes and updates only on a
-        listen stream, and a listen stream carries nothing but what it asked for. Streams not yet
-        acknowledged hold it until they are."""
-        sent = False
-        for stream in self.__dict__.get("_mcp_streams") or []:
-            if stream.held is not None:
-                if method in _stream_methods(stream.revision.version):
-                    stream.held.append((method, params))
-                    sent = True
-            elif _wants(stream, method, params):
-                await self._send_on_stream(stream, method, params)
-                sent = True
-        if not sent:
-            logger.info("%s not sent: no listen stream asked for it", method)
-
-    async def _send_on_stream(self, stream: _Stream, method: str, params: Any) -> None:
-        tokens = (
-            _CURRENT.set(stream.revision),
-            ROUTE.set(stream.channel),
-            _LISTENING.set((stream.request_id,)),
-        )
-        try:
-            await super()._notify(method, params)
-        finally:
-            _LISTENING.reset(tokens[2])
-            ROUTE.reset(tokens[1])
-            _CURRENT.reset(tokens[0])
-
-    def _completed(self, revision: Revision, method: str, params: Any) -> Any:
-        """A modern surface reads version, capabilities, client info and log level from every
-        request's `_meta`: on a legacy session they come from the session's handshake and its
-        set-level request."""
-        modern = SURFACE.modern
-        if modern is None or revision.legacy is None or type(params) is not dict:
-            return params
-        own = params.get(modern.meta_key)
-        meta = (
-            {**self._session_meta(revision), **own}
-            if own
-            else self._session_meta_model(revision, method)
-        )
-        return {**params, modern.meta_key: meta}
-
-    def _session_meta(self, revision: Revision) -> dict[str, Any]:
-        """The modern `_meta` entries a legacy session's handshake stands for (worked out once a session)."""
-        cached: dict[str, Any] | None = self.__dict__.get("_mcp_session_meta")
-        if cached is not None:
-            return cached
-        modern, keys = SURFACE.modern, revision.legacy
-        assert modern is not None and keys is not None
-        session = dump(self.peer_info) or {}
-        capabilities = session.get(keys.capabilities_key) or {}
-        meta = {
-            modern.version_key: revision.version,
-            modern.client_capabilities_key: project_capabilities(
-                capabilities, SURFACE.client_capabilities, revision.client_capabilities
-            ),
-        }
-        if session.get(keys.client_info_key) is not None:
-            meta[modern.client_info_key] = session[keys.client_info_key]
-        level = self.__dict__.get("_mcp_log_level")
-        if level is not None and modern.log_level_key:
-            meta[modern.log_level_key] = level
-        self.__dict__["_mcp_session_meta"] = meta
-        return meta
-
-    def _session_meta_model(self, revision: Revision, method: str) -> Any:
-        """The session's `_meta` as the model `method`'s surface params hold, validated once a session
-        (pydantic takes an instance of a field's own model as it is), and frozen: the session's
-        requests share it, so none of their handlers may change it for the others."""
-        model = _meta_model(method)
-        if model is None:
-            return self._session_meta(revision)
-        models: dict[Any, Any] = self.__dict__.setdefault("_mcp_session_meta_models", {})
-        if model not in models:
-            models[model] = _frozen(model).model_validate(self._session_meta(revision))
-        return models[model]
-
-    async def _fulfil_on_session(
-        self, revision: Revision, method: str, handler: str, params: Any, result: Any
-    ) -> Any:
-        """On a legacy session, a modern surface handler's request for input is sent to the client as
-        requests of the session's revision, and the handler runs again with the answers."""
-        need = SURFACE.input_required
-        if need is None or revision.legacy is None:
-            return result
-        for _ in range(MAX_INPUT_ROUNDS):
-            if not isinstance(result, need.result):
-                return result
-            wire = dump(result)
-            answers = {}
-            for key, request in (wire.get(need.requests_key) or {}).items():
-                answers[key] = dump(await self._call(request["method"], request.get("params")))
-            retry = dump(params) or {}
-            retry[need.responses_key] = answers
-            retry.pop(need.state_key, None)
-            if wire.get(need.state_key) is not None:
-                retry[need.state_key] = wire[need.state_key]
-            params = SURFACE.methods.params_adapter(method).validate_python(retry)
-            result = await getattr(self, handler)(params)
-        raise ProtocolError(
-            INTERNAL_ERROR, f"{method} still asked for input after {MAX_INPUT_ROUNDS} rounds"
-        )
+        return cast(types.ServerCapabilities, super().derived_capabilities())
 
     async def on_initialize(self, params: types.InitializeRequestParams) -> types.InitializeResult:
         """Answer 'initialize' from the name, version, instructions and capabilities."""
-        return cast(types.InitializeResult, self._handshake(SURFACE))
+        return cast(types.InitializeResult, self._mcp_handshake())
 
     async def on_ping(self, params: types.PingRequestParams | None) -> types.EmptyResult:
         """Answer 'ping' with an empty result."""
@@ -494,55 +73,55 @@ class Server(Peer, abc.ABC):
         self, params: types.ListResourcesRequestParams | None
     ) -> types.ListResourcesResult:
         """Answer 'resources/list'; -32601 (method not found) until overridden."""
-        raise self._not_found("resources/list")
+        raise self._mcp_not_found("resources/list")
 
     async def on_list_resource_templates(
         self, params: types.ListResourceTemplatesRequestParams | None
     ) -> types.ListResourceTemplatesResult:
         """Answer 'resources/templates/list'; -32601 (method not found) until overridden."""
-        raise self._not_found("resources/templates/list")
+        raise self._mcp_not_found("resources/templates/list")
 
     async def on_read_resource(
         self, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         """Answer 'resources/read'; -32601 (method not found) until overridden."""
-        raise self._not_found("resources/read")
+        raise self._mcp_not_found("resources/read")
 
     async def on_subscribe(self, params: types.SubscribeRequestParams) -> types.EmptyResult:
         """Answer 'resources/subscribe'; -32601 (method not found) until overridden."""
-        raise self._not_found("resources/subscribe")
+        raise self._mcp_not_found("resources/subscribe")
 
     async def on_unsubscribe(self, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
         """Answer 'resources/unsubscribe'; -32601 (method not found) until overridden."""
-        raise self._not_found("resources/unsubscribe")
+        raise self._mcp_not_found("resources/unsubscribe")
 
     async def on_list_prompts(
         self, params: types.ListPromptsRequestParams | None
     ) -> types.ListPromptsResult:
         """Answer 'prompts/list'; -32601 (method not found) until overridden."""
-        raise self._not_found("prompts/list")
+        raise self._mcp_not_found("prompts/list")
 
     async def on_get_prompt(self, params: types.GetPromptRequestParams) -> types.GetPromptResult:
         """Answer 'prompts/get'; -32601 (method not found) until overridden."""
-        raise self._not_found("prompts/get")
+        raise self._mcp_not_found("prompts/get")
 
     async def on_list_tools(
         self, params: types.ListToolsRequestParams | None
     ) -> types.ListToolsResult:
         """Answer 'tools/list'; -32601 (method not found) until overridden."""
-        raise self._not_found("tools/list")
+        raise self._mcp_not_found("tools/list")
 
     async def on_call_tool(self, params: types.CallToolRequestParams) -> types.CallToolResult:
         """Answer 'tools/call'; -32601 (method not found) until overridden."""
-        raise self._not_found("tools/call")
+        raise self._mcp_not_found("tools/call")
 
     async def on_set_level(self, params: types.SetLevelRequestParams) -> types.EmptyResult:
         """Answer 'logging/setLevel'; -32601 (method not found) until overridden."""
-        raise self._not_found("logging/setLevel")
+        raise self._mcp_not_found("logging/setLevel")
 
     async def on_complete(self, params: types.CompleteRequestParams) -> types.CompleteResult:
         """Answer 'completion/complete'; -32601 (method not found) until overridden."""
-        raise self._not_found("completion/complete")
+        raise self._mcp_not_found("completion/complete")
 
     async def on_cancelled(self, params: types.CancelledNotificationParams) -> None:
         """Called on 'notifications/cancelled'; does nothing until overridden."""
@@ -566,128 +145,66 @@ class Server(Peer, abc.ABC):
         self, params: types.PingRequestParams | Mapping[str, Any] | None = None
     ) -> types.EmptyResult:
         """Send 'ping' to the client and return its validated result."""
-        return cast("types.EmptyResult", await self._call("ping", params))
+        return cast("types.EmptyResult", await self._mcp_call("ping", params))
 
     async def create_message(
         self, params: types.CreateMessageRequestParams | Mapping[str, Any]
     ) -> types.CreateMessageResult:
         """Send 'sampling/createMessage' to the client and return its validated result."""
-        return cast("types.CreateMessageResult", await self._call("sampling/createMessage", params))
+        return cast(
+            "types.CreateMessageResult", await self._mcp_call("sampling/createMessage", params)
+        )
 
     async def list_roots(
         self, params: types.ListRootsRequestParams | Mapping[str, Any] | None = None
     ) -> types.ListRootsResult:
         """Send 'roots/list' to the client and return its validated result."""
-        return cast("types.ListRootsResult", await self._call("roots/list", params))
+        return cast("types.ListRootsResult", await self._mcp_call("roots/list", params))
 
     async def elicit(
         self, params: types.ElicitRequestParams | Mapping[str, Any]
     ) -> types.ElicitResult:
         """Send 'elicitation/create' to the client and return its validated result."""
-        return cast("types.ElicitResult", await self._call("elicitation/create", params))
+        return cast("types.ElicitResult", await self._mcp_call("elicitation/create", params))
 
     async def notify_cancelled(
         self, params: types.CancelledNotificationParams | Mapping[str, Any]
     ) -> None:
         """Send 'notifications/cancelled' to the client."""
-        await self._notify("notifications/cancelled", params)
+        await self._mcp_notify("notifications/cancelled", params)
 
     async def notify_progress(
         self, params: types.ProgressNotificationParams | Mapping[str, Any]
     ) -> None:
         """Send 'notifications/progress' to the client."""
-        await self._notify("notifications/progress", params)
+        await self._mcp_notify("notifications/progress", params)
 
     async def notify_resource_list_changed(
         self, params: types.ResourceListChangedNotificationParams | Mapping[str, Any] | None = None
     ) -> None:
         """Send 'notifications/resources/list_changed' to the client."""
-        await self._notify("notifications/resources/list_changed", params)
+        await self._mcp_notify("notifications/resources/list_changed", params)
 
     async def notify_resource_updated(
         self, params: types.ResourceUpdatedNotificationParams | Mapping[str, Any]
     ) -> None:
         """Send 'notifications/resources/updated' to the client."""
-        await self._notify("notifications/resources/updated", params)
+        await self._mcp_notify("notifications/resources/updated", params)
 
     async def notify_prompt_list_changed(
         self, params: types.PromptListChangedNotificationParams | Mapping[str, Any] | None = None
     ) -> None:
         """Send 'notifications/prompts/list_changed' to the client."""
-        await self._notify("notifications/prompts/list_changed", params)
+        await self._mcp_notify("notifications/prompts/list_changed", params)
 
     async def notify_tool_list_changed(
         self, params: types.ToolListChangedNotificationParams | Mapping[str, Any] | None = None
     ) -> None:
         """Send 'notifications/tools/list_changed' to the client."""
-        await self._notify("notifications/tools/list_changed", params)
+        await self._mcp_notify("notifications/tools/list_changed", params)
 
     async def notify_logging_message(
         self, params: types.LoggingMessageNotificationParams | Mapping[str, Any]
     ) -> None:
         """Send 'notifications/message' to the client."""
-        await self._notify("notifications/message", params)
-
-
-@lru_cache(maxsize=None)
-def _meta_model(method: str) -> type[BaseModel] | None:
-    """The model class of the `_meta` field of `method`'s surface params, when they are one model."""
-    modern = SURFACE.modern
-    spec = SURFACE.methods.METHODS.get(method)
-    params = spec.params if spec is not None else None
-    if modern is None or not (isinstance(params, type) and issubclass(params, BaseModel)):
-        return None
-    name = next(
-        (n for n, f in params.model_fields.items() if (f.alias or n) == modern.meta_key), None
-    )
-    # The field's own annotation may still be the forward reference written in types.py.
-    annotation = get_type_hints(params).get(name) if name is not None else None
-    return (
-        annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
-    )
-
-
-@lru_cache(maxsize=None)
-def _stream_methods(version: str) -> frozenset[str]:
-    """The notifications a modern revision sends only on the listen streams that opted in to them."""
-    modern = REVISIONS[version].modern
-    if modern is None:
-        return frozenset()
-    updated = [modern.resource_updated] if modern.resource_updated else []
-    return frozenset([*(method for _, method, _, _ in modern.listen_flags), *updated])
-
-
-@lru_cache(maxsize=None)
-def _frozen(model: type[BaseModel]) -> type[BaseModel]:
-    """`model` with its instances frozen (a subclass, so it still fills fields of `model`'s type)."""
-    config = {**model.model_config, "frozen": True}
-    return cast(
-        "type[BaseModel]",
-        type(model.__name__, (model,), {"model_config": config, "__module__": model.__module__}),
-    )
-
-
-def _wants(stream: _Stream, method: str, params: Any) -> bool:
-    """Whether a bridged listen stream asked for this notification (an update: of a URI it watches)."""
-    modern = stream.revision.modern
-    if method not in stream.methods or modern is None:
-        return False
-    if method != modern.resource_updated or not modern.resource_updated_uri_key:
-        return True
-    uri = (dump(params) or {}).get(modern.resource_updated_uri_key)
-    return any(_covers(watched, uri) for watched in stream.uris)
-
-
-def _covers(watched: Any, uri: Any) -> bool:
-    """Whether an update of `uri` concerns a stream watching `watched`: the resource or one under it."""
-    if uri == watched:
-        return True
-    if not isinstance(uri, str) or not isinstance(watched, str) or not uri.startswith(watched):
-        return False
-    return watched.endswith("/") or uri[len(watched)] in "/?#"
-
-
-def _handshake_method(revision: Revision) -> str | None:
-    if revision.legacy is not None:
-        return revision.legacy.method
-    return revision.modern.discover if revision.modern is not None else None
+        await self._mcp_notify("notifications/message", params)

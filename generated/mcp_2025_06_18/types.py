@@ -2,6 +2,7 @@
 # MCP revision: 2025-06-18
 # Schema sha256: af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01
 # Errata applied: elicit-result-number, request-params-meta
+# Lifecycle: session (initialize)
 """Pydantic models for every definition of the MCP 2025-06-18 schema."""
 
 from __future__ import annotations

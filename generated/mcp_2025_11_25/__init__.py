@@ -2,6 +2,8 @@
 # MCP revision: 2025-11-25
 # Schema sha256: 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7
 # Errata applied: elicit-result-number, request-params-meta
+# Lifecycle: session (initialize)
+# mcpgen-provenance: {"mcpgen":"0.1.0","revisions":[["2025-11-25","268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7"]],"surface":"2025-11-25","pairings":[],"errata":{"2025-11-25":["elicit-result-number","request-params-meta"]},"eras":{"2025-11-25":"session"},"assumed":[]}
 """Typed bindings for the Model Context Protocol, MCP 2025-11-25.
 
 Requires pydantic>=2.11.0 (the models use validate_by_name and serialize_by_alias).

@@ -2,78 +2,44 @@
 # MCP revision: 2025-11-25
 # Schema sha256: 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7
 # Errata applied: elicit-result-number, request-params-meta
-"""JSON-RPC 2.0 basics shared by every revision of this package: errors, decoding, ids."""
+# Lifecycle: session (initialize)
+"""JSON-RPC 2.0 basics shared by every revision of this package: errors, decoding, ids.
+
+The code is the package's runtime (`runtime/jsonrpc`), exposed here under the package's name.
+"""
 
 from __future__ import annotations
 
-import json
-from typing import Any, Mapping
+from .runtime.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    ProtocolError,
+    encode,
+    error_details,
+    error_location,
+    error_response,
+    load,
+    newer_content,
+    settle,
+    valid_id,
+)
 
-from pydantic import ValidationError
-from pydantic_core import from_json
-
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
-
-
-class ProtocolError(Exception):
-    """A JSON-RPC error with its `code`, `message` and optional `data`, ready to send back."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-    def to_error(self) -> dict[str, Any]:
-        """The JSON-RPC `error` object for this error."""
-        error: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            error["data"] = self.data
-        return error
-
-
-def error_details(exc: ValidationError) -> list[dict[str, Any]]:
-    """The `data` of an invalid-params error: where each validation error is, what it says, its kind."""
-    return [
-        {"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
-        for e in exc.errors(include_url=False, include_input=False, include_context=False)
-    ]
-
-
-def error_location(error: Mapping[str, Any]) -> tuple[Any, ...]:
-    """Where a validation error is (pydantic's location, union member names included), missing members cut off."""
-    loc = tuple(error["loc"])
-    return loc[:-1] if error["type"] == "missing" else loc
-
-
-def newer_content(error: Mapping[str, Any]) -> bool:
-    """True for a validation error saying a value has a union member or enum value its revision lacks."""
-    return error["type"] in ("union_tag_invalid", "literal_error", "enum")
-
-
-def load(data: str | bytes | bytearray | Mapping[str, Any] | list[Any]) -> Any:
-    """Decode a JSON-RPC message from text or bytes (objects pass through)."""
-    if isinstance(data, (str, bytes, bytearray)):
-        try:
-            return from_json(data)
-        except ValueError:
-            pass  # json.loads has the last word: it also reads BOMs, UTF-16/32 and lone surrogates
-        try:
-            return json.loads(data)
-        except (ValueError, RecursionError):
-            raise ProtocolError(PARSE_ERROR, "Parse error: not valid JSON") from None
-    return data
-
-
-def valid_id(value: Any) -> bool:
-    """True for a usable JSON-RPC request id: a string or an integer (not a boolean)."""
-    return isinstance(value, (str, int)) and not isinstance(value, bool)
-
-
-def error_response(request_id: Any, error: ProtocolError) -> dict[str, Any]:
-    """A JSON-RPC error response to `request_id` (None when it could not be read)."""
-    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_error()}
+__all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "ProtocolError",
+    "encode",
+    "error_details",
+    "error_location",
+    "error_response",
+    "load",
+    "newer_content",
+    "settle",
+    "valid_id",
+]

@@ -2,6 +2,7 @@
 # MCP revision: 2025-11-25
 # Schema sha256: 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7
 # Errata applied: elicit-result-number, request-params-meta
+# Lifecycle: session (initialize)
 """Pydantic models for every definition of the MCP 2025-11-25 schema."""
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 # MCP revision: 2026-07-28
 # Schema sha256: ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203
 # Errata applied: elicit-result-number, json-value-number-null, input-required-result-type, complete-result-type
+# Lifecycle: stateless (per-request _meta)
+# mcpgen-provenance: {"mcpgen":"0.1.0","revisions":[["2026-07-28","ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203"]],"surface":"2026-07-28","pairings":[],"errata":{"2026-07-28":["elicit-result-number","json-value-number-null","input-required-result-type","complete-result-type"]},"eras":{"2026-07-28":"stateless"},"assumed":[]}
 """Typed bindings for the Model Context Protocol, MCP 2026-07-28.
 
 Requires pydantic>=2.11.0 (the models use validate_by_name and serialize_by_alias).

@@ -2,54 +2,25 @@
 # MCP revision: 2026-07-28
 # Schema sha256: ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203
 # Errata applied: elicit-result-number, json-value-number-null, input-required-result-type, complete-result-type
-"""Client base class for MCP MCP 2026-07-28: call the server through typed methods, override `on_*` to serve it."""
+# Lifecycle: stateless (per-request _meta)
+"""The Client class of MCP 2026-07-28: override its `on_*` handlers, call the server through its typed methods."""
 
 from __future__ import annotations
 
-import abc
-import asyncio
 from typing import Any, ClassVar, Mapping, cast
 
 from . import types
-from .jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, ProtocolError
-from .revisions import (
-    LEGACY_VERSIONS,
-    MODERN_VERSIONS,
-    REVISIONS,
-    SUPPORTED_VERSIONS,
-    SURFACE,
-    Revision,
-)
-from .runtime import (
-    MAX_INPUT_ROUNDS,
-    Peer,
-    project_capabilities,
-    dump,
-    handshake_info,
-    handshake_result,
-    overridden_capabilities,
-)
-
-# Incoming handler → (capability field, (flag, value) or None) that overriding it advertises.
-_CAPABILITIES: Mapping[str, tuple[str, tuple[str, Any] | None]] = {
-    "on_create_message": ("sampling", None),
-    "on_list_roots": ("roots", None),
-    "on_elicit": ("elicitation", None),
-}
+from .revisions import REVISIONS
+from .runtime.facts import Capability
+from .runtime.client import ClientBase
+from .runtime.revisions import Revisions
 
 
-class Client(Peer, abc.ABC):
-    """Base class of an MCP client speaking MCP 2026-07-28.
+class Client(ClientBase):
+    """Base class of an MCP client speaking MCP 2026-07-28: override the `on_*` handlers, call the server through the typed methods (see `ClientBase`)."""
 
-    `start_session()` negotiates the protocol version with the server; typed calls then take and
-    return the surface revision's types, converted to and from the negotiated revision. Requests the
-    server may send answer -32601 (method not found) until a subclass overrides their `on_*` handler;
-    notifications are ignored until then. The capabilities the client announces follow the
-    overridden handlers unless `capabilities` is declared.
-    """
-
-    _side = "client"
-    _incoming: ClassVar[Mapping[str, str]] = {
+    revisions: ClassVar[Revisions] = REVISIONS
+    handlers: ClassVar[Mapping[str, str]] = {
         "notifications/cancelled": "on_cancelled",
         "notifications/progress": "on_progress",
         "notifications/resources/list_changed": "on_resource_list_changed",
@@ -62,218 +33,23 @@ class Client(Peer, abc.ABC):
         "roots/list": "on_list_roots",
         "elicitation/create": "on_elicit",
     }
-
-    name: ClassVar[str] = "mcp-client"
-    version: ClassVar[str] = "0.0.0"
-    title: ClassVar[str | None] = None
-    peer_info: Any = None
-    """The server's handshake result (in the negotiated revision's types), once `start_session` has run."""
+    """Incoming method → the handler answering it."""
+    handler_capabilities: ClassVar[Mapping[str, Capability]] = {
+        "sampling/createMessage": Capability("sampling"),
+        "roots/list": Capability("roots"),
+        "elicitation/create": Capability("elicitation"),
+    }
+    """Incoming method → the capability that overriding its handler advertises."""
     capabilities: ClassVar[types.ClientCapabilities | None] = None
     """Declared capabilities; None derives them from the overridden handlers."""
-    preferred_version: ClassVar[str | None] = None
-    """The protocol version `start_session` proposes (default: the surface revision, else the newest of
-    its era); a legacy version skips the modern discovery probe."""
-    discover_timeout: ClassVar[float] = 10.0
-    """Seconds to wait for an answer to the modern discovery probe before falling back to `initialize`."""
 
     def derived_capabilities(self) -> types.ClientCapabilities:
         """The declared capabilities, else one capability per overridden handler family."""
-        if self.capabilities is not None:
-            return self.capabilities
-        return types.ClientCapabilities.model_validate(
-            overridden_capabilities(self, Client, _CAPABILITIES)
-        )
-
-    def client_info(self) -> dict[str, Any]:
-        """The `Implementation` object naming this client."""
-        info: dict[str, Any] = {"name": self.name, "version": self.version}
-        if self.title is not None:
-            info["title"] = self.title
-        return info
-
-    def request_meta(self, version: str | None = None) -> dict[str, Any]:
-        """The `_meta` entries a modern request carries: protocol version, capabilities and client info."""
-        revision = REVISIONS[version or self._revision().version]
-        modern = revision.modern
-        if modern is None:
-            return {}
-        return {
-            modern.version_key: revision.version,
-            modern.client_capabilities_key: project_capabilities(
-                dump(self.derived_capabilities()),
-                revision.client_capabilities,
-                SURFACE.client_capabilities,
-            ),
-            modern.client_info_key: self.client_info(),
-        }
+        return cast(types.ClientCapabilities, super().derived_capabilities())
 
     async def start_session(self) -> types.DiscoverResult:
-        """Negotiate with the server: a modern discovery probe first (when this package speaks a modern
-        revision), else or on a non-modern error the `initialize` handshake; returns the server's
-        answer as the surface type. Fails with ProtocolError when no supported version is shared."""
-        if MODERN_VERSIONS and self.preferred_version not in LEGACY_VERSIONS:
-            found = await self._discover()
-            if found is not None:
-                return cast(types.DiscoverResult, found)
-        return cast(types.DiscoverResult, await self._initialize())
-
-    async def _discover(self) -> Any:
-        preferred = self.preferred_version
-        proposed = (
-            preferred
-            if preferred in MODERN_VERSIONS
-            else SURFACE.version if SURFACE.modern else MODERN_VERSIONS[-1]
-        )
-        for _ in range(len(MODERN_VERSIONS) + 1):
-            revision = REVISIONS[proposed]
-            modern = revision.modern
-            assert modern is not None
-            try:
-                raw = await asyncio.wait_for(
-                    self.send_request(
-                        modern.discover, self._outgoing_params(revision, modern.discover, {})
-                    ),
-                    self.discover_timeout,
-                )
-            except ProtocolError as exc:
-                offered = (
-                    exc.data.get(modern.supported_key) if isinstance(exc.data, Mapping) else None
-                )
-                if exc.code == modern.unsupported_code and isinstance(offered, list):
-                    shared = [v for v in MODERN_VERSIONS if v in offered]
-                    if shared:
-                        proposed = shared[-1]
-                        continue
-                    if any(v in LEGACY_VERSIONS for v in offered):
-                        return None
-                    raise _no_shared_version(offered) from None
-                if LEGACY_VERSIONS:
-                    return None  # not a modern error: a legacy server
-                raise
-            except asyncio.TimeoutError:
-                if LEGACY_VERSIONS:
-                    return None
-                raise
-            result = revision.methods.parse_result(modern.discover, raw)
-            offered = handshake_info(revision, result).versions
-            shared = [v for v in MODERN_VERSIONS if v in offered]
-            if not shared:
-                if any(v in LEGACY_VERSIONS for v in offered):
-                    return None
-                raise _no_shared_version(offered)
-            chosen = REVISIONS[proposed if proposed in shared else shared[-1]]
-            self._set_session(chosen.version)
-            self.peer_info = result
-            return self._surface_handshake(chosen, result)
-        raise _no_shared_version([])
-
-    async def _initialize(self) -> Any:
-        preferred = self.preferred_version
-        default = SURFACE.version if SURFACE.legacy is not None else LEGACY_VERSIONS[-1]
-        proposed = REVISIONS[preferred if preferred in LEGACY_VERSIONS else default]
-        keys = proposed.legacy
-        assert keys is not None
-        params = {
-            keys.version_key: proposed.version,
-            keys.capabilities_key: project_capabilities(
-                dump(self.derived_capabilities()),
-                proposed.client_capabilities,
-                SURFACE.client_capabilities,
-            ),
-            keys.client_info_key: self.client_info(),
-        }
-        raw = await self.send_request(keys.method, params)
-        version = raw.get(keys.version_key) if isinstance(raw, Mapping) else None
-        if version not in LEGACY_VERSIONS:
-            raise _no_shared_version([version] if isinstance(version, str) else [])
-        chosen = REVISIONS[version]
-        result = chosen.methods.parse_result(keys.method, raw)
-        self._set_session(chosen.version)
-        self.peer_info = result
-        if chosen.legacy is not None and chosen.legacy.initialized is not None:
-            await self.send_notification(chosen.legacy.initialized, None)
-        return self._surface_handshake(chosen, result)
-
-    def _surface_handshake(self, revision: Revision, result: Any) -> Any:
-        """The server's handshake answer as the surface revision's handshake result."""
-        if revision is SURFACE:
-            return result
-        info = handshake_info(revision, result)
-        method = (
-            SURFACE.legacy.method
-            if SURFACE.legacy is not None
-            else SURFACE.modern.discover if SURFACE.modern else None
-        )
-        return handshake_result(
-            SURFACE,
-            revision.version,
-            info.capabilities or {},
-            info.info or {},
-            info.instructions,
-            self._result_fills(SURFACE, method),
-        )
-
-    def _outgoing_params(
-        self, revision: Revision, method: str, wire: dict[str, Any] | None
-    ) -> dict[str, Any] | None:
-        modern = revision.modern
-        if modern is None:
-            return super()._outgoing_params(revision, method, wire)
-        out = dict(wire or {})
-        meta = dict(out.get(modern.meta_key) or {})
-        for key, value in self.request_meta(revision.version).items():
-            meta.setdefault(key, value)
-        meta[modern.version_key] = revision.version
-        out[modern.meta_key] = meta
-        return out
-
-    def _surface_params_wire(self, method: str, params: Any) -> dict[str, Any] | None:
-        if isinstance(params, Mapping) and SURFACE.modern is not None:
-            params = self._outgoing_params(SURFACE, method, dict(params))
-        return super()._surface_params_wire(method, params)
-
-    async def _fulfil_from_peer(
-        self, revision: Revision, method: str, wire: Any, model: Any, raw: Any
-    ) -> Any:
-        """A modern server's request for input is answered by this client's own handlers, then the
-        request is sent again with the answers; when a handler cannot answer, the caller gets the
-        input-required result."""
-        need = revision.input_required
-        for _ in range(MAX_INPUT_ROUNDS):
-            if need is None or not isinstance(model, need.result):
-                return model
-            answers = {}
-            for key, request in (raw.get(need.requests_key) or {}).items():
-                answer = await self._answer_input(revision, request)
-                if answer is None:
-                    return model
-                answers[key] = answer
-            retry = dict(wire or {})
-            retry[need.responses_key] = answers
-            retry.pop(need.state_key, None)
-            if raw.get(need.state_key) is not None:
-                retry[need.state_key] = raw[need.state_key]
-            model, raw = self._peer_result(revision, method, await self.send_request(method, retry))
-        return model
-
-    async def _answer_input(self, revision: Revision, request: Any) -> Any:
-        method = request.get("method") if isinstance(request, Mapping) else None
-        if not isinstance(method, str):
-            return None
-        handler = self._incoming.get(method)
-        spec = revision.methods.METHODS.get(method)
-        if handler is None or spec is None:
-            return None
-        message = spec.message.model_validate({"jsonrpc": "2.0", "id": 0, **request})
-        try:
-            result = await getattr(self, handler)(
-                self._surface_params(revision, method, message, request)
-            )
-        except ProtocolError as exc:
-            if exc.code == METHOD_NOT_FOUND:
-                return None
-            raise
-        return self._result_to_wire(revision, method, result)
+        """Negotiate with the server (see `ClientBase.start_session`); its answer as the surface type."""
+        return cast(types.DiscoverResult, await super().start_session())
 
     async def on_cancelled(self, params: types.CancelledNotificationParams) -> None:
         """Called on 'notifications/cancelled'; does nothing until overridden."""
@@ -313,29 +89,29 @@ class Client(Peer, abc.ABC):
         self, params: types.CreateMessageRequestParams
     ) -> types.CreateMessageResult:
         """Answer 'sampling/createMessage' when a server's input-required result asks for it; -32601 until overridden."""
-        raise self._not_found("sampling/createMessage")
+        raise self._mcp_not_found("sampling/createMessage")
 
     async def on_list_roots(
         self, params: types.ListRootsRequestParams | None
     ) -> types.ListRootsResult:
         """Answer 'roots/list' when a server's input-required result asks for it; -32601 until overridden."""
-        raise self._not_found("roots/list")
+        raise self._mcp_not_found("roots/list")
 
     async def on_elicit(self, params: types.ElicitRequestParams) -> types.ElicitResult:
         """Answer 'elicitation/create' when a server's input-required result asks for it; -32601 until overridden."""
-        raise self._not_found("elicitation/create")
+        raise self._mcp_not_found("elicitation/create")
 
     async def discover(
         self, params: types.RequestParams | Mapping[str, Any] | None = None
     ) -> types.DiscoverResult:
         """Send 'server/discover' to the server and return its validated result."""
-        return cast("types.DiscoverResult", await self._call("server/discover", params))
+        return cast("types.DiscoverResult", await self._mcp_call("server/discover", params))
 
     async def list_resources(
         self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
     ) -> types.ListResourcesResult:
         """Send 'resources/list' to the server and return its validated result."""
-        return cast("types.ListResourcesResult", await self._call("resources/list", params))
+        return cast("types.ListResourcesResult", await self._mcp_call("resources/list", params))
 
     async def list_resource_templates(
         self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
@@ -343,7 +119,7 @@ class Client(Peer, abc.ABC):
         """Send 'resources/templates/list' to the server and return its validated result."""
         return cast(
             "types.ListResourceTemplatesResult",
-            await self._call("resources/templates/list", params),
+            await self._mcp_call("resources/templates/list", params),
         )
 
     async def read_resource(
@@ -352,7 +128,7 @@ class Client(Peer, abc.ABC):
         """Send 'resources/read' to the server and return its validated result."""
         return cast(
             "types.InputRequiredResult | types.ReadResourceResult",
-            await self._call("resources/read", params),
+            await self._mcp_call("resources/read", params),
         )
 
     async def subscriptions_listen(
@@ -360,14 +136,14 @@ class Client(Peer, abc.ABC):
     ) -> types.SubscriptionsListenResult:
         """Send 'subscriptions/listen' to the server and return its validated result."""
         return cast(
-            "types.SubscriptionsListenResult", await self._call("subscriptions/listen", params)
+            "types.SubscriptionsListenResult", await self._mcp_call("subscriptions/listen", params)
         )
 
     async def list_prompts(
         self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
     ) -> types.ListPromptsResult:
         """Send 'prompts/list' to the server and return its validated result."""
-        return cast("types.ListPromptsResult", await self._call("prompts/list", params))
+        return cast("types.ListPromptsResult", await self._mcp_call("prompts/list", params))
 
     async def get_prompt(
         self, params: types.GetPromptRequestParams | Mapping[str, Any]
@@ -375,14 +151,14 @@ class Client(Peer, abc.ABC):
         """Send 'prompts/get' to the server and return its validated result."""
         return cast(
             "types.InputRequiredResult | types.GetPromptResult",
-            await self._call("prompts/get", params),
+            await self._mcp_call("prompts/get", params),
         )
 
     async def list_tools(
         self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
     ) -> types.ListToolsResult:
         """Send 'tools/list' to the server and return its validated result."""
-        return cast("types.ListToolsResult", await self._call("tools/list", params))
+        return cast("types.ListToolsResult", await self._mcp_call("tools/list", params))
 
     async def call_tool(
         self, params: types.CallToolRequestParams | Mapping[str, Any]
@@ -390,25 +166,17 @@ class Client(Peer, abc.ABC):
         """Send 'tools/call' to the server and return its validated result."""
         return cast(
             "types.InputRequiredResult | types.CallToolResult",
-            await self._call("tools/call", params),
+            await self._mcp_call("tools/call", params),
         )
 
     async def complete(
         self, params: types.CompleteRequestParams | Mapping[str, Any]
     ) -> types.CompleteResult:
         """Send 'completion/complete' to the server and return its validated result."""
-        return cast("types.CompleteResult", await self._call("completion/complete", params))
+        return cast("types.CompleteResult", await self._mcp_call("completion/complete", params))
 
     async def notify_cancelled(
         self, params: types.CancelledNotificationParams | Mapping[str, Any]
     ) -> None:
         """Send 'notifications/cancelled' to the server."""
-        await self._notify("notifications/cancelled", params)
-
-
-def _no_shared_version(offered: list[Any]) -> ProtocolError:
-    return ProtocolError(
-        INVALID_REQUEST,
-        f"the server speaks protocol versions {', '.join(map(str, offered)) or 'unknown'}; "
-        f"this client speaks {', '.join(SUPPORTED_VERSIONS)}",
-    )
+        await self._mcp_notify("notifications/cancelled", params)

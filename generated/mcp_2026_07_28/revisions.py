@@ -2,269 +2,263 @@
 # MCP revision: 2026-07-28
 # Schema sha256: ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203
 # Errata applied: elicit-result-number, json-value-number-null, input-required-result-type, complete-result-type
-"""The protocol revisions this package speaks, and how each one starts sessions and requests."""
+# Lifecycle: stateless (per-request _meta)
+"""The protocol revisions this package speaks (MCP 2026-07-28): how each one starts conversations,
+and what converting the surface revision's messages to it fills in and leaves out."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from types import MappingProxyType, ModuleType
-from typing import Any, Iterable, Mapping
-
-from pydantic import BaseModel
-
 from . import methods as r0_methods, types as r0_types
-
-
-@dataclass(frozen=True)
-class Legacy:
-    """The `initialize` handshake of a legacy revision: its methods, models and wire keys."""
-
-    method: str
-    initialized: str | None
-    params: type[BaseModel]
-    result: type[BaseModel]
-    version_key: str
-    capabilities_key: str
-    client_info_key: str
-    server_info_key: str
-    instructions_key: str | None
-    set_level: str | None
-    """The request setting the session's log level, and its params key holding the level."""
-    level_key: str | None
-    subscribe: str | None
-    """The requests (un)subscribing to a resource's updates, and their params key with its URI."""
-    unsubscribe: str | None
-    uri_key: str | None
-
-
-@dataclass(frozen=True)
-class ToolHeaders:
-    """Where tool arguments sent as `Mcp-Param-*` HTTP headers are declared (list) and sent (call)."""
-
-    call: str
-    listing: str
-    tools_key: str
-    name_key: str
-    schema_key: str
-    arguments_key: str
-    cursor_key: str | None
-    next_cursor_key: str | None
-
-
-@dataclass(frozen=True)
-class Modern:
-    """A modern revision's per-request `_meta` keys, its discovery method and its version error."""
-
-    discover: str
-    result: type[BaseModel]
-    versions_key: str
-    capabilities_key: str
-    instructions_key: str | None
-    server_info_key: str
-    meta_key: str
-    version_key: str
-    client_capabilities_key: str
-    client_info_key: str
-    unsupported_code: int
-    requested_key: str
-    supported_key: str
-    header_mismatch_code: int | None
-    missing_capability_code: int | None
-    name_headers: Mapping[str, str]
-    """Request method → the params field its HTTP `Mcp-Name` header mirrors."""
-    tool_headers: ToolHeaders | None
-    log_level_key: str | None
-    """The request `_meta` key asking for log messages (what a session's set-level request did)."""
-    listen: str | None
-    """The request opening a notification stream, its params key holding the filter, the filter
-    key listing resources to watch (a session's subscribe requests), and the acknowledgement."""
-    listen_filter_key: str | None
-    resource_subscriptions_key: str | None
-    acknowledged: str | None
-    subscription_id_key: str | None
-    """The notification `_meta` key naming the listen request a notification is delivered for."""
-    listen_flags: tuple[tuple[str, str, str, str], ...]
-    """(filter key, notification, server capability, its flag) of each list change a listen filter opts in to."""
-    resource_updated: str | None
-    """The notification that a watched resource changed, and its params key holding the URI."""
-    resource_updated_uri_key: str | None
-
-
-@dataclass(frozen=True)
-class InputRequired:
-    """The result that asks the client for input and a retry, and the keys of that exchange."""
-
-    result: type[BaseModel]
-    requests_key: str
-    responses_key: str
-    state_key: str
-
-
-Fill = tuple[str, tuple[str, ...], str, Any]
-"""("params" or "result", field path to the object (`*` = every item), wire key, value)."""
-
-
-@dataclass(frozen=True)
-class Revision:
-    """One revision: its methods module, era, envelope rules and what conversion from the surface fills."""
-
-    version: str
-    methods: ModuleType
-    types: ModuleType
-    batching: bool
-    legacy: Legacy | None
-    modern: Modern | None
-    input_required: InputRequired | None
-    server_capabilities: type[BaseModel] | None
-    client_capabilities: type[BaseModel] | None
-    ping: str | None
-    cancelled: str | None
-    cancelled_id_key: str | None
-    fills: Mapping[str, tuple[Fill, ...]] = field(default_factory=dict)
-    """Method → required fields a message converted to this revision may lack, with their values."""
-    strips: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
-    """Method → ("params" or "result", key) of top-level fields the surface has and this revision does not."""
-
-
-REVISIONS: Mapping[str, Revision] = MappingProxyType(
-    {
-        "2026-07-28": Revision(
-            version="2026-07-28",
-            methods=r0_methods,
-            types=r0_types,
-            batching=False,
-            legacy=None,
-            modern=Modern(
-                discover="server/discover",
-                result=r0_types.DiscoverResult,
-                versions_key="supportedVersions",
-                capabilities_key="capabilities",
-                instructions_key="instructions",
-                server_info_key="io.modelcontextprotocol/serverInfo",
-                meta_key="_meta",
-                version_key="io.modelcontextprotocol/protocolVersion",
-                client_capabilities_key="io.modelcontextprotocol/clientCapabilities",
-                client_info_key="io.modelcontextprotocol/clientInfo",
-                unsupported_code=-32022,
-                requested_key="requested",
-                supported_key="supported",
-                header_mismatch_code=-32020,
-                missing_capability_code=-32021,
-                name_headers={"resources/read": "uri", "prompts/get": "name", "tools/call": "name"},
-                tool_headers=ToolHeaders(
-                    call="tools/call",
-                    listing="tools/list",
-                    tools_key="tools",
-                    name_key="name",
-                    schema_key="inputSchema",
-                    arguments_key="arguments",
-                    cursor_key="cursor",
-                    next_cursor_key="nextCursor",
-                ),
-                log_level_key="io.modelcontextprotocol/logLevel",
-                listen="subscriptions/listen",
-                listen_filter_key="notifications",
-                resource_subscriptions_key="resourceSubscriptions",
-                acknowledged="notifications/subscriptions/acknowledged",
-                subscription_id_key="io.modelcontextprotocol/subscriptionId",
-                listen_flags=(
-                    (
-                        "promptsListChanged",
-                        "notifications/prompts/list_changed",
-                        "prompts",
-                        "listChanged",
-                    ),
-                    (
-                        "resourcesListChanged",
-                        "notifications/resources/list_changed",
-                        "resources",
-                        "listChanged",
-                    ),
-                    (
-                        "toolsListChanged",
-                        "notifications/tools/list_changed",
-                        "tools",
-                        "listChanged",
-                    ),
-                ),
-                resource_updated="notifications/resources/updated",
-                resource_updated_uri_key="uri",
-            ),
-            input_required=InputRequired(
-                result=r0_types.InputRequiredResult,
-                requests_key="inputRequests",
-                responses_key="inputResponses",
-                state_key="requestState",
-            ),
-            server_capabilities=r0_types.ServerCapabilities,
-            client_capabilities=r0_types.ClientCapabilities,
-            ping=None,
-            cancelled="notifications/cancelled",
-            cancelled_id_key="requestId",
-            fills={
-                "server/discover": (
-                    ("result", (), "cacheScope", "private"),
-                    ("result", (), "resultType", "complete"),
-                    ("result", (), "ttlMs", 0),
-                ),
-                "resources/list": (
-                    ("result", (), "cacheScope", "private"),
-                    ("result", (), "resultType", "complete"),
-                    ("result", (), "ttlMs", 0),
-                ),
-                "resources/templates/list": (
-                    ("result", (), "cacheScope", "private"),
-                    ("result", (), "resultType", "complete"),
-                    ("result", (), "ttlMs", 0),
-                ),
-                "resources/read": (
-                    ("result", (), "cacheScope", "private"),
-                    ("result", (), "resultType", "complete"),
-                    ("result", (), "ttlMs", 0),
-                ),
-                "subscriptions/listen": (("result", (), "resultType", "complete"),),
-                "prompts/list": (
-                    ("result", (), "cacheScope", "private"),
-                    ("result", (), "resultType", "complete"),
-                    ("result", (), "ttlMs", 0),
-                ),
-                "prompts/get": (("result", (), "resultType", "complete"),),
-                "tools/list": (
-                    ("result", (), "cacheScope", "private"),
-                    ("result", (), "resultType", "complete"),
-                    ("result", (), "ttlMs", 0),
-                ),
-                "tools/call": (("result", (), "resultType", "complete"),),
-                "completion/complete": (("result", (), "resultType", "complete"),),
-            },
-        ),
-    }
+from .runtime.facts import (
+    Fill,
+    Implementation,
+    InputRequired,
+    Lifecycle,
+    ListenFlag,
+    Modern,
+    ToolHeaders,
 )
-"""Every revision of this package, by protocol version."""
+from .runtime.revisions import Revision, Revisions, newest_first
 
-SUPPORTED_VERSIONS: tuple[str, ...] = ("2026-07-28",)
+REVISIONS = Revisions(
+    (
+        Revision(
+            version="2026-07-28",
+            registry=r0_methods.REGISTRY,
+            types=r0_types,
+            lifecycle=Lifecycle(
+                era="stateless",
+                modern=Modern(
+                    discover="server/discover",
+                    result="DiscoverResult",
+                    versions_key="supportedVersions",
+                    capabilities_key="capabilities",
+                    instructions_key="instructions",
+                    server_info_key="io.modelcontextprotocol/serverInfo",
+                    meta_key="_meta",
+                    version_key="io.modelcontextprotocol/protocolVersion",
+                    client_capabilities_key="io.modelcontextprotocol/clientCapabilities",
+                    client_info_key="io.modelcontextprotocol/clientInfo",
+                    unsupported_code=-32022,
+                    requested_key="requested",
+                    supported_key="supported",
+                    header_mismatch_code=-32020,
+                    missing_capability_code=-32021,
+                    name_headers=(
+                        ("resources/read", "uri"),
+                        ("prompts/get", "name"),
+                        ("tools/call", "name"),
+                    ),
+                    tool_headers=ToolHeaders(
+                        call="tools/call",
+                        listing="tools/list",
+                        tools_key="tools",
+                        name_key="name",
+                        schema_key="inputSchema",
+                        arguments_key="arguments",
+                        cursor_key="cursor",
+                        next_cursor_key="nextCursor",
+                    ),
+                    log_level_key="io.modelcontextprotocol/logLevel",
+                    listen="subscriptions/listen",
+                    listen_filter_key="notifications",
+                    resource_subscriptions_key="resourceSubscriptions",
+                    acknowledged="notifications/subscriptions/acknowledged",
+                    subscription_id_key="io.modelcontextprotocol/subscriptionId",
+                    listen_flags=(
+                        ListenFlag(
+                            filter_key="promptsListChanged",
+                            notification="notifications/prompts/list_changed",
+                            capability="prompts",
+                            flag="listChanged",
+                        ),
+                        ListenFlag(
+                            filter_key="resourcesListChanged",
+                            notification="notifications/resources/list_changed",
+                            capability="resources",
+                            flag="listChanged",
+                        ),
+                        ListenFlag(
+                            filter_key="toolsListChanged",
+                            notification="notifications/tools/list_changed",
+                            capability="tools",
+                            flag="listChanged",
+                        ),
+                    ),
+                    resource_updated="notifications/resources/updated",
+                    resource_updated_uri_key="uri",
+                ),
+                input_required=InputRequired(
+                    result="InputRequiredResult",
+                    requests_key="inputRequests",
+                    responses_key="inputResponses",
+                    state_key="requestState",
+                ),
+                implementation=Implementation(
+                    model="Implementation",
+                    name_key="name",
+                    version_key="version",
+                    title_key="title",
+                ),
+                cancelled="notifications/cancelled",
+                cancelled_id_key="requestId",
+                server_capabilities="ServerCapabilities",
+                client_capabilities="ClientCapabilities",
+            ),
+            fills=(
+                Fill(
+                    method="server/discover",
+                    part="result",
+                    path=(),
+                    wire_name="cacheScope",
+                    value="private",
+                ),
+                Fill(
+                    method="server/discover",
+                    part="result",
+                    path=(),
+                    wire_name="resultType",
+                    value="complete",
+                ),
+                Fill(method="server/discover", part="result", path=(), wire_name="ttlMs", value=0),
+                Fill(
+                    method="resources/list",
+                    part="result",
+                    path=(),
+                    wire_name="cacheScope",
+                    value="private",
+                ),
+                Fill(
+                    method="resources/list",
+                    part="result",
+                    path=(),
+                    wire_name="resultType",
+                    value="complete",
+                ),
+                Fill(method="resources/list", part="result", path=(), wire_name="ttlMs", value=0),
+                Fill(
+                    method="resources/templates/list",
+                    part="result",
+                    path=(),
+                    wire_name="cacheScope",
+                    value="private",
+                ),
+                Fill(
+                    method="resources/templates/list",
+                    part="result",
+                    path=(),
+                    wire_name="resultType",
+                    value="complete",
+                ),
+                Fill(
+                    method="resources/templates/list",
+                    part="result",
+                    path=(),
+                    wire_name="ttlMs",
+                    value=0,
+                ),
+                Fill(
+                    method="resources/read",
+                    part="result",
+                    path=(),
+                    wire_name="cacheScope",
+                    value="private",
+                ),
+                Fill(
+                    method="resources/read",
+                    part="result",
+                    path=(),
+                    wire_name="resultType",
+                    value="complete",
+                ),
+                Fill(method="resources/read", part="result", path=(), wire_name="ttlMs", value=0),
+                Fill(
+                    method="subscriptions/listen",
+                    part="result",
+                    path=(),
+                    wire_name="resultType",
+                    value="complete",
+                ),
+                Fill(
+                    method="prompts/list",
+                    part="result",
+                    path=(),
+                    wire_name="cacheScope",
+                    value="private",
+                ),
+                Fill(
+                    method="prompts/list",
+                    part="result",
+                    path=(),
+                    wire_name="resultType",
+                    value="complete",
+                ),
+                Fill(method="prompts/list", part="result", path=(), wire_name="ttlMs", value=0),
+                Fill(
+                    method="prompts/get",
+                    part="result",
+                    path=(),
+                    wire_name="resultType",
+                    value="complete",
+                ),
+                Fill(
+                    method="tools/list",
+                    part="result",
+                    path=(),
+                    wire_name="cacheScope",
+                    value="private",
+                ),
+                Fill(
+                    method="tools/list",
+                    part="result",
+                    path=(),
+                    wire_name="resultType",
+                    value="complete",
+                ),
+                Fill(method="tools/list", part="result", path=(), wire_name="ttlMs", value=0),
+                Fill(
+                    method="tools/call",
+                    part="result",
+                    path=(),
+                    wire_name="resultType",
+                    value="complete",
+                ),
+                Fill(
+                    method="completion/complete",
+                    part="result",
+                    path=(),
+                    wire_name="resultType",
+                    value="complete",
+                ),
+            ),
+            strips=(),
+        ),
+    ),
+    surface="2026-07-28",
+)
+"""Every revision of this package, by protocol version (oldest first), and the surface revision."""
+
+SUPPORTED_VERSIONS = REVISIONS.supported
 """The protocol versions this package speaks, oldest first."""
-
 SURFACE_VERSION = "2026-07-28"
 """The revision whose types handlers receive and return and typed calls take."""
-
-SURFACE = REVISIONS[SURFACE_VERSION]
-LEGACY_VERSIONS = tuple(r.version for r in REVISIONS.values() if r.legacy is not None)
-"""The handshake-era versions: an `initialize` opens a session."""
-MODERN_VERSIONS = tuple(r.version for r in REVISIONS.values() if r.modern is not None)
+SURFACE = REVISIONS.surface
+LEGACY_VERSIONS = REVISIONS.legacy_versions
+"""The session-era versions: an `initialize` opens a session."""
+MODERN_VERSIONS = REVISIONS.modern_versions
 """The stateless-era versions: every request carries its version in `_meta`."""
-BATCH_VERSIONS = frozenset(r.version for r in REVISIONS.values() if r.batching)
+BATCH_VERSIONS = REVISIONS.batch_versions
 """The versions whose JSON-RPC envelope allows batches."""
+negotiate = REVISIONS.negotiate
 
-
-def negotiate(requested: str, among: Iterable[str] = SUPPORTED_VERSIONS) -> str:
-    """The requested version when supported, else the newest supported (as the lifecycle chapter says)."""
-    choices = tuple(among)
-    if not choices:
-        raise ValueError("no protocol version to negotiate among")
-    return requested if requested in choices else choices[-1]
-
-
-def newest_first(versions: Iterable[str]) -> list[str]:
-    """`versions` in the order servers list them in errors and discovery: newest first."""
-    return sorted(versions, reverse=True)
+__all__ = [
+    "BATCH_VERSIONS",
+    "LEGACY_VERSIONS",
+    "MODERN_VERSIONS",
+    "REVISIONS",
+    "SUPPORTED_VERSIONS",
+    "SURFACE",
+    "SURFACE_VERSION",
+    "negotiate",
+    "newest_first",
+]

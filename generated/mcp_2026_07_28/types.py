@@ -2,6 +2,7 @@
 # MCP revision: 2026-07-28
 # Schema sha256: ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203
 # Errata applied: elicit-result-number, json-value-number-null, input-required-result-type, complete-result-type
+# Lifecycle: stateless (per-request _meta)
 """Pydantic models for every definition of the MCP 2026-07-28 schema."""
 
 from __future__ import annotations

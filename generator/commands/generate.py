@@ -18,9 +18,9 @@ from ..inputs.pins import known_revisions, latest_revision, revision_set
 from ..inputs.sources import SchemaSource, default_cache_dir, remember_schema, resolve_schema
 
 if TYPE_CHECKING:
-    from ..model import ir
     from ..emit.formatting import CutFiles
-    from ..emit.render import Part
+    from ..emit.render import Part, Sources
+    from ..model import ir
 
 ALL = "all"
 _PACKAGE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -130,7 +130,7 @@ def package_ir(request: PackageRequest | SchemaSource) -> ir.Package:
 
 def package_sources(
     request: PackageRequest | SchemaSource, package: ir.Package | None = None, part: Part = "all"
-) -> dict[str, str]:
+) -> Sources:
     """The files of a package (from its IR when given, else from the request's schemas), before formatting:
     all of them, or the `part` of them that `render_sources` names."""
     from ..emit.render import render_sources
@@ -142,10 +142,31 @@ def package_sources(
 
 def package_files(request: PackageRequest | SchemaSource) -> dict[str, str]:
     """Every file of a package, formatted, by relative path."""
-    from ..emit.formatting import format_files
-    from ..emit.render import is_template_text
+    return render_packages([_requested(request)], cached=False)[0].files
 
-    return format_files([package_sources(request)], verbatim=is_template_text)[0]
+
+@dataclass(frozen=True)
+class Rendered:
+    """A package's formatted files, and what its user should know (from its IR: drafts' gaps)."""
+
+    files: dict[str, str]
+    warnings: tuple[str, ...] = ()
+
+
+def package_warnings(package: ir.Package) -> tuple[str, ...]:
+    """What a package's user should know: draft requests without a result, lifecycle facts its schemas
+    lack (and what the runtime does without them), errata that did not apply to a draft."""
+    found: list[str] = []
+    for revision in package.revisions:
+        protocol = revision.protocol
+        found += [
+            f"{request} has no result in the schema: paired with the base {result}, which keeps every key "
+            f"(pass --pair {request}=<result definition> to choose one)"
+            for request, result in protocol.assumed_results
+        ]
+        found += [f"revision {protocol.revision}: {gap}" for gap in revision.lifecycle.missing]
+        found += [f"revision {protocol.revision}: {note}" for note in protocol.warnings]
+    return tuple(dict.fromkeys(found))
 
 
 def _check_package_name(name: str) -> str:
@@ -251,7 +272,8 @@ def generate_all(configs: list[GenerateConfig]) -> list[GeneratedPackage]:
             remember_schema(cache_root(job.request.cache_dir), source)
     rendered = render_packages([job.request for _, job in planned])
     written = []
-    for index, ((config, job), files) in enumerate(zip(planned, rendered), 1):
+    for index, ((config, job), made) in enumerate(zip(planned, rendered), 1):
+        files = made.files
         console.status(f"writing {index}/{len(planned)}: {job.dist or job.target}")
         if job.dist is not None:
             newest = job.request.revisions[-1]
@@ -260,24 +282,10 @@ def generate_all(configs: list[GenerateConfig]) -> list[GeneratedPackage]:
             write_package(files, job.target, force=config.force)
         written.append(
             GeneratedPackage(
-                job.request.revisions, job.package, job.target, tuple(sorted(files)), job.dist, _warnings(files)
+                job.request.revisions, job.package, job.target, tuple(sorted(files)), job.dist, made.warnings
             )
         )
     return written
-
-
-def _warnings(files: dict[str, str]) -> tuple[str, ...]:
-    """What the user should know about a package, as its header records it (so cached packages say it too)."""
-    from ..emit.package_views import ASSUMED_MARK
-
-    head = files.get("__init__.py", "")[:4000]
-    line = next((line for line in head.splitlines() if line.startswith(ASSUMED_MARK)), None)
-    pairs = json.loads(line[len(ASSUMED_MARK) :]) if line else []
-    return tuple(
-        f"{request} has no result in the schema: paired with the base {result}, which keeps every key "
-        f"(pass --pair {request}=<result definition> to choose one)"
-        for request, result in pairs
-    )
 
 
 def cache_root(cache_dir: Path | None) -> Path:
@@ -285,31 +293,34 @@ def cache_root(cache_dir: Path | None) -> Path:
     return cache_dir or default_cache_dir()
 
 
-def render_packages(requests: list[PackageRequest]) -> list[dict[str, str]]:
+def render_packages(requests: list[PackageRequest], cached: bool = True) -> list[Rendered]:
     """Every package's files, formatted: from the package cache when generated before, else afresh."""
     from .. import cache
 
     keys = (
         [cache.package_key(tuple((s.revision, s.sha256) for s in r.sources), r.surface, r.pairings) for r in requests]
-        if cache.enabled()
+        if cached and cache.enabled()
         else []
     )
-    found = [cache.load(cache_root(r.cache_dir), key) for r, key in zip(requests, keys)] or [None] * len(requests)
-    missing = [i for i, files in enumerate(found) if files is None]
+    found: list[Rendered | None] = [None] * len(requests)
+    for i, (r, key) in enumerate(zip(requests, keys)):
+        hit = cache.load(cache_root(r.cache_dir), key)
+        found[i] = Rendered(*hit) if hit is not None else None
+    missing = [i for i, made in enumerate(found) if made is None]
     current().detail(
         f"package cache: {len(requests) - len(missing)} of {len(requests)} found" if keys else "package cache: off"
     )
-    for i, files in zip(missing, _render_fresh([requests[i] for i in missing])):
-        found[i] = files
+    for i, made in zip(missing, _render_fresh([requests[i] for i in missing])):
+        found[i] = made
         if keys:
-            cache.store(cache_root(requests[i].cache_dir), keys[i], files)
-    complete = [files for files in found if files is not None]
+            cache.store(cache_root(requests[i].cache_dir), keys[i], made.files, made.warnings)
+    complete = [made for made in found if made is not None]
     if len(complete) != len(requests):
         raise McpgenError("internal error: a package was neither cached nor rendered (please report this)")
     return complete
 
 
-def _render_fresh(requests: list[PackageRequest]) -> list[dict[str, str]]:
+def _render_fresh(requests: list[PackageRequest]) -> list[Rendered]:
     """Render and format packages, spread over up to `_MAX_WORKERS` processes where more than one core is ours."""
     from ..emit.formatting import collected, paused_collector
 
@@ -319,8 +330,16 @@ def _render_fresh(requests: list[PackageRequest]) -> list[dict[str, str]]:
     current().status(f"rendering {_packages(len(requests))}")
     with paused_collector():
         if workers <= 1:
-            return [collected(package_files)(r) for r in requests]
+            return [collected(_render_here)(r) for r in requests]
         return _render_in_pool(requests, workers)
+
+
+def _render_here(request: PackageRequest) -> Rendered:
+    """One package rendered and formatted in this process."""
+    from ..emit.formatting import format_files
+
+    package = package_ir(request)
+    return Rendered(format_files([package_sources(request, package)])[0], package_warnings(package))
 
 
 _MAX_WORKERS = 4
@@ -336,7 +355,7 @@ def _packages(count: int) -> str:
     return f"{count} package{'s' if count > 1 else ''}"
 
 
-def _render_in_pool(requests: list[PackageRequest], workers: int) -> list[dict[str, str]]:
+def _render_in_pool(requests: list[PackageRequest], workers: int) -> list[Rendered]:
     """Render and format packages with `workers` processes, started before anything heavy is imported.
 
     The workers import black and compile the templates while this process imports and runs the
@@ -346,28 +365,30 @@ def _render_in_pool(requests: list[PackageRequest], workers: int) -> list[dict[s
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from ..emit.formatting import abandon, collected, format_cut_files
+    from ..emit.formatting import abandon, collected, format_cut_files, quiet_start
 
     fork = "fork" in multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if fork else None)
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_ready)
+    with quiet_start():
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_ready)
+        for _ in range(workers):
+            pool.submit(_started)
     try:
         if len(requests) == 1:
-            for _ in range(workers):
-                pool.submit(_started)
             package = package_ir(requests[0])
             halves = [(requests[0], package, part) for part in ("revisions", "shared")]
-            own, shared = pool.map(collected(_cut_package), halves)
-            cut = [shared.merged(own)]
+            (own, _), (shared, _) = pool.map(collected(_cut_package), halves)
+            cut, warnings = [shared.merged(own)], [package_warnings(package)]
         else:
-            cut = list(pool.map(collected(_cut_package), [(r, None, "all") for r in requests]))
+            done = list(pool.map(collected(_cut_package), [(r, None, "all") for r in requests]))
+            cut, warnings = [c for c, _ in done], [w for _, w in done]
         current().status(f"formatting {_packages(len(requests))}")
         formatted = format_cut_files(cut, pool, workers)
     except BaseException:
         abandon(pool)
         raise
     pool.shutdown()
-    return formatted
+    return [Rendered(files, found) for files, found in zip(formatted, warnings)]
 
 
 def _started() -> None:
@@ -391,10 +412,11 @@ def _worker_ready() -> None:
     gc.freeze()
 
 
-def _cut_package(job: tuple[PackageRequest, ir.Package | None, Part]) -> CutFiles:
-    """A pool task: a package's files (or `part` of them), from its IR or its schemas, cut into chunks for black."""
+def _cut_package(job: tuple[PackageRequest, ir.Package | None, Part]) -> tuple[CutFiles, tuple[str, ...]]:
+    """A pool task: a package's files (or `part` of them), from its IR or its schemas, cut into chunks for
+    black, and its warnings when the task built its IR."""
     from ..emit.formatting import cut_files
-    from ..emit.render import is_template_text
 
     request, package, part = job
-    return cut_files(package_sources(request, package, part), verbatim=is_template_text)
+    built = package or package_ir(request)
+    return cut_files(package_sources(request, built, part)), () if package else package_warnings(built)

@@ -7,7 +7,7 @@ import re
 from .. import __version__
 from ..errors import McpgenError
 from .minimums import pydantic_requirement
-from .output import HEADER_MARK
+from .provenance import HEADER_MARK
 
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 

@@ -26,6 +26,8 @@ from ..errors import SchemaError
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
+    from .render import Sources
+
 LINE_LENGTH = 100
 _JOIN = "\n\n"
 _MEMBER_JOIN = "\n"
@@ -87,8 +89,25 @@ def warm() -> None:
     """
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):  # started with SIGINT blocked (`quiet_start`): take it from here
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     gc.disable()
     _mode()
+
+
+@contextlib.contextmanager
+def quiet_start() -> Iterator[None]:
+    """Start pool workers (fork them) inside this block: they begin with SIGINT blocked, so a Ctrl-C before
+    `warm` gives them the default action can never raise KeyboardInterrupt (and print a traceback) there."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = mask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        mask(signal.SIG_SETMASK, previous)
 
 
 def abandon(pool: ProcessPoolExecutor) -> None:
@@ -127,7 +146,9 @@ def abandon(pool: ProcessPoolExecutor) -> None:
             with contextlib.suppress(OSError):
                 if end is not None:
                     end.close()
-        with contextlib.suppress(OSError):
+        # A pipe the teardown finds closed (OSError, or TypeError from a handle already let go) must not
+        # replace the exception being reported.
+        with contextlib.suppress(OSError, TypeError, ValueError):
             pool.shutdown(wait=True, cancel_futures=True)
     finally:
         threading.excepthook = report
@@ -240,40 +261,28 @@ def _batches(texts: list[str], workers: int) -> list[list[str]]:
 
 @dataclass(frozen=True)
 class CutFiles:
-    """A package's files ready for black: each `.py` file's chunks, the chunks known to need no black, the rest."""
+    """A package's files ready for black: each rendered `.py` file's chunks, and the files black does not read."""
 
     names: tuple[str, ...]  # every file, in order
     chunks: dict[str, list[tuple[str, str]]]  # `.py` file → (separator, chunk) pairs
-    formatted: dict[str, str]  # chunk that skips black → its formatted text
-    other: dict[str, str]  # files black does not read, as they are
+    other: dict[str, str]  # files written as they are
 
     def merged(self, more: CutFiles) -> CutFiles:
         """The files of both (parts of one package, cut in different processes)."""
-        return CutFiles(
-            self.names + more.names,
-            {**self.chunks, **more.chunks},
-            {**self.formatted, **more.formatted},
-            {**self.other, **more.other},
-        )
+        return CutFiles(self.names + more.names, {**self.chunks, **more.chunks}, {**self.other, **more.other})
 
 
-def cut_files(files: dict[str, str], verbatim: Callable[[str, str], bool] | None = None) -> CutFiles:
-    """`files` cut into chunks; those for which `verbatim(filename, chunk)` holds are black-formatted already."""
-    cut = {name: chunks(text, name) for name, text in files.items() if name.endswith(".py")}
-    formatted = {
-        c: c.rstrip() + "\n"
-        for name, parts in cut.items()
-        for _, c in parts
-        if verbatim is not None and verbatim(name, c.removeprefix(_MEMBER))
-    }
-    return CutFiles(tuple(files), cut, formatted, {name: text for name, text in files.items() if name not in cut})
+def cut_files(sources: Sources) -> CutFiles:
+    """A package's rendered `.py` files cut into chunks; the rest (and the verbatim files) kept as they are."""
+    rendered = sources.rendered
+    cut = {name: chunks(text, name) for name, text in rendered.items() if name.endswith(".py")}
+    other = {name: text for name, text in rendered.items() if name not in cut}
+    return CutFiles((*rendered, *sources.verbatim), cut, {**other, **sources.verbatim})
 
 
-def format_files(
-    files: Iterable[dict[str, str]], verbatim: Callable[[str, str], bool] | None = None
-) -> list[dict[str, str]]:
-    """Every `.py` file of each package formatted by black in this process (`format_cut_files`)."""
-    return format_cut_files([cut_files(package, verbatim) for package in files])
+def format_files(packages: Iterable[Sources]) -> list[dict[str, str]]:
+    """Every rendered `.py` file of each package formatted by black in this process (`format_cut_files`)."""
+    return format_cut_files([cut_files(package) for package in packages])
 
 
 def format_cut_files(
@@ -281,9 +290,8 @@ def format_cut_files(
 ) -> list[dict[str, str]]:
     """Each package's files, every chunk formatted by black once however many packages share it, spread
     over the `workers` of `pool` (set up by `warm`) when given."""
-    results: dict[str, tuple[bool, str]] = {c: (True, text) for p in packages for c, text in p.formatted.items()}
-    every = dict.fromkeys(c for p in packages for parts in p.chunks.values() for _, c in parts)
-    unique = [c for c in every if c not in results]
+    results: dict[str, tuple[bool, str]] = {}
+    unique = list(dict.fromkeys(c for p in packages for parts in p.chunks.values() for _, c in parts))
     if pool is None or workers <= 1:
         results.update(zip(unique, format_many(unique)))
     else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import math
@@ -61,6 +62,25 @@ def py_literal(value: ir.JsonScalar) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         return f'float("{value}")'  # Python's json module reads Infinity and NaN
     return repr(value)
+
+
+def record_literal(value: object, names: set[str]) -> str:
+    """Python source building `value`: a frozen dataclass as a call with its non-default fields, tuples,
+    and JSON scalars. The class names used are added to `names` (for the module's imports)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names.add(type(value).__name__)
+        args = [
+            f"{f.name}={record_literal(getattr(value, f.name), names)}"
+            for f in dataclasses.fields(value)
+            if f.default is dataclasses.MISSING or getattr(value, f.name) != f.default
+        ]
+        return f"{type(value).__name__}({', '.join(args)})"
+    if isinstance(value, tuple):
+        items = [record_literal(item, names) for item in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return py_literal(value)
+    raise TypeError(f"no literal for {type(value).__name__}")
 
 
 def string_literal(text: str) -> str:

@@ -1,31 +1,32 @@
-"""Stage three: render the package's views through the Jinja templates (black formats them later)."""
+"""Stage two: render the package's views through the Jinja templates; the runtime is copied beside them.
+
+Black formats what the templates render (stage three, `formatting`); the runtime's files are already
+black's layout and are written as they are.
+"""
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Literal
+from typing import Any, Literal
 
 import jinja2
 
-from ..model import ir, names as stubnames
+from ..model import ir
 from .layout import bracketed, from_import, rhs, tuple_literal, wrapped
 from .minimums import MIN_PYDANTIC
-from .package_views import package_view
+from .package_views import FACADES, facade_view, package_view
 from .views import revision_view
 
 # Output file → template: the files shared by every revision of a package.
 SHARED_FILES: tuple[tuple[str, str], ...] = (
     ("__init__.py", "init.py.jinja"),
-    ("jsonrpc.py", "jsonrpc.py.jinja"),
     ("revisions.py", "revisions.py.jinja"),
-    ("runtime.py", "runtime.py.jinja"),
-    ("server.py", "server.py.jinja"),
-    ("client.py", "client.py.jinja"),
-    ("stdio.py", "stdio.py.jinja"),
-    ("http.py", "http.py.jinja"),
 )
+PEER_FILES: tuple[tuple[str, ir.Side], ...] = (("server.py", "server"), ("client.py", "client"))
+PEER_TEMPLATE = "peer.py.jinja"
+FACADE_TEMPLATE = "facade.py.jinja"
 # The files of one revision: at the top of a single-revision package, in `v<revision>/` otherwise.
 REVISION_FILES: tuple[tuple[str, str], ...] = (
     ("types.py", "types.py.jinja"),
@@ -34,11 +35,26 @@ REVISION_FILES: tuple[tuple[str, str], ...] = (
 REVISION_INIT = ("__init__.py", "revision_init.py.jinja")
 SURFACE_TYPES = ("types.py", "surface_types.py.jinja")
 MARKER_FILE = "py.typed"
-TEMPLATES: tuple[str, ...] = tuple(t for _, t in (*SHARED_FILES, *REVISION_FILES, REVISION_INIT, SURFACE_TYPES))
+RUNTIME_DIR = "runtime"
+TEMPLATES: tuple[str, ...] = (
+    *(t for _, t in (*SHARED_FILES, *REVISION_FILES, REVISION_INIT, SURFACE_TYPES)),
+    PEER_TEMPLATE,
+    FACADE_TEMPLATE,
+)
 Part = Literal["all", "shared", "revisions"]
-# The side whose class's runtime member names (`{% set n = ... %}`) a template writes.
-_MEMBER_SIDES: dict[str, ir.Side] = {"runtime.py.jinja": "server", "server.py.jinja": "server", "client.py.jinja": "client"}
-_MEMBER = re.compile(r"\{\{ n\.(\w+) \}\}")
+
+
+@dataclass(frozen=True)
+class Sources:
+    """A package's files before formatting: those the templates rendered (black formats their `.py`
+    files) and those written as they are (the runtime, already in black's layout)."""
+
+    rendered: dict[str, str]
+    verbatim: dict[str, str]
+
+    def merged(self, more: Sources) -> Sources:
+        """The files of both (halves of one package rendered apart)."""
+        return Sources({**self.rendered, **more.rendered}, {**self.verbatim, **more.verbatim})
 
 
 @lru_cache(maxsize=1)
@@ -68,49 +84,49 @@ def compile_templates() -> None:
         env.get_template(name)
 
 
-def _templates_of(filename: str) -> tuple[str, ...]:
-    """The templates an output file may come from (a multi-revision package's top `types.py` re-exports)."""
-    if "/" in filename:
-        name = filename.rsplit("/", 1)[1]
-        return tuple(t for n, t in (*REVISION_FILES, REVISION_INIT) if n == name)
-    return tuple(t for n, t in (*SHARED_FILES, *REVISION_FILES, SURFACE_TYPES) if n == filename)
-
-
 @lru_cache(maxsize=None)
 def template_source(template: str) -> str:
     """The text of a template."""
     return resources.files("mcpgen.templates").joinpath(template).read_text("utf-8")
 
 
-@lru_cache(maxsize=None)
-def template_text(template: str) -> str:
-    """The text of a template with its `{{ n.<role> }}` placeholders replaced by the names of the runtime
-    members: those names are the same for every schema (generated handlers and calls yield to them)."""
-    side = _MEMBER_SIDES.get(template)
-    if side is None:
-        return template_source(template)
-    names = dict(stubnames.runtime_members(side))
-    return _MEMBER.sub(lambda m: names[m.group(1)], template_source(template))
+@lru_cache(maxsize=1)
+def runtime_sources() -> tuple[tuple[str, str], ...]:
+    """(path inside the package, text) of every source file of the runtime, `mcpgen.runtime`."""
+    found: list[tuple[str, str]] = []
+
+    def walk(node: Any, prefix: str) -> None:
+        for entry in sorted(node.iterdir(), key=lambda e: e.name):
+            if entry.is_dir() and entry.name != "__pycache__":
+                walk(entry, f"{prefix}{entry.name}/")
+            elif entry.name.endswith(".py"):
+                found.append((prefix + entry.name, entry.read_text("utf-8")))
+
+    walk(resources.files("mcpgen.runtime"), f"{RUNTIME_DIR}/")
+    return tuple(found)
 
 
-def is_template_text(filename: str, chunk: str) -> bool:
-    """True when `chunk` of `filename` is literal text of its template, the same for every schema.
-
-    Such text is written black-formatted (tests/test_performance_paths.py proves it for every chunk
-    the known revisions produce), so black can skip it.
-    """
-    text = chunk.rstrip()
-    return bool(text) and any(text in template_text(t) for t in _templates_of(filename))
+def runtime_files(header: str) -> dict[str, str]:
+    """The runtime's files as a package carries them: verbatim, after the package's header."""
+    return {path: f"{header}\n{text}" for path, text in runtime_sources()}
 
 
-def render_sources(package: ir.Package, part: Part = "all") -> dict[str, str]:
+def render_sources(package: ir.Package, part: Part = "all") -> Sources:
     """The files of the generated package by relative path, before formatting: all of them, or only the
     files shared by its revisions, or only the others (for two processes to render a half each)."""
     env = environment()
     view = package_view(package)
     files: dict[str, str] = {}
+    verbatim: dict[str, str] = {}
     if part != "revisions":
         files.update((name, env.get_template(template).render(v=view)) for name, template in SHARED_FILES)
+        peer = env.get_template(PEER_TEMPLATE)
+        for name, side in PEER_FILES:
+            files[name] = peer.render(v=view, s=view.server if side == "server" else view.client)
+        facade = env.get_template(FACADE_TEMPLATE)
+        for name, module, doc in FACADES:
+            files[name] = facade.render(v=view, f=facade_view(module, doc))
+        verbatim = runtime_files(view.header)
     if part != "shared":
         for revision in package.revisions:
             prefix = f"{revision.module}/" if package.multi else ""
@@ -121,4 +137,4 @@ def render_sources(package: ir.Package, part: Part = "all") -> dict[str, str]:
         if package.multi:
             files[SURFACE_TYPES[0]] = env.get_template(SURFACE_TYPES[1]).render(v=view)
         files[MARKER_FILE] = ""
-    return files
+    return Sources(files, verbatim)

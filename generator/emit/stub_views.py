@@ -1,68 +1,73 @@
-"""Template views of the Server and Client classes: handlers, calls, capabilities and names per side."""
+"""Template views of the Server and Client classes: their tables, typed handlers, typed calls and typed
+overrides of runtime members, each as Python source (the template only lays them out)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..model import ir
+from ..model.names import INITIALIZE_PARAMS, calls, handles
+from .layout import bracketed
 from .pysource import string_literal
-from ..model.names import calls, handles
 from .views import indent_doc, result_annotation
+
+BASES: dict[ir.Side, tuple[str, str]] = {"server": ("server", "ServerBase"), "client": ("client", "ClientBase")}
+"""Each side's runtime module and base class."""
 
 
 @dataclass(frozen=True)
-class StubMethodView:
-    """One method as a class sees it: its incoming handler or outgoing call, typed, with its docstring."""
+class AttributeView:
+    """A class attribute: its name, annotation, value and docstring (all source)."""
 
-    name_literal: str
-    kind: str
-    handler: str
-    handler_literal: str
-    call: str
-    params: str
-    params_optional: bool
-    result: str
-    default: str
-    capability: str
+    name: str
+    annotation: str
+    value: str
+    doc: str | None = None
+
+
+@dataclass(frozen=True)
+class MemberView:
+    """A method of the generated class: its `def` line (laid out), docstring and body, as source."""
+
+    signature: str
     doc: str
+    body: str
 
 
 @dataclass(frozen=True)
 class SideView:
-    """What one side's class (Server or Client) handles and sends, and every public name it has."""
+    """What one side's class is: its name, runtime base, docstring, tables and typed members."""
 
     side: str
-    names: dict[str, str]
-    incoming: tuple[StubMethodView, ...]
-    outgoing: tuple[StubMethodView, ...]
-    capabilities_model: str | None
-    handshake_result: str | None
-    initialize_params: str | None
-    info: dict[str, str | None]
-    """Wire keys of the `Implementation` object naming this side (`name`, `version`, `title` or None)."""
+    class_name: str
+    module: str
+    base: str
+    doc: str
+    attributes: tuple[AttributeView, ...]
+    members: tuple[MemberView, ...]
+    uses_capability: bool
 
 
-def _capability(protocol: ir.Protocol, side: str, m: ir.MethodSpec) -> str:
-    """`(group, flag, value)` of the capability that handling `m` advertises, as Python source, or "None".
+def _capability(protocol: ir.Protocol, caps_name: str | None, m: ir.MethodSpec) -> str | None:
+    """The `Capability` that handling `m` advertises, as Python source, or None.
 
     The group is the capabilities field named after the method's first path segment (singular or
     plural); the flag is that group's field named after the last segment (`resources/subscribe`).
     """
     defs = {d.name: d for d in protocol.definitions}
-    caps = defs.get("ServerCapabilities" if side == "server" else "ClientCapabilities")
+    caps = defs.get(caps_name or "")
     if not isinstance(caps, ir.Model) or "/" not in m.name:
-        return "None"
+        return None
     first, last = m.name.split("/")[0], m.name.split("/")[-1]
     group = next((f for f in caps.fields if f.wire_name in (first, first + "s")), None)
     if group is None:
-        return "None"
-    flag = "None"
+        return None
     sub = defs.get(group.type.name) if isinstance(group.type, ir.Ref) else None
     hit = next((f for f in sub.fields if f.wire_name == last), None) if isinstance(sub, ir.Model) else None
-    if hit is not None:
-        value = "True" if hit.type == ir.Primitive("boolean") else "{}"
-        flag = f"({string_literal(hit.wire_name)}, {value})"
-    return f"({string_literal(group.wire_name)}, {flag})"
+    if hit is None:
+        return f"Capability({string_literal(group.wire_name)})"
+    value = "True" if hit.type == ir.Primitive("boolean") else "{}"
+    return f"Capability({string_literal(group.wire_name)}, {string_literal(hit.wire_name)}, {value})"
 
 
 def _params_optional(protocol: ir.Protocol, m: ir.MethodSpec, meta_filled: bool) -> bool:
@@ -75,28 +80,16 @@ def _params_optional(protocol: ir.Protocol, m: ir.MethodSpec, meta_filled: bool)
     return isinstance(params, ir.Model) and all(f.wire_name == "_meta" for f in params.fields if f.required)
 
 
-def _default(lifecycle: ir.Lifecycle, side: str, m: ir.MethodSpec) -> str:
-    """What an incoming handler does until overridden: answer, stay silent, or -32601."""
-    if m.kind == "notification":
-        return "noop"
-    if m.name == lifecycle.ping:
-        return "empty"
-    handshake = (
-        lifecycle.legacy.method
-        if lifecycle.legacy is not None
-        else lifecycle.modern.discover if lifecycle.modern is not None else None
-    )
-    if side == "server" and m.name == handshake:
-        return "handshake"
-    return "not_found"
+def _handshake(lifecycle: ir.Lifecycle) -> str | None:
+    """The request that opens a conversation in this lifecycle, if any."""
+    if lifecycle.legacy is not None:
+        return lifecycle.legacy.method
+    return lifecycle.modern.discover if lifecycle.modern is not None else None
 
 
-_DEFAULT_DOCS = {
-    "noop": "Called on {method}; does nothing until overridden.",
-    "empty": "Answer {method} with an empty result.",
-    "handshake": "Answer {method} from the name, version, instructions and capabilities.",
-    "not_found": "Answer {method}; -32601 (method not found) until overridden.",
-}
+def _capabilities(lifecycle: ir.Lifecycle, side: str) -> str | None:
+    """The definition of `side`'s capabilities, if the revision has one."""
+    return lifecycle.server_capabilities if side == "server" else lifecycle.client_capabilities
 
 
 def _missing_in(package: ir.Package, method: str) -> list[str]:
@@ -108,52 +101,74 @@ def _missing_in(package: ir.Package, method: str) -> list[str]:
     ]
 
 
-def _handler_doc(package: ir.Package, side: str, m: ir.MethodSpec, default: str) -> str:
-    text = _DEFAULT_DOCS[default].format(method=repr(m.name))
+def _handler(package: ir.Package, side: ir.Side, m: ir.MethodSpec, name: str) -> MemberView:
+    """An incoming handler: what it does until overridden (answer, stay silent, or -32601), typed."""
+    lifecycle = package.surface_revision.lifecycle
+    params = f"types.{m.params}" if m.params else "None"
+    optional = (not m.params_required or m.params is None) and params != "None"
+    result = result_annotation(m) if m.kind == "request" else "None"
+    method = repr(m.name)
+    if m.kind == "notification":
+        text, body = f"Called on {method}; does nothing until overridden.", "return None"
+    elif m.name == lifecycle.ping:
+        text, body = f"Answer {method} with an empty result.", f"return {result}.model_validate({{}})"
+    elif side == "server" and m.name == _handshake(lifecycle):
+        text = f"Answer {method} from the name, version, instructions and capabilities."
+        body = f"return cast({result}, self._mcp_handshake())"
+    else:
+        text = f"Answer {method}; -32601 (method not found) until overridden."
+        body = f"raise self._mcp_not_found({string_literal(m.name)})"
     if m.embedded:
-        text = f"Answer {m.name!r} when a server's input-required result asks for it; -32601 until overridden."
+        text = f"Answer {method} when a server's input-required result asks for it; -32601 until overridden."
     missing = [] if m.embedded else _missing_in(package, m.name)
     if missing:
         text += f"\n\nNever called in sessions of protocol version {', '.join(missing)}, which do not have this method."
-    return indent_doc(text, 8, definition=True) or '""""""'
-
-
-def _call_doc(package: ir.Package, side: str, m: ir.MethodSpec) -> str:
-    peer = "client" if side == "server" else "server"
-    text = (
-        f"Send {m.name!r} to the {peer} and return its validated result."
-        if m.kind == "request"
-        else f"Send {m.name!r} to the {peer}."
+    signature = bracketed(
+        4, f"async def {name}(", f"self, params: {params}" + (" | None" if optional else ""), f") -> {result}:"
     )
+    return MemberView(signature, indent_doc(text, 8, definition=True) or '""""""', body)
+
+
+def _call(package: ir.Package, side: ir.Side, m: ir.MethodSpec, name: str) -> MemberView:
+    """A typed outgoing call: surface params (model or mapping) in, the surface result out."""
+    surface = package.surface_revision
+    peer = "client" if side == "server" else "server"
+    meta_filled = side == "client" and surface.lifecycle.modern is not None
+    params = f"types.{m.params}" if m.params else "None"
+    optional = _params_optional(surface.protocol, m, meta_filled)
+    arguments = f"self, params: {params} | Mapping[str, Any]" + (" | None = None" if optional else "")
+    if m.kind == "request":
+        result = result_annotation(m)
+        text = f"Send {m.name!r} to the {peer} and return its validated result."
+        body = bracketed(8, "return cast(", f'"{result}", await self._mcp_call({string_literal(m.name)}, params)', ")")
+    else:
+        result, text = "None", f"Send {m.name!r} to the {peer}."
+        body = f"await self._mcp_notify({string_literal(m.name)}, params)"
     missing = _missing_in(package, m.name)
     if missing:
         text += (
             f"\n\nRaises ProtocolError (-32601) in sessions of protocol version {', '.join(missing)}, "
             "which do not have this method."
         )
-    return indent_doc(text, 8, definition=True) or '""""""'
+    signature = bracketed(4, f"async def {name}(", arguments, f") -> {result}:")
+    return MemberView(signature, indent_doc(text, 8, definition=True) or '""""""', body)
 
 
-def _stub_method(
-    package: ir.Package, side: str, m: ir.MethodSpec, handler: str, call: str, outgoing: bool
-) -> StubMethodView:
-    surface = package.surface_revision
-    protocol, lifecycle = surface.protocol, surface.lifecycle
-    meta_filled = side == "client" and lifecycle.modern is not None
-    default = _default(lifecycle, side, m)
-    return StubMethodView(
-        name_literal=string_literal(m.name),
-        kind=m.kind,
-        handler=handler,
-        handler_literal=string_literal(handler),
-        call=call,
-        params=f"types.{m.params}" if m.params else "None",
-        params_optional=_params_optional(protocol, m, meta_filled and outgoing),
-        result=result_annotation(m) if m.kind == "request" else "None",
-        default=default,
-        capability=_capability(protocol, side, m),
-        doc=_call_doc(package, side, m) if outgoing else _handler_doc(package, side, m, default),
+def _retyped(name: str, annotation: str, doc: str, asynchronous: bool = False, runtime: str = "") -> MemberView:
+    """A runtime member re-declared with the surface revision's type (it returns what the runtime's
+    `runtime` member, by default its own name, returns)."""
+    own = f"super().{name}()" if not runtime else f"self.{runtime}()"
+    call = f"await {own}" if asynchronous else own
+    head = "async def" if asynchronous else "def"
+    return MemberView(
+        f"{head} {name}(self) -> {annotation}:",
+        indent_doc(doc, 8, definition=True) or '""""""',
+        bracketed(8, "return cast(", f"{annotation}, {call}", ")"),
     )
+
+
+def _dict_literal(items: list[tuple[str, str]]) -> str:
+    return "{" + ", ".join(f"{key}: {value}" for key, value in items) + "}"
 
 
 def side_view(package: ir.Package, side: ir.Side) -> SideView:
@@ -162,32 +177,84 @@ def side_view(package: ir.Package, side: ir.Side) -> SideView:
     protocol, lifecycle = surface.protocol, surface.lifecycle
     names = package.server if side == "server" else package.client
     by_name = {m.name: m for m in protocol.methods}
-    incoming = tuple(
-        _stub_method(package, side, by_name[h.method], h.python_name, "", False) for h in names.handlers
-    )
-    outgoing = tuple(_stub_method(package, side, by_name[c.method], "", c.python_name, True) for c in names.calls)
     assert all(handles(side, by_name[h.method]) for h in names.handlers)
     assert all(calls(side, by_name[c.method]) for c in names.calls)
-    caps = "ServerCapabilities" if side == "server" else "ClientCapabilities"
+    caps = _capabilities(lifecycle, side)
+    advertised = [
+        (string_literal(h.method), found)
+        for h in names.handlers
+        if (found := _capability(protocol, caps, by_name[h.method])) is not None
+    ]
+    attributes = [
+        AttributeView("revisions", "ClassVar[Revisions]", "REVISIONS"),
+        AttributeView(
+            "handlers",
+            "ClassVar[Mapping[str, str]]",
+            _dict_literal([(string_literal(h.method), string_literal(h.python_name)) for h in names.handlers]),
+            "Incoming method → the handler answering it.",
+        ),
+    ]
+    if advertised:
+        attributes.append(
+            AttributeView(
+                "handler_capabilities",
+                "ClassVar[Mapping[str, Capability]]",
+                _dict_literal(advertised),
+                "Incoming method → the capability that overriding its handler advertises.",
+            )
+        )
+    members: list[MemberView] = []
+    if caps:
+        attributes.append(
+            AttributeView(
+                "capabilities",
+                f"ClassVar[types.{caps} | None]",
+                "None",
+                "Declared capabilities; None derives them from the overridden handlers.",
+            )
+        )
+        members.append(
+            _retyped(
+                "derived_capabilities",
+                f"types.{caps}",
+                "The declared capabilities, else one capability per overridden handler family.",
+            )
+        )
     handshake = lifecycle.legacy.result if lifecycle.legacy else lifecycle.modern.result if lifecycle.modern else None
+    if side == "client" and handshake:
+        members.append(
+            _retyped(
+                "start_session",
+                f"types.{handshake}",
+                "Negotiate with the server (see `ClientBase.start_session`); its answer as the surface type.",
+                asynchronous=True,
+            )
+        )
+    if side == "client" and lifecycle.legacy is not None:
+        members.append(
+            _retyped(
+                INITIALIZE_PARAMS,
+                f"types.{lifecycle.legacy.params}",
+                "The initialize params announcing the surface revision, the capabilities and client info.",
+                runtime="_mcp_initialize_params",
+            )
+        )
+    members += [_handler(package, side, by_name[h.method], h.python_name) for h in names.handlers]
+    members += [_call(package, side, by_name[c.method], c.python_name) for c in names.calls]
+    module, base = BASES[side]
+    revisions = [r.protocol.revision for r in package.revisions]
+    speaks = f"MCP {', '.join(revisions)}" + (f" (surface {package.surface})" if package.multi else "")
+    doc = (
+        f"Base class of an MCP {side} speaking {speaks}: override the `on_*` handlers, "
+        f"call the {'client' if side == 'server' else 'server'} through the typed methods (see `{base}`)."
+    )
     return SideView(
         side=side,
-        names=dict(names.members),
-        incoming=incoming,
-        outgoing=outgoing,
-        capabilities_model=f"types.{caps}" if caps in {d.name for d in protocol.definitions} else None,
-        handshake_result=f"types.{handshake}" if handshake else None,
-        initialize_params=f"types.{lifecycle.legacy.params}" if lifecycle.legacy else None,
-        info=_implementation_keys(protocol, lifecycle),
+        class_name=names.class_name,
+        module=module,
+        base=base,
+        doc=indent_doc(doc, 4, definition=True) or '""""""',
+        attributes=tuple(attributes),
+        members=tuple(members),
+        uses_capability=bool(advertised),
     )
-
-
-def _implementation_keys(protocol: ir.Protocol, lifecycle: ir.Lifecycle) -> dict[str, str | None]:
-    """The keys of the definition naming a client or server, as literals (`title` only where it exists)."""
-    model = next((d for d in protocol.definitions if d.name == lifecycle.implementation), None)
-    wires = {f.wire_name for f in model.fields} if isinstance(model, ir.Model) else set()
-    return {
-        "name": string_literal("name"),
-        "version": string_literal("version"),
-        "title": string_literal("title") if "title" in wires or model is None else None,
-    }

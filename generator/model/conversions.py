@@ -148,7 +148,7 @@ class _Check:
                 continue
             if isinstance(tf.type, ir.LiteralOf) and len(tf.type.values) == 1:
                 self.fills.append(
-                    ir.Fill(at.method, at.part, tf.wire_name, tf.type.values[0], "the schema's constant", at.path)
+                    ir.Fill(at.method, at.part, at.path, tf.wire_name, tf.type.values[0])
                 )
                 continue
             self.problem(
@@ -249,11 +249,11 @@ def _top_fields(check: _Check, t: ir.TypeExpr | None, defs: dict[str, ir.Definit
 
 def check_conversions(
     source: ir.Revision, target: ir.Revision
-) -> tuple[tuple[ir.Fill, ...], tuple[tuple[str, str, str], ...]]:
+) -> tuple[tuple[ir.Fill, ...], tuple[ir.Strip, ...]]:
     """What converting `source` messages to `target` fills in (nested constants) and leaves out (top-level
     fields only `source` defines); fails generation when a difference has no conversion rule."""
     check = _Check(source, target)
-    strips: list[tuple[str, str, str]] = []
+    strips: list[ir.Strip] = []
     smethods = {m.name: m for m in source.protocol.methods}
     for tm in target.protocol.methods:
         sm = smethods.get(tm.name)
@@ -271,7 +271,7 @@ def check_conversions(
         ):
             if s_type is not None and t_type is not None:
                 only = _top_fields(check, s_type, check.sdefs) - _top_fields(check, t_type, check.tdefs)
-                strips += [(tm.name, part, key) for key in sorted(only)]
+                strips += [ir.Strip(tm.name, part, key) for key in sorted(only)]
     if check.problems:
         shown = "; ".join(check.problems[:MAX_REPORTED])
         more = len(check.problems) - MAX_REPORTED

@@ -40,8 +40,7 @@ def result_fills(protocol: ir.Protocol) -> tuple[ir.Fill, ...]:
             if not f.required:
                 continue
             if isinstance(f.type, ir.LiteralOf) and len(f.type.values) == 1:
-                fills.append(ir.Fill(method.name, "result", f.wire_name, f.type.values[0], "the schema's constant"))
+                fills.append(ir.Fill(method.name, "result", (), f.wire_name, f.type.values[0]))
             elif f.wire_name in defaults:
-                value, reason = defaults[f.wire_name]
-                fills.append(ir.Fill(method.name, "result", f.wire_name, value, reason))
+                fills.append(ir.Fill(method.name, "result", (), f.wire_name, defaults[f.wire_name][0]))
     return tuple(fills)

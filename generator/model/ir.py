@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Union
 
+from ..runtime import facts
+
 JsonScalar = Union[str, int, float, bool, None]
 Side = Literal["client", "server"]
 MethodKind = Literal["request", "notification"]
@@ -201,6 +203,8 @@ class Protocol:
     envelope: Envelope
     pairings: tuple[tuple[str, str], ...] = ()
     """Request → result pairs the user supplied (`--pair`), recorded for `mcpgen check`."""
+    warnings: tuple[str, ...] = ()
+    """What the user should know about how this schema was read (an erratum that did not apply to a draft)."""
 
     @property
     def assumed_results(self) -> tuple[tuple[str, str], ...]:
@@ -223,113 +227,12 @@ class Protocol:
 
 
 # --- lifecycle: how a revision starts a conversation, as its schema spells it ----------------
+# The runtime's own fact types (`mcpgen.runtime.facts`): the generator fills them, the generated
+# `revisions.py` spells them, and the runtime reads them.
 
-
-@dataclass(frozen=True)
-class LegacyHandshake:
-    """The `initialize` handshake of a legacy revision: its methods, models and wire keys."""
-
-    method: str
-    initialized: str | None
-    params: str
-    result: str
-    version_key: str
-    capabilities_key: str
-    client_info_key: str
-    server_info_key: str
-    instructions_key: str | None
-    set_level: str | None = None
-    """The request that sets the session's log level, and its params key holding the level."""
-    level_key: str | None = None
-    subscribe: str | None = None
-    """The requests that subscribe to and unsubscribe from one resource's updates, and their params key
-    holding its URI."""
-    unsubscribe: str | None = None
-    uri_key: str | None = None
-
-
-@dataclass(frozen=True)
-class ModernHandshake:
-    """A modern revision's per-request `_meta` keys, `server/discover`, and its version error."""
-
-    discover: str
-    result: str
-    versions_key: str
-    capabilities_key: str
-    instructions_key: str | None
-    server_info_key: str
-    meta_key: str
-    version_key: str
-    client_capabilities_key: str
-    client_info_key: str
-    unsupported_code: int
-    requested_key: str
-    supported_key: str
-    header_mismatch_code: int | None = None
-    missing_capability_code: int | None = None
-    name_headers: tuple[tuple[str, str], ...] = ()
-    """(request method, params field) an HTTP request mirrors in its `Mcp-Name` header."""
-    tool_headers: ToolHeaders | None = None
-    log_level_key: str | None = None
-    """The request `_meta` key asking for log messages at a level (what a session's set-level request did)."""
-    listen: str | None = None
-    """The request that opens a notification stream, its params key holding the filter, the filter key
-    listing resource URIs to watch (what a session's subscribe requests did), and the notification
-    acknowledging the filter."""
-    listen_filter_key: str | None = None
-    resource_subscriptions_key: str | None = None
-    acknowledged: str | None = None
-    subscription_id_key: str | None = None
-    """The notification `_meta` key naming the listen request a notification is delivered for."""
-    listen_flags: tuple[tuple[str, str, str, str], ...] = ()
-    """(filter key, notification, server capability, its flag) of each list change a listen filter opts in to."""
-    resource_updated: str | None = None
-    """The notification that a watched resource changed (sent for the filter's resource URIs), and its
-    params key holding the URI."""
-    resource_updated_uri_key: str | None = None
-
-
-@dataclass(frozen=True)
-class ToolHeaders:
-    """Where the tool arguments that travel as `Mcp-Param-*` HTTP headers are declared and sent."""
-
-    call: str
-    listing: str
-    tools_key: str
-    name_key: str
-    schema_key: str
-    arguments_key: str
-    cursor_key: str | None
-    next_cursor_key: str | None
-
-
-@dataclass(frozen=True)
-class InputRequired:
-    """A modern result that asks the client for input and a retry (multi round-trip requests)."""
-
-    result: str
-    requests_key: str
-    responses_key: str
-    state_key: str
-
-
-@dataclass(frozen=True)
-class Lifecycle:
-    """How sessions and requests of a revision declare the protocol version and capabilities."""
-
-    era: Literal["legacy", "modern", "none"]
-    legacy: LegacyHandshake | None
-    modern: ModernHandshake | None
-    input_required: InputRequired | None
-    implementation: str | None = None
-    """The definition naming a client or server (`name`, `version`, optional `title`)."""
-    ping: str | None = None
-    """The request either side may send to check the other is alive, answered with an empty result."""
-    cancelled: str | None = None
-    cancelled_id_key: str | None = None
-    """The notification that cancels a request, and its params key holding the request id."""
-    tasks_result: str | None = None
-    """The result a task-augmented request may answer instead of its own (2025-11-25 `CreateTaskResult`)."""
+Lifecycle = facts.Lifecycle
+Fill = facts.Fill
+Strip = facts.Strip
 
 
 # --- generated names of the Server and Client classes ----------------------------------------
@@ -347,19 +250,16 @@ class StubMethod:
 class StubNames:
     """Every public name of one side's generated class, collisions already resolved.
 
-    `members` are the runtime's own public members (role → Python name); handler and call names
-    never start with `_`, so the runtime's private members can never clash with them.
+    `members` are the public members the class inherits from the runtime (taken, so handlers and calls
+    yield to them); handler and call names never start with `_`, so the runtime's private members can
+    never clash with them.
     """
 
     side: Side
     class_name: str
-    members: tuple[tuple[str, str], ...]
+    members: tuple[str, ...]
     handlers: tuple[StubMethod, ...]
     calls: tuple[StubMethod, ...]
-
-    def member(self, role: str) -> str:
-        """The Python name of a runtime member."""
-        return dict(self.members)[role]
 
     def handler(self, method: str) -> str:
         """The handler overridden to answer `method`."""
@@ -374,19 +274,6 @@ class StubNames:
 
 
 @dataclass(frozen=True)
-class Fill:
-    """A required field of a revision's message that the surface revision lacks, and its value."""
-
-    method: str
-    part: Literal["params", "result"]
-    wire_name: str
-    value: JsonScalar
-    reason: str
-    path: tuple[str, ...] = ()
-    """Field names from the params or result down to the object that gets the field; `*` is every item."""
-
-
-@dataclass(frozen=True)
 class Revision:
     """One revision of a package: its IR, lifecycle, and what converting to it from the surface fills."""
 
@@ -395,9 +282,10 @@ class Revision:
     module: str
     """The subpackage holding this revision's types and methods ("" in a single-revision package)."""
     fills: tuple[Fill, ...] = ()
-    strips: tuple[tuple[str, str, str], ...] = ()
-    """(method, "params" or "result", wire key): top-level fields the surface has and this revision does
-    not, left out when converting to this revision (a peer of this revision cannot read them)."""
+    """Required fields of this revision's messages the surface lacks, with the values conversion fills in."""
+    strips: tuple[Strip, ...] = ()
+    """Top-level fields the surface has and this revision does not, left out when converting to this
+    revision (a peer of this revision cannot read them)."""
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ def build_package(protocols: Sequence[ir.Protocol], surface: str | None = None) 
         raise SchemaError(f"surface revision {surface} is not one of the package's revisions ({', '.join(names)})")
     chosen = next(r for r in revisions if r.protocol.revision == surface)
     nested: dict[str, list[ir.Fill]] = {r.protocol.revision: [] for r in revisions}
-    strips: dict[str, tuple[tuple[str, str, str], ...]] = {}
+    strips: dict[str, tuple[ir.Strip, ...]] = {}
     for other in revisions:
         if other is not chosen:
             fills, strips[other.protocol.revision] = check_conversions(chosen, other)

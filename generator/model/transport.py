@@ -3,30 +3,11 @@ in `Mcp-Name` headers and the tool arguments sent as `Mcp-Param-*` headers, read
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..runtime.facts import ToolHeaders
 from . import ir
-from ..emit.pysource import string_literal
 
 # Params fields a request's `Mcp-Name` header mirrors, in the order they are looked for.
 _NAME_FIELDS = ("name", "uri")
-# The transport chapter's knowledge, not the schema's: the version a session-era server assumes for a
-# request without MCP-Protocol-Version, and the JSON Schema keyword that marks a tool argument for a header.
-ASSUMED_VERSION = "2025-03-26"
-HEADER_KEYWORD = "x-mcp-header"
-
-
-@dataclass(frozen=True)
-class HttpView:
-    """The transport chapter's constants, as Python literals for `http.py`."""
-
-    assumed_version: str
-    header_keyword: str
-
-
-def http_view() -> HttpView:
-    """The view the HTTP template receives."""
-    return HttpView(string_literal(ASSUMED_VERSION), string_literal(HEADER_KEYWORD))
 
 
 def _fields(protocol: ir.Protocol, name: str | None) -> tuple[ir.Field, ...]:
@@ -51,7 +32,7 @@ def name_headers(protocol: ir.Protocol) -> tuple[tuple[str, str], ...]:
     return tuple((m.name, field) for m in protocol.methods if (field := _name_field(protocol, m)) is not None)
 
 
-def tool_headers(protocol: ir.Protocol) -> ir.ToolHeaders | None:
+def tool_headers(protocol: ir.Protocol) -> ToolHeaders | None:
     """The call that takes `arguments` for a named tool, and the list request whose result carries each
     tool's `inputSchema` (where `x-mcp-header` marks arguments), with the keys of both."""
     call = next(
@@ -71,7 +52,7 @@ def tool_headers(protocol: ir.Protocol) -> ir.ToolHeaders | None:
             if isinstance(item, ir.Ref) and any(g.wire_name == "inputSchema" for g in _fields(protocol, item.name)):
                 params = {g.wire_name for g in _fields(protocol, m.params)}
                 result = {g.wire_name for g in _fields(protocol, m.result)}
-                return ir.ToolHeaders(
+                return ToolHeaders(
                     call=call.name,
                     listing=m.name,
                     tools_key=f.wire_name,

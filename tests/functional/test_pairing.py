@@ -134,7 +134,7 @@ def test_a_typed_call_is_annotated_with_every_member_of_its_result_union(pkg: Mo
 
 def test_pairings_from_the_command_line_are_recorded_in_every_file(pkg: ModuleType) -> None:
     files = headers(pkg)
-    line = '# Pairings: [["SpinRequest", "SpinOutcome"], ["SubscribeRequest", "SubscribeOutcome"]]\n'
+    line = "# Pairings: SpinRequest=SpinOutcome, SubscribeRequest=SubscribeOutcome\n"
     assert files and all(line in h for h in files)
 
 

@@ -3,6 +3,7 @@
 # Surface revision: 2025-11-25
 # Schema sha256: 2024-11-05=61cea2392d4f284092d09bc84b9ac488c0d5618ac2b38a56942fc5b99fd960ce, 2025-03-26=e720669548c8100a4282c49e580efd6ddf7f28899ea786fc8db251dbdb356131, 2025-06-18=af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01, 2025-11-25=268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7
 # Errata applied: 2024-11-05: request-params-meta; 2025-03-26: request-params-meta; 2025-06-18: elicit-result-number, request-params-meta; 2025-11-25: elicit-result-number, request-params-meta
+# Lifecycle: 2024-11-05: session (initialize); 2025-03-26: session (initialize); 2025-06-18: session (initialize); 2025-11-25: session (initialize)
 """Pydantic models for every definition of the MCP 2025-06-18 schema."""
 
 from __future__ import annotations

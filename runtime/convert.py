@@ -1,0 +1,278 @@
+"""Conversion between revisions: a message of one validated as another's shape, filled, stripped and repaired."""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, NamedTuple, get_args
+
+from pydantic import BaseModel, ValidationError
+
+from .jsonrpc import ProtocolError, error_details, error_location, newer_content
+from .log import logger
+from .registry import Part
+
+if TYPE_CHECKING:
+    from .revisions import Revision
+
+Policy = Literal["drop", "strict"]
+"""What happens to a message part the target revision cannot represent: dropped with a warning, or an error."""
+
+MAX_REPAIRS = 16
+FillRule = tuple[tuple[str, ...], str, Any]
+"""(path to the object, wire key, value) of one required field to fill in."""
+
+
+def dump(value: Any) -> Any:
+    """Wire data of a model (aliases, only the fields that were set); mappings are copied as they are."""
+    if value is None:
+        return None
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"expected a model or a mapping, not {type(value).__name__}")
+
+
+def fill(value: Any, path: tuple[str, ...], key: str, constant: Any) -> None:
+    """Give every object `path` leads to in `value` (`*`: each item) the member `key`, unless it has one."""
+    if not path:
+        if isinstance(value, dict):
+            value.setdefault(key, constant)
+        return
+    head, rest = path[0], path[1:]
+    if head == "*":
+        items = (
+            value
+            if isinstance(value, list)
+            else list(value.values()) if isinstance(value, dict) else []
+        )
+        for item in items:
+            fill(item, rest, key, constant)
+    elif isinstance(value, dict) and head in value:
+        fill(value[head], rest, key, constant)
+
+
+def _walk(value: Any, loc: tuple[Any, ...]) -> tuple[list[tuple[Any, Any]], bool]:
+    """The (container, key) steps of a validation error location inside `value`, and whether the
+    location passes through a union member.
+
+    Pydantic locations also name union members (a tag, a model); those are not part of the JSON:
+    they are skipped, and say the value matched none of the union's members.
+    """
+    steps: list[tuple[Any, Any]] = []
+    node = value
+    through_union = False
+    for part in loc:
+        if isinstance(node, dict) and isinstance(part, str) and part in node:
+            steps.append((node, part))
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            steps.append((node, part))
+            node = node[part]
+        else:
+            through_union = True
+    return steps, through_union
+
+
+def _newer_content(value: Any, errors: list[Any]) -> bool:
+    """True when every error says the value holds something its revision does not have: an unknown
+    union member or enum value, or a value no member of a union accepts (a peer's newer content)."""
+    for error in errors:
+        _, through_union = _walk(value, error_location(error))
+        if not newer_content(error) and not through_union:
+            return False
+    return True
+
+
+def _pointer(steps: list[tuple[Any, Any]]) -> str:
+    return "/" + "/".join(str(key) for _, key in steps)
+
+
+def _repair(value: Any, errors: list[Any]) -> list[str] | None:
+    """Drop, in place, what each error points at: the value a revision cannot represent (for a
+    missing member, the object lacking it). The pointers dropped, or None when an error points at
+    the whole value.
+
+    Run again after each round, this climbs one level at a time: dropping a required value makes
+    its holder miss it, and the holder goes next, up to the nearest list item or map entry the
+    schema can do without.
+    """
+    drops: list[tuple[Any, Any, str]] = []
+    for error in errors:
+        steps, _ = _walk(value, error_location(error))
+        if not steps:
+            return None
+        container, key = steps[-1]
+        drops.append((container, key, _pointer(steps)))
+    for container, key, _ in sorted(drops, key=lambda d: (id(d[0]), str(d[1])), reverse=True):
+        if isinstance(container, list):
+            if key < len(container):
+                del container[key]
+        else:
+            container.pop(key, None)
+    return [pointer for _, _, pointer in drops]
+
+
+class Plan(NamedTuple):
+    """How a message part is converted to one revision: its validator, what is left out and filled
+    in, and its name in warnings and errors (worked out once per revision, method and part)."""
+
+    validate: Callable[[Any], Any]
+    version: str
+    what: str
+    strip: frozenset[str]
+    fills: tuple[FillRule, ...]
+    deep: bool = False
+    """Whether a fill goes below the top level (so a value not our own is copied whole first)."""
+
+
+def make_plan(revision: Revision, method: str, part: Part, peer: bool) -> Plan:
+    """The conversion of `method`'s `part` to `revision` (`peer`: as a peer sent it, nothing filled in)."""
+    what = {"params": f"{method} params", "result": f"result of {method}", "message": method}[part]
+    # The adapter's core validator itself: the TypeAdapter method around it costs about 1 µs a call.
+    validate = revision.registry.adapter(method, part).validator.validate_python
+    if peer:
+        return Plan(validate, revision.version, f"{what} from the peer", frozenset(), ())
+    strip = frozenset(s.wire_name for s in revision.strips if s.method == method and s.part == part)
+    fills = tuple(
+        (f.path, f.wire_name, f.value)
+        for f in revision.fills
+        if f.method == method and f.part == part
+    )
+    return Plan(validate, revision.version, what, strip, fills, any(path for path, _, _ in fills))
+
+
+def with_defaults(fills: tuple[FillRule, ...], defaults: Mapping[str, Any]) -> tuple[FillRule, ...]:
+    """`fills` with the top-level values `defaults` gives (by wire name) in place of the documented ones."""
+    if not defaults:
+        return fills
+    return tuple((path, key, defaults.get(key, value) if not path else value) for path, key, value in fills)
+
+
+def converted(
+    value: Any, how: Plan, *, policy: Policy, code: int, owned: bool = False
+) -> tuple[Any, Any]:
+    """`convert`, validating at once when the plan leaves nothing out and fills nothing in (the common case)."""
+    if not how.strip and not how.fills:
+        try:
+            return how.validate(value), value
+        except ValidationError:
+            pass
+        except RecursionError:
+            raise ProtocolError(code, f"{how.what}: nested too deeply") from None
+    return convert(value, how, policy=policy, code=code, owned=owned)
+
+
+def convert(
+    value: Any,
+    how: Plan,
+    *,
+    policy: Policy,
+    code: int,
+    from_peer: bool = False,
+    owned: bool = False,
+    defaults: Mapping[str, Any] | None = None,
+) -> tuple[Any, Any]:
+    """`value` validated by `how.validate`, a shape of protocol version `how.version`: (model, wire data).
+
+    Top-level keys in `how.strip` (fields the version does not define) are left out, then required
+    fields another revision lacks are filled from `how.fills` (`defaults` override the top-level
+    values). What the version cannot represent (a union member or enum value it does not have, a key a
+    closed object forbids, else the list item or map entry holding it) is dropped with one warning
+    each under the `drop` policy; anything else, and any drop under `strict`, raises ProtocolError
+    with `code`. A message `from_peer` is only repaired when it fails for newer content alone, else
+    refused as it is. An `owned` value (fresh wire data of ours) is changed in place, not copied.
+    """
+    what, version, strip = how.what, how.version, how.strip
+    fills = with_defaults(how.fills, defaults or {})
+    validate = how.validate
+    if strip and isinstance(value, dict):
+        value = {key: item for key, item in value.items() if key not in strip}
+        owned = owned or not how.deep
+    if fills and isinstance(value, dict):
+        if not owned:
+            value = copy.deepcopy(value) if how.deep else dict(value)
+        for path, key, constant in fills:
+            fill(value, path, key, constant)
+    try:
+        return validate(value), value
+    except ValidationError as exc:
+        failure = exc
+    except RecursionError:
+        raise ProtocolError(code, f"{what}: nested too deeply") from None
+    if from_peer and (
+        policy == "strict" or not _newer_content(value, failure.errors(include_url=False))
+    ):
+        raise ProtocolError(
+            code, f"{what}: not valid in protocol version {version}", error_details(failure)
+        )
+    work = copy.deepcopy(value)
+    dropped: list[str] = []
+    for _ in range(MAX_REPAIRS):
+        found = _repair(work, failure.errors(include_url=False))
+        if found is None:
+            break
+        dropped.extend(found)
+        try:
+            model = validate(work)
+        except ValidationError as exc:
+            failure = exc
+            continue
+        if dropped and policy == "strict":
+            logger.error("%s: %s cannot represent %s", what, version, ", ".join(dropped))
+            raise ProtocolError(
+                code, f"{what}: protocol version {version} cannot represent {', '.join(dropped)}"
+            )
+        for pointer in _outermost(dropped):
+            logger.warning(
+                "%s: dropped %s, which protocol version %s cannot represent", what, pointer, version
+            )
+        return model, work
+    raise ProtocolError(
+        code, f"{what}: not valid in protocol version {version}", error_details(failure)
+    )
+
+
+def _outermost(pointers: list[str]) -> list[str]:
+    """The pointers not inside another one: a later round may drop what holds an earlier drop."""
+    unique = list(dict.fromkeys(pointers))
+    return [p for p in unique if not any(p != q and p.startswith(q + "/") for q in unique)]
+
+
+def _model_of(annotation: Any) -> type[BaseModel] | None:
+    """The model a field holds (through `X | None`), if it holds one."""
+    for candidate in (annotation, *get_args(annotation)):
+        if isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            return candidate
+    return None
+
+
+def project_capabilities(
+    wire: Any, model: type[BaseModel] | None, source: type[BaseModel] | None = None
+) -> Any:
+    """Capabilities in another revision's shape: at every level, only what that revision defines
+    (`source`, the revision they were written for, says which keys of an open object are its own).
+    """
+    if model is None or not isinstance(wire, Mapping):
+        return wire
+    fields = {field.alias or name: field for name, field in model.model_fields.items()}
+    theirs = (
+        {field.alias or name: field for name, field in source.model_fields.items()}
+        if source
+        else {}
+    )
+    out = {}
+    for key, value in wire.items():
+        field = fields.get(key)
+        if field is None:
+            continue
+        inner = _model_of(field.annotation)
+        written = _model_of(theirs[key].annotation) if key in theirs else None
+        if inner is not None:
+            out[key] = project_capabilities(value, inner, written)
+        elif written is not None and isinstance(value, Mapping):
+            own = {f.alias or n for n, f in written.model_fields.items()}
+            out[key] = {k: v for k, v in value.items() if k not in own}
+        else:
+            out[key] = value
+    return out

@@ -1,0 +1,140 @@
+"""JSON-RPC 2.0 basics shared by every revision: errors, decoding, encoding, ids."""
+
+from __future__ import annotations
+
+import math
+import re
+import asyncio
+from typing import Any, Mapping
+
+from pydantic import ValidationError
+from pydantic_core import from_json, to_json
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "PARSE_ERROR",
+    "ProtocolError",
+    "encode",
+    "error_details",
+    "error_location",
+    "error_response",
+    "load",
+    "newer_content",
+    "settle",
+    "valid_id",
+]
+
+
+class ProtocolError(Exception):
+    """A JSON-RPC error with its `code`, `message` and optional `data`, ready to send back."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_error(self) -> dict[str, Any]:
+        """The JSON-RPC `error` object for this error."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+def error_details(exc: ValidationError) -> list[dict[str, Any]]:
+    """The `data` of an invalid-params error: where each validation error is, what it says, its kind."""
+    return [
+        {"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
+        for e in exc.errors(include_url=False, include_input=False, include_context=False)
+    ]
+
+
+def error_location(error: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Where a validation error is (pydantic's location, union member names included), missing members cut off."""
+    loc = tuple(error["loc"])
+    return loc[:-1] if error["type"] == "missing" else loc
+
+
+def newer_content(error: Mapping[str, Any]) -> bool:
+    """True for a validation error saying a value has a union member or enum value its revision lacks."""
+    return error["type"] in ("union_tag_invalid", "literal_error", "enum")
+
+
+def load(data: str | bytes | bytearray | Mapping[str, Any] | list[Any]) -> Any:
+    """Decode a JSON-RPC message from UTF-8 text or bytes (objects pass through).
+
+    Only what can be written back is read: strict JSON in UTF-8, numbers that fit a float, strings
+    without lone surrogates. Anything else is -32700, so no handler ever sees a value the answer
+    could not carry.
+    """
+    if isinstance(data, (str, bytes, bytearray)):
+        try:
+            value = from_json(data, allow_inf_nan=False)
+        except (ValueError, TypeError):
+            raise ProtocolError(PARSE_ERROR, "Parse error: not valid JSON") from None
+        raw = data.encode("utf-8", "replace") if isinstance(data, str) else bytes(data)
+        if _HUGE.search(raw) and not _finite(value):
+            raise ProtocolError(PARSE_ERROR, "Parse error: a number is out of range")
+        return value
+    return data
+
+
+_HUGE = re.compile(rb"[eE]\+?0*[1-9][0-9]{2}|[0-9]{300}")
+"""Text that may hold a number too large for a float (decoded as infinity): only then is the value walked."""
+
+
+def _finite(value: Any) -> bool:
+    """True when no float in `value` is infinite (iteratively: a deep value must not exhaust the stack)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
+
+
+def encode(message: Any) -> bytes:
+    """A message as compact UTF-8 JSON; ValueError for what JSON cannot carry (a lone surrogate, a
+    number that is not finite): a peer must never receive what it cannot read."""
+    data = to_json(message)
+    if (b"Infinity" in data or b"NaN" in data) and not _finite(message):
+        raise ValueError("a number is not finite")
+    return data
+
+
+def valid_id(value: Any) -> bool:
+    """True for a usable JSON-RPC request id: a string or an integer (not a boolean)."""
+    return isinstance(value, (str, int)) and not isinstance(value, bool)
+
+
+def error_response(request_id: Any, error: ProtocolError) -> dict[str, Any]:
+    """A JSON-RPC error response to `request_id` (None when it could not be read)."""
+    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_error()}
+
+
+def settle(future: asyncio.Future[Any], response: Mapping[str, Any]) -> None:
+    """Resolve `future` with a JSON-RPC response: its result, or ProtocolError for its error."""
+    error = response.get("error")
+    if error is None:
+        future.set_result(response.get("result"))
+    elif isinstance(error, Mapping) and type(error.get("code")) is int:
+        future.set_exception(
+            ProtocolError(error["code"], str(error.get("message", "")), error.get("data"))
+        )
+    else:
+        future.set_exception(ProtocolError(INTERNAL_ERROR, "Malformed error response", error))

@@ -1,0 +1,181 @@
+"""One revision's method registry: who sends each method with which models, and parsing messages into them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Mapping
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from .jsonrpc import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    ProtocolError,
+    error_details,
+    load,
+    valid_id,
+)
+
+Part = Literal["params", "result", "message"]
+
+
+@dataclass(frozen=True)
+class Method:
+    """One method of the protocol: its wire name, kind, senders and models."""
+
+    name: str
+    kind: Literal["request", "notification"]
+    senders: frozenset[str]
+    message: type[BaseModel]
+    params: Any
+    result: Any
+    python_name: str
+    params_required: bool
+    embedded: bool
+    result_type: Any
+
+    def sent_by(self, side: str) -> bool:
+        """True when `side` ("client" or "server") may send this method."""
+        return side in self.senders
+
+
+class Registry:
+    """The methods of one revision, and the parsing of its messages and results into their models."""
+
+    def __init__(
+        self,
+        methods: Mapping[str, Method],
+        *,
+        error: type[BaseModel],
+        response: type[BaseModel],
+        batching: bool,
+    ) -> None:
+        self.methods = methods
+        self.error = error
+        self.response = response
+        self.batching = batching
+        self._adapters: dict[tuple[str, Part], TypeAdapter[Any]] = {}
+        # Wire name → (message model, is a request) for the methods parse_object accepts.
+        self._accepted = {
+            name: (spec.message, spec.kind == "request")
+            for name, spec in methods.items()
+            if not spec.embedded
+        }
+
+    def adapter(self, method: str, part: Part) -> TypeAdapter[Any]:
+        """A TypeAdapter for `method`'s whole message, its params, or its result (union where it has one)."""
+        key = (method, part)
+        found = self._adapters.get(key)
+        if found is None:
+            spec = self.methods[method]
+            shape = {"message": spec.message, "params": spec.params, "result": spec.result_type}
+            found = self._adapters[key] = TypeAdapter(shape[part])
+        return found
+
+    def message_adapter(self, method: str) -> TypeAdapter[Any]:
+        """A TypeAdapter validating whole messages of `method` (its request or notification model)."""
+        return self.adapter(method, "message")
+
+    def params_adapter(self, method: str) -> TypeAdapter[Any]:
+        """A TypeAdapter validating the params of `method` (a model, or a union of models)."""
+        return self.adapter(method, "params")
+
+    def result_adapter(self, method: str) -> TypeAdapter[Any]:
+        """A TypeAdapter validating results of the request `method` (its result union where it has one)."""
+        return self.adapter(method, "result")
+
+    def parse_object(self, obj: Any) -> BaseModel:
+        """The typed model of one decoded JSON-RPC message; raises ProtocolError when invalid."""
+        if type(obj) is dict:
+            # The common case, decided with fewer checks; anything unusual takes the full path below.
+            method = obj.get("method")
+            accepted = self._accepted.get(method) if type(method) is str else None
+            if accepted is not None and obj.get("jsonrpc") == "2.0":
+                model, request = accepted
+                if (type(obj.get("id")) in (str, int)) if request else ("id" not in obj):
+                    try:
+                        found: BaseModel = model.__pydantic_validator__.validate_python(obj)
+                    except ValidationError as exc:
+                        raise ProtocolError(
+                            INVALID_PARAMS, f"Invalid params for {method}", error_details(exc)
+                        ) from None
+                    except RecursionError:
+                        raise ProtocolError(
+                            INVALID_PARAMS, f"Invalid params for {method}: nested too deeply"
+                        ) from None
+                    return found
+        return self._parse_any(obj)
+
+    def _parse_any(self, obj: Any) -> BaseModel:
+        if not isinstance(obj, Mapping):
+            raise ProtocolError(INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
+        if obj.get("jsonrpc") != "2.0":
+            raise ProtocolError(INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
+        method = obj.get("method")
+        if method is None:
+            if "error" in obj:
+                return _validate(self.error, obj, INVALID_REQUEST, "Invalid error response")
+            if "result" in obj and valid_id(obj.get("id")):
+                return _validate(self.response, obj, INVALID_REQUEST, "Invalid response")
+            raise ProtocolError(INVALID_REQUEST, 'Invalid Request: no "method", "result" or "error"')
+        if not isinstance(method, str):
+            raise ProtocolError(INVALID_REQUEST, 'Invalid Request: "method" must be a string')
+        if "id" in obj and not valid_id(obj["id"]):
+            raise ProtocolError(
+                INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer'
+            )
+        spec = self.methods.get(method)
+        if spec is None or spec.embedded:
+            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method[:200]}")
+        if spec.kind == "request" and "id" not in obj:
+            raise ProtocolError(INVALID_REQUEST, f'Invalid Request: request {method} has no "id"')
+        if spec.kind == "notification" and "id" in obj:
+            raise ProtocolError(
+                INVALID_REQUEST, f'Invalid Request: notification {method} has an "id"'
+            )
+        return _validate(spec.message, obj, INVALID_PARAMS, f"Invalid params for {method}")
+
+    def parse_message(
+        self, data: str | bytes | bytearray | Mapping[str, Any] | list[Any]
+    ) -> BaseModel | list[BaseModel]:
+        """The typed request, notification, response or error model of a JSON-RPC message (a list for a batch).
+
+        Raises ProtocolError with -32700 (not JSON), -32600 (not a valid message, or a batch where the
+        revision has none), -32601 (unknown method) or -32602 (invalid params).
+        """
+        obj = load(data)
+        if isinstance(obj, list):
+            if not self.batching:
+                raise ProtocolError(INVALID_REQUEST, "Invalid Request: batches are not allowed")
+            if not obj:
+                raise ProtocolError(INVALID_REQUEST, "Invalid Request: empty batch")
+            return [self.parse_object(item) for item in obj]
+        return self.parse_object(obj)
+
+    def parse_result(self, method: str, result: Any) -> Any:
+        """The typed result of a response to `method`; raises ProtocolError when invalid."""
+        spec = self.methods.get(method)
+        if spec is None or spec.result is None:
+            raise ProtocolError(
+                METHOD_NOT_FOUND, f"Method not found or not a request: {method[:200]}"
+            )
+        try:
+            return self.adapter(method, "result").validate_python(result)
+        except ValidationError as exc:
+            raise ProtocolError(
+                INVALID_PARAMS, f"Invalid result for {method}", error_details(exc)
+            ) from None
+        except RecursionError:
+            raise ProtocolError(
+                INVALID_PARAMS, f"Invalid result for {method}: nested too deeply"
+            ) from None
+
+
+def _validate(model: type[BaseModel], obj: Any, code: int, what: str) -> BaseModel:
+    try:
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        raise ProtocolError(code, what, error_details(exc)) from None
+    except RecursionError:
+        raise ProtocolError(code, what + ": nested too deeply") from None

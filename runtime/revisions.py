@@ -1,0 +1,165 @@
+"""The revisions a package speaks: each one's registry, types and facts, and the set of them with its surface."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
+
+from pydantic import BaseModel
+
+from .facts import Era, Fill, InputRequired, Legacy, Lifecycle, Modern, Strip
+from .registry import Part, Registry
+
+if TYPE_CHECKING:
+    from .convert import Plan
+
+
+@dataclass(frozen=True, eq=False)
+class Revision:
+    """One protocol revision: its method registry, its types module, its lifecycle facts, and what
+    converting a surface message to it leaves out (`strips`) and fills in (`fills`)."""
+
+    version: str
+    registry: Registry
+    types: ModuleType
+    lifecycle: Lifecycle
+    fills: tuple[Fill, ...] = ()
+    strips: tuple[Strip, ...] = ()
+    _plans: dict[tuple[str, Part, bool], Plan] = field(default_factory=dict, repr=False)
+
+    @property
+    def era(self) -> Era:
+        """How conversations start: `session` (initialize), `stateless` (per-request `_meta`) or `none`."""
+        return self.lifecycle.era
+
+    @property
+    def legacy(self) -> Legacy | None:
+        """The `initialize` handshake, in a session-era revision."""
+        return self.lifecycle.legacy
+
+    @property
+    def modern(self) -> Modern | None:
+        """The per-request facts and discovery, in a stateless-era revision."""
+        return self.lifecycle.modern
+
+    @property
+    def input_required(self) -> InputRequired | None:
+        """The result asking the client for input and a retry, where the revision has one."""
+        return self.lifecycle.input_required
+
+    @property
+    def batching(self) -> bool:
+        """Whether the revision's JSON-RPC envelope allows batches."""
+        return self.registry.batching
+
+    @property
+    def ping(self) -> str | None:
+        """The liveness request, where the revision has it."""
+        return self.lifecycle.ping
+
+    @property
+    def cancelled(self) -> str | None:
+        """The cancellation notification, where the revision has it."""
+        return self.lifecycle.cancelled
+
+    @property
+    def cancelled_id_key(self) -> str | None:
+        """The cancellation's params key holding the request id."""
+        return self.lifecycle.cancelled_id_key
+
+    @property
+    def handshake(self) -> str | None:
+        """The request that opens a conversation: `initialize`, or the discovery request."""
+        if self.legacy is not None:
+            return self.legacy.method
+        return self.modern.discover if self.modern is not None else None
+
+    def model(self, name: str | None) -> type[BaseModel] | None:
+        """The model class a fact names, from this revision's types (None when it has no such definition)."""
+        found = getattr(self.types, name, None) if name else None
+        return found if isinstance(found, type) and issubclass(found, BaseModel) else None
+
+    @cached_property
+    def server_capabilities(self) -> type[BaseModel] | None:
+        """The model of a server's capabilities."""
+        return self.model(self.lifecycle.server_capabilities)
+
+    @cached_property
+    def client_capabilities(self) -> type[BaseModel] | None:
+        """The model of a client's capabilities."""
+        return self.model(self.lifecycle.client_capabilities)
+
+    def plan(self, method: str, part: Part, peer: bool = False) -> Plan:
+        """How `method`'s `part` is converted to this revision (`peer`: as a peer sent it), worked out once."""
+        key = (method, part, peer)
+        found = self._plans.get(key)
+        if found is None:
+            from .convert import make_plan
+
+            found = self._plans[key] = make_plan(self, method, part, peer)
+        return found
+
+
+class Revisions(Mapping[str, Revision]):
+    """Every revision of a package, by protocol version (oldest first), and the surface revision whose
+    types handlers receive and return and typed calls take."""
+
+    def __init__(self, revisions: Iterable[Revision], surface: str) -> None:
+        self._by_version = {r.version: r for r in revisions}
+        if not self._by_version:
+            raise ValueError("a package speaks at least one revision")
+        self.surface = self._by_version[surface]
+        self.supported: tuple[str, ...] = tuple(self._by_version)
+        """The protocol versions spoken, oldest first."""
+        self.legacy_versions = tuple(r.version for r in self.values() if r.legacy is not None)
+        """The session-era versions: an `initialize` opens a session."""
+        self.modern_versions = tuple(r.version for r in self.values() if r.modern is not None)
+        """The stateless-era versions: every request carries its version in `_meta`."""
+        self.batch_versions = frozenset(r.version for r in self.values() if r.batching)
+        """The versions whose JSON-RPC envelope allows batches."""
+        choice = (self.legacy_versions or self.modern_versions or self.supported)[-1]
+        self.default = self._by_version[choice]
+        """The revision a message is read in when nothing says which."""
+        self.modern = self._by_version[self.modern_versions[-1]].modern if self.modern_versions else None
+        """The newest stateless-era facts: where a request's `_meta` names its version."""
+
+    def __getitem__(self, version: str) -> Revision:
+        return self._by_version[version]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_version)
+
+    def __len__(self) -> int:
+        return len(self._by_version)
+
+    def __repr__(self) -> str:
+        return f"Revisions({list(self._by_version)}, surface={self.surface.version!r})"
+
+    def negotiate(self, requested: str, among: Iterable[str] | None = None) -> str:
+        """The requested version when supported, else the newest supported (as the lifecycle chapter says)."""
+        choices = tuple(self.supported if among is None else among)
+        if not choices:
+            raise ValueError("no protocol version to negotiate among")
+        return requested if requested in choices else choices[-1]
+
+
+def newest_first(versions: Iterable[str]) -> list[str]:
+    """`versions` in the order servers list them in errors and discovery: newest first."""
+    return sorted(versions, reverse=True)
+
+
+def handshake_revision(revisions: Revisions, obj: Mapping[str, Any]) -> Revision | None:
+    """For an `initialize` request, the session-era revision it will be answered in."""
+    method = obj.get("method")
+    for version in revisions.legacy_versions:
+        legacy = revisions[version].legacy
+        if legacy is not None and method == legacy.method:
+            params = obj.get("params")
+            requested = params.get(legacy.version_key) if isinstance(params, Mapping) else None
+            chosen = revisions.negotiate(
+                requested if isinstance(requested, str) else "", revisions.legacy_versions
+            )
+            return revisions[chosen]
+    return None

@@ -1,0 +1,351 @@
+"""The server side: `ServerBase`, the base of every generated Server, and the endpoint that runs its sessions.
+
+The handshake is answered from the class's `name`, `version`, `title`, `instructions` and capabilities
+(declared, or derived from the overridden handlers), in the revision each client negotiates. A session-era
+client of a stateless-era surface gets, per request, the `_meta` its session stands for; a stateless-era
+client of a session-era surface is served listen requests (`listen.ListenBridge`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from functools import lru_cache
+from typing import Any, Awaitable, ClassVar, Mapping, cast, get_type_hints
+
+from pydantic import BaseModel, ValidationError
+
+from .convert import dump, project_capabilities
+from .handshake import handshake_result
+from .jsonrpc import INTERNAL_ERROR, ProtocolError, error_details
+from .listen import ListenBridge, stream_methods
+from .peer import MAX_INPUT_ROUNDS, REQUEST_ID, Endpoint, Peer
+from .revisions import Revision
+
+
+class ServerBase(Peer):
+    """Base of a generated MCP Server: requests answer -32601 (method not found) until a subclass
+    overrides their `on_*` handler, notifications are ignored until then, and the handshake is
+    answered from `name`, `version`, `title`, `instructions` and `capabilities` (None: derived from the
+    overridden handlers), in the protocol version each client negotiates."""
+
+    __slots__ = ()
+    name: ClassVar[str] = "mcp-server"
+    version: ClassVar[str] = "0.0.0"
+    title: ClassVar[str | None] = None
+    instructions: ClassVar[str | None] = None
+    capabilities: ClassVar[Any] = None
+    """Declared capabilities; None derives them from the overridden handlers."""
+
+    @property
+    def peer_info(self) -> Any:
+        """The client's handshake params (session era), once it has sent them."""
+        return cast(ServerEndpoint, self._mcp).peer_info
+
+    @peer_info.setter
+    def peer_info(self, value: Any) -> None:
+        cast(ServerEndpoint, self._mcp).peer_info = value
+
+    def derived_capabilities(self) -> Any:
+        """The declared capabilities, else one capability per overridden handler family."""
+        if self.capabilities is not None:
+            return self.capabilities
+        found = overridden_capabilities(self)
+        model = type(self).revisions.surface.server_capabilities
+        return model.model_validate(found) if model is not None else found
+
+    def server_info(self) -> dict[str, Any]:
+        """The `Implementation` object naming this server."""
+        return implementation_info(self, self.name, self.version, self.title)
+
+    def _mcp_handshake(self) -> Any:
+        """The handshake answer of the surface revision (what an `on_*` handshake handler returns by default)."""
+        endpoint = cast(ServerEndpoint, self._mcp)
+        return endpoint.handshake(endpoint.surface)
+
+
+def stub_class(peer: type[Peer]) -> type[Peer]:
+    """The generated class a peer's class derives from: the one whose `handlers` its handlers default to."""
+    return next(c for c in peer.__mro__ if "handlers" in c.__dict__)
+
+
+def overridden(peer: Peer, method: str) -> str | None:
+    """The name of the handler of `method` when `peer`'s class overrides it."""
+    cls = type(peer)
+    handler = cls.handlers.get(method)
+    if handler is None or getattr(cls, handler) is getattr(stub_class(cls), handler):
+        return None
+    return handler
+
+
+def overridden_capabilities(peer: Peer) -> dict[str, dict[str, Any]]:
+    """The capabilities object advertised by the handlers `peer`'s class overrides."""
+    table = type(peer).handler_capabilities
+    found: dict[str, dict[str, Any]] = {}
+    for method, capability in table.items():
+        if overridden(peer, method) is None:
+            continue
+        entry = found.setdefault(capability.group, {})
+        if capability.flag is not None:
+            entry[capability.flag] = capability.value
+    return found
+
+
+def implementation_info(peer: Peer, name: str, version: str, title: str | None) -> dict[str, Any]:
+    """The `Implementation` object naming a client or server, with the keys the surface revision has."""
+    facts = type(peer).revisions.surface.lifecycle.implementation
+    if facts is None:
+        return {"name": name, "version": version, **({"title": title} if title else {})}
+    info: dict[str, Any] = {facts.name_key: name, facts.version_key: version}
+    if facts.title_key is not None and title is not None:
+        info[facts.title_key] = title
+    return info
+
+
+class ServerEndpoint(Endpoint):
+    """A server's side of one session (or one stateless request): the client's handshake, the
+    session's log level and `_meta`, the listen requests in flight and the listen bridge."""
+
+    side = "server"
+    peer: ServerBase
+
+    def __init__(self, peer: Peer) -> None:
+        super().__init__(peer)
+        self.peer_info: Any = None
+        self.log_level: Any = None
+        self._session_meta: dict[str, Any] | None = None
+        self._session_models: dict[type[BaseModel], BaseModel] = {}
+        self.listens: set[asyncio.Future[Any]] = set()
+        """The listen requests being served: they end when the client can no longer hear them."""
+        self.bridge = ListenBridge(self)
+
+    def overridden(self, method: str) -> str | None:
+        """The name of the surface handler of `method` when the server's class overrides it."""
+        return overridden(self.peer, method)
+
+    def handshake(self, revision: Revision) -> BaseModel:
+        """This server's handshake answer in `revision`'s shape."""
+        return handshake_result(
+            self.revisions,
+            revision,
+            self.peer.protocol_version or revision.version,
+            dump(self.peer.derived_capabilities()),
+            self.peer.server_info(),
+            self.peer.instructions,
+            self.result_fills(revision, revision.handshake),
+        )
+
+    def builtin(self, revision: Revision, method: str, message: Any) -> Awaitable[Any] | None:
+        if method == revision.handshake:
+            if revision is not self.surface or self.overridden(method) is None:
+                return self.answer_handshake(revision, message)
+        bridged = self.session_request(revision, method, message)
+        if bridged is not None:
+            return bridged
+        modern = revision.modern
+        if modern is not None and method == modern.listen:
+            self.listening()
+            if method not in self.surface.registry.methods:
+                return self.bridge.serve_listen(revision, message)
+        return super().builtin(revision, method, message)
+
+    def listening(self) -> None:
+        """Mark the request being served as a listen stream: its notifications name it, and it ends
+        with the connection."""
+        self.within(listening=(REQUEST_ID.get(),))
+        task = asyncio.current_task()
+        if task is not None:
+            self.listens.add(task)
+            task.add_done_callback(self.listens.discard)
+
+    async def answer_handshake(self, revision: Revision, message: Any) -> Any:
+        """Answer the handshake; in the session era it also starts a new session."""
+        if revision.legacy is not None:
+            self.peer_info = getattr(message, "params", None)
+            self.forget_session_meta()
+            self.log_level = None
+            self.bridge.uris.clear()
+            self.bridge.stop_session_listen()
+            self.set_session(revision.version)
+        return self.handshake(revision)
+
+    def forget_session_meta(self) -> None:
+        """Work the session's `_meta` out again at the next request (it changed)."""
+        self._session_meta = None
+        self._session_models.clear()
+
+    def session_request(
+        self, revision: Revision, method: str, message: Any
+    ) -> Awaitable[Any] | None:
+        """A session's request that a stateless-era surface replaced with per-request facts, answered
+        by the runtime: the log level goes into the `_meta` of the session's later requests, and
+        resource subscriptions run the surface's listen handler for the session (if overridden)."""
+        keys, modern = revision.legacy, self.surface.modern
+        if keys is None or modern is None or method in self.surface.registry.methods:
+            return None
+        params = dump(getattr(message, "params", None)) or {}
+        if method == keys.set_level and keys.level_key and modern.log_level_key:
+            return self._set_log_level(revision, method, params.get(keys.level_key))
+        if (
+            method in (keys.subscribe, keys.unsubscribe)
+            and keys.uri_key
+            and self.bridge.serves_subscriptions()
+        ):
+            uri = params.get(keys.uri_key)
+            return self.bridge.session_subscribe(revision, method, uri, method == keys.subscribe)
+        return None
+
+    async def _set_log_level(self, revision: Revision, method: str, level: Any) -> Any:
+        self.log_level = level
+        self.forget_session_meta()
+        return revision.registry.parse_result(method, {})
+
+    def detached(self) -> None:
+        self.bridge.stop_session_listen()
+        self.input_closed()
+
+    def input_closed(self) -> None:
+        """End the listen requests still running: nobody is left to hear their notifications."""
+        listens, self.listens = self.listens, set()
+        for task in listens:
+            self.cancelled.add(task)
+            task.cancel()
+
+    def stamped(self, revision: Revision, method: str, wire: Any) -> Any:
+        """A notification sent for a listen request names it in `_meta` (validated again with the name)."""
+        mine, modern = self.context(), revision.modern
+        listening = mine.listening if mine is not None else None
+        if listening is None or modern is None or not modern.subscription_id_key:
+            return wire
+        meta = {**((wire or {}).get(modern.meta_key) or {}), modern.subscription_id_key: listening[0]}
+        stamped = {**(wire or {}), modern.meta_key: meta}
+        try:
+            revision.registry.adapter(method, "params").validate_python(stamped)
+        except ValidationError as exc:
+            raise ProtocolError(
+                INTERNAL_ERROR, f"{method} params cannot name a listen request", error_details(exc)
+            ) from None
+        return stamped
+
+    async def notify(self, method: str, params: Any) -> None:
+        mine = self.context()
+        revision = self.revision()
+        if mine is not None and mine.for_session and method not in revision.registry.methods:
+            return
+        streams = self.bridge.streams
+        modern = revision if revision.modern is not None else streams[0].revision if streams else None
+        if self.surface.modern is None and modern is not None:
+            listening = mine is not None and mine.listening is not None
+            if method in stream_methods(modern.modern) or listening:
+                await self.bridge.notify_streams(method, params)
+                return
+        await super().notify(method, params)
+
+    def completed(self, revision: Revision, method: str, params: Any) -> Any:
+        """A stateless-era surface reads version, capabilities, client info and log level from every
+        request's `_meta`: in a session they come from the session's handshake and its set-level request."""
+        modern = self.surface.modern
+        if modern is None or revision.legacy is None or type(params) is not dict:
+            return params
+        own = params.get(modern.meta_key)
+        if own and isinstance(own, dict):
+            meta: Any = {**self.session_meta(revision), **own}
+        else:
+            meta = self.session_meta_model(revision, method)
+        return {**params, modern.meta_key: meta}
+
+    def session_meta(self, revision: Revision) -> dict[str, Any]:
+        """The stateless-era `_meta` entries a session's handshake stands for (worked out once a session).
+
+        The client's capabilities are read as the session's revision defines them first: a client never
+        appears to support what its negotiated revision does not have."""
+        if self._session_meta is not None:
+            return self._session_meta
+        modern, keys = self.surface.modern, revision.legacy
+        assert modern is not None and keys is not None
+        session = dump(self.peer_info) or {}
+        offered = project_capabilities(
+            session.get(keys.capabilities_key) or {}, revision.client_capabilities
+        )
+        meta: dict[str, Any] = {modern.version_key: revision.version}
+        if modern.client_capabilities_key is not None:
+            meta[modern.client_capabilities_key] = project_capabilities(
+                offered, self.surface.client_capabilities, revision.client_capabilities
+            )
+        if session.get(keys.client_info_key) is not None and modern.client_info_key is not None:
+            meta[modern.client_info_key] = session[keys.client_info_key]
+        if self.log_level is not None and modern.log_level_key:
+            meta[modern.log_level_key] = self.log_level
+        self._session_meta = meta
+        return meta
+
+    def session_meta_model(self, revision: Revision, method: str) -> Any:
+        """The session's `_meta` as the model `method`'s surface params hold, validated once a session
+        (pydantic takes an instance of a field's own model as it is), and frozen: the session's
+        requests share it, so none of their handlers may change it for the others."""
+        model = _meta_model(self.surface, method)
+        if model is None:
+            return self.session_meta(revision)
+        found = self._session_models.get(model)
+        if found is None:
+            found = self._session_models[model] = _frozen(model).model_validate(
+                self.session_meta(revision)
+            )
+        return found
+
+    async def fulfil_on_session(
+        self, revision: Revision, method: str, handler: str, params: Any, result: Any
+    ) -> Any:
+        """In a session, a stateless-era surface handler's request for input is sent to the client as
+        requests of the session's revision, and the handler runs again with the answers."""
+        need = self.surface.input_required
+        answer_model = self.surface.model(need.result) if need is not None else None
+        if need is None or answer_model is None or revision.legacy is None:
+            return result
+        for _ in range(MAX_INPUT_ROUNDS):
+            if not isinstance(result, answer_model):
+                return result
+            wire = dump(result)
+            answers = {}
+            for key, request in (wire.get(need.requests_key) or {}).items():
+                answers[key] = dump(await self.call(request["method"], request.get("params")))
+            retry = dump(params) or {}
+            retry[need.responses_key] = answers
+            retry.pop(need.state_key, None)
+            if wire.get(need.state_key) is not None:
+                retry[need.state_key] = wire[need.state_key]
+            params = self.surface.registry.adapter(method, "params").validate_python(retry)
+            result = await getattr(self.peer, handler)(params)
+        raise ProtocolError(
+            INTERNAL_ERROR, f"{method} still asked for input after {MAX_INPUT_ROUNDS} rounds"
+        )
+
+
+ServerBase._endpoint_type = ServerEndpoint
+
+
+@lru_cache(maxsize=None)
+def _meta_model(surface: Revision, method: str) -> type[BaseModel] | None:
+    """The model class of the `_meta` field of `method`'s surface params, when they are one model."""
+    modern = surface.modern
+    spec = surface.registry.methods.get(method)
+    params = spec.params if spec is not None else None
+    if modern is None or not (isinstance(params, type) and issubclass(params, BaseModel)):
+        return None
+    name = next(
+        (n for n, f in params.model_fields.items() if (f.alias or n) == modern.meta_key), None
+    )
+    # The field's own annotation may still be the forward reference written in types.py.
+    annotation = get_type_hints(params).get(name) if name is not None else None
+    return (
+        annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+    )
+
+
+@lru_cache(maxsize=None)
+def _frozen(model: type[BaseModel]) -> type[BaseModel]:
+    """`model` with its instances frozen (a subclass, so it still fills fields of `model`'s type)."""
+    config = {**model.model_config, "frozen": True}
+    return cast(
+        "type[BaseModel]",
+        type(model.__name__, (model,), {"model_config": config, "__module__": model.__module__}),
+    )

@@ -1,0 +1,236 @@
+"""Newline-delimited JSON-RPC over stdio for a Server or Client (asyncio, standard library only)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import sys
+from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, Sequence
+
+from .jsonrpc import (
+    INTERNAL_ERROR,
+    PARSE_ERROR,
+    ProtocolError,
+    encode,
+    error_response,
+    load,
+    settle,
+    valid_id,
+)
+from .log import logger
+from .peer import Peer
+
+__all__ = ["LIMIT", "Connection", "Trace", "connect_stdio", "serve_stdio"]
+
+LIMIT = 64 * 1024 * 1024
+"""The longest message line read, in bytes."""
+
+Trace = Callable[[str, Any], None]
+"""Called with ("in" | "out", message) for every decoded message read and every message written."""
+
+
+class Connection:
+    """One JSON-RPC conversation: pairs responses to our requests by id, dispatches the peer's messages to `peer.handle`."""
+
+    def __init__(
+        self, peer: Peer, write: Callable[[bytes], Awaitable[None]], trace: Trace | None = None
+    ) -> None:
+        self.peer = peer
+        self._write = write
+        self._trace = trace
+        self._ids = itertools.count(1)
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._closed = False
+
+    async def send(self, message: Any) -> None:
+        """Write one message as a line of JSON (ValueError, nothing written, when JSON cannot carry it)."""
+        data = encode(message)
+        if self._trace is not None:
+            self._trace("out", message)
+        await self._write(data + b"\n")
+
+    async def request(self, method: str, params: dict[str, Any] | None) -> Any:
+        """Send a request and wait for its result; ProtocolError for an error response."""
+        if self._closed:
+            raise ConnectionError("MCP connection is closed")
+        request_id = next(self._ids)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        try:
+            await self.send(message)
+            return await future
+        except asyncio.CancelledError:
+            revision = self.peer._mcp.revision()
+            if (
+                not self._closed
+                and revision.cancelled
+                and revision.cancelled_id_key
+                and method != revision.handshake
+            ):
+                with contextlib.suppress(Exception):
+                    await self.notify(revision.cancelled, {revision.cancelled_id_key: request_id})
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+
+    async def notify(self, method: str, params: dict[str, Any] | None) -> None:
+        """Send a notification."""
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        await self.send(message)
+
+    async def receive(self, line: bytes) -> None:
+        """Take one line from the peer: settle the response it answers, or handle it in its own task."""
+        try:
+            obj = load(line)
+        except ProtocolError as exc:
+            await self.send(error_response(None, exc))
+            return
+        if self._trace is not None:
+            self._trace("in", obj)
+        if isinstance(obj, Mapping) and "method" not in obj and ("result" in obj or "error" in obj):
+            self._settle(obj)
+            return
+        task = asyncio.ensure_future(self._reply(obj))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _settle(self, response: Mapping[str, Any]) -> None:
+        request_id = response.get("id")
+        future = self._pending.get(request_id) if type(request_id) is int else None
+        if future is None or future.done():
+            logger.warning("response to unknown request id %.100r ignored", request_id)
+            return
+        settle(future, response)
+
+    async def _reply(self, obj: Any) -> None:
+        reply = await self.peer.handle(obj)
+        if reply is None:
+            return
+        try:
+            await self.send(reply)
+        except ValueError as exc:
+            logger.error("an answer could not be written as JSON (%s): answered -32603 instead", exc)
+            request_id = reply.get("id") if isinstance(reply, Mapping) else None
+            cannot = ProtocolError(INTERNAL_ERROR, "Internal error: the answer is not valid JSON")
+            await self.send(error_response(request_id if valid_id(request_id) else None, cannot))
+
+    async def run(self, readline: Callable[[], Awaitable[bytes]]) -> None:
+        """Read lines until end of input, then fail what is still waiting for an answer."""
+        try:
+            while True:
+                try:
+                    line = await readline()
+                except ValueError:
+                    await self.send(
+                        error_response(
+                            None, ProtocolError(PARSE_ERROR, "Parse error: message too long")
+                        )
+                    )
+                    continue
+                if not line:
+                    break
+                if line.strip():
+                    await self.receive(line)
+        finally:
+            self._closed = True
+            self.peer._mcp.input_closed()
+            for future in self._pending.values():
+                if not future.done():
+                    future.set_exception(ConnectionError("MCP peer closed the connection"))
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def aclose(self) -> None:
+        """Cancel the handlers still running."""
+        self._closed = True
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+
+async def _stdin_reader() -> Callable[[], Awaitable[bytes]]:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=LIMIT)
+    try:
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    except (ValueError, OSError):
+        # Regular files and other non-pipes: read them in a worker thread instead.
+        return lambda: asyncio.to_thread(sys.stdin.buffer.readline)
+    return reader.readline
+
+
+async def serve_stdio(server: Peer, trace: Trace | None = None) -> None:
+    """Serve `server` on this process's stdin and stdout until stdin closes; requests run concurrently."""
+    readline = await _stdin_reader()
+    out = sys.stdout.buffer
+
+    async def write(data: bytes) -> None:
+        out.write(data)
+        out.flush()
+
+    connection = Connection(server, write, trace)
+    server.attach(connection)
+    try:
+        await connection.run(readline)
+    finally:
+        server.attach(None)
+        await connection.aclose()
+
+
+@contextlib.asynccontextmanager
+async def connect_stdio(
+    client: Peer,
+    command: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    stderr: Any = None,
+    trace: Trace | None = None,
+) -> AsyncIterator[Connection]:
+    """Start the server `command` as a subprocess and connect `client` to its stdin and stdout."""
+    process = await asyncio.create_subprocess_exec(
+        *command,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=stderr,
+        env=dict(env) if env is not None else None,
+        cwd=cwd,
+        limit=LIMIT,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    stdin, stdout = process.stdin, process.stdout
+
+    async def write(data: bytes) -> None:
+        stdin.write(data)
+        await stdin.drain()
+
+    connection = Connection(client, write, trace)
+    client.attach(connection)
+    reader = asyncio.ensure_future(connection.run(stdout.readline))
+    try:
+        yield connection
+    finally:
+        client.attach(None)
+        with contextlib.suppress(Exception):
+            stdin.close()
+        try:
+            await asyncio.wait_for(process.wait(), 5)
+        except asyncio.TimeoutError:
+            process.terminate()
+            try:
+                await asyncio.wait_for(process.wait(), 5)
+            except asyncio.TimeoutError:
+                process.kill()
+                await process.wait()
+        reader.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reader
+        await connection.aclose()
