@@ -145,21 +145,24 @@ def bench_http(
     """Interleaved runs against both servers; `add(what, ours, baseline, ratio)` records the medians."""
     import statistics
 
-    ports = {"mcpgen": _free_port(), "sdk": _free_port()}
+    ports = {"mcpgen": _free_port(), "sdk": _free_port(), "bare": _free_port()}
     servers = {
         "mcpgen": _start(
             [sys.executable, str(HERE / "http_servers.py"), "mcpgen", http, str(ports["mcpgen"]), str(package_dir)],
             ports["mcpgen"],
         ),
-        "sdk": _start([sys.executable, str(HERE / "http_servers.py"), "sdk", http, str(ports["sdk"])], ports["sdk"]),
+        **{
+            kind: _start([sys.executable, str(HERE / "http_servers.py"), kind, http, str(ports[kind])], ports[kind])
+            for kind in ("sdk", "bare")
+        },
     }
-    rates: dict[str, list[tuple[float, float]]] = {"mcpgen": [], "sdk": []}
+    rates: dict[str, list[tuple[float, float]]] = {name: [] for name in ports}
     try:
         sessions = {name: open_session(port) for name, port in ports.items()}
         for name in ports:
             requests_per_second(ports[name], sessions[name], min(seconds, 1.0), servers[name].pid)  # warm up
         for _ in range(reps):
-            for name in ("sdk", "mcpgen"):
+            for name in ("sdk", "bare", "mcpgen"):
                 rates[name].append(requests_per_second(ports[name], sessions[name], seconds, servers[name].pid))
     finally:
         for server in servers.values():
@@ -168,8 +171,10 @@ def bench_http(
     for column, unit in ((0, "req/s"), (1, "req/CPU-s")):
         ours = statistics.median(r[column] for r in rates["mcpgen"])
         base = statistics.median(r[column] for r in rates["sdk"])
+        bare = statistics.median(r[column] for r in rates["bare"])
         what = f"tools/call echo over HTTP {VERSION}, {http}, {unit}"
         add(what, f"{ours / 1000:.2f}k", f"{base / 1000:.2f}k MCPServer", ours / base)
+        add(f"{what}, the limit", f"{ours / 1000:.2f}k", f"{bare / 1000:.2f}k bare ASGI", ours / bare)
 
 
 if __name__ == "__main__":

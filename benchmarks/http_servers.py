@@ -1,7 +1,8 @@
-"""The two servers of the HTTP benchmark, each a `tools/call` echo under uvicorn on loopback.
+"""The servers of the HTTP benchmark, each a `tools/call` echo under uvicorn on loopback.
 
-Usage: python http_servers.py mcpgen HTTP PORT PACKAGE_DIR | python http_servers.py sdk HTTP PORT
-(HTTP is uvicorn's HTTP implementation: h11, or httptools, its default when installed).
+Usage: python http_servers.py mcpgen HTTP PORT PACKAGE_DIR | python http_servers.py sdk|bare HTTP PORT
+(HTTP is uvicorn's HTTP implementation: h11, or httptools, its default when installed). `bare` is the
+limit the others are read against: an ASGI app that answers the same bytes and does nothing else.
 """
 
 from __future__ import annotations
@@ -45,10 +46,48 @@ def sdk_app() -> Any:
     return server.streamable_http_app(json_response=True)
 
 
+def bare_app() -> Any:
+    """An ASGI app answering the echo call with the bytes the generated server sends, and nothing more:
+    no validation, no dispatch, no session bookkeeping beyond handing out an id."""
+    import json
+
+    session = [(b"mcp-session-id", b"bare-session")]
+    initialized = json.dumps(
+        {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "bare", "version": "0"}},
+        separators=(",", ":"),
+    )
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        request = json.loads(body) if body else {}
+        if "id" not in request:
+            await send({"type": "http.response.start", "status": 202, "headers": session})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        if request.get("method") == "initialize":
+            result = initialized
+        else:
+            text = json.dumps(request["params"]["arguments"].get("text", ""), ensure_ascii=False)
+            result = '{"content":[{"type":"text","text":%s}]}' % text
+        answer = ('{"jsonrpc":"2.0","id":%s,"result":%s}' % (json.dumps(request["id"]), result)).encode()
+        headers = [*session, (b"content-type", b"application/json"), (b"content-length", str(len(answer)).encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": answer})
+
+    return app
+
+
 def main() -> None:
     """Serve the chosen app until killed."""
     kind, http, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    app = mcpgen_app(sys.argv[4]) if kind == "mcpgen" else sdk_app()
+    app = mcpgen_app(sys.argv[4]) if kind == "mcpgen" else bare_app() if kind == "bare" else sdk_app()
     uvicorn.run(app, host="127.0.0.1", port=port, http=http, log_level="warning", access_log=False)
 
 

@@ -64,4 +64,8 @@ def packages(generated_root: Path) -> dict[str, object]:
     """The freshly generated package of every revision, imported, by revision."""
     import importlib
 
+    from shared import link_runtime
+
+    for revision in REVISIONS:
+        link_runtime(package_name(revision))
     return {r: importlib.import_module(package_name(r)) for r in REVISIONS}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import inspect
 import os
@@ -26,10 +27,27 @@ def package_name(revision: str) -> str:
     return default_package(revision)
 
 
-def load_package(directory: Path, alias: str) -> ModuleType:
-    """Import the generated package in `directory` under the module name `alias` (other tests' copies stay apart)."""
+def link_runtime(alias: str) -> None:
+    """Make `<alias>.runtime` and each of its modules the runtime source's, `mcpgen.runtime` (before
+    `alias` is imported): the package's own tables then run on the source, which is what the tests and
+    their coverage measure. The copy a package carries is the same text (test_runtime_copy.py)."""
+    import pkgutil
+
+    import mcpgen.runtime as source
+
+    sys.modules[f"{alias}.runtime"] = source
+    for info in pkgutil.walk_packages(source.__path__, "mcpgen.runtime."):
+        module = importlib.import_module(info.name)
+        sys.modules[f"{alias}.runtime.{info.name.removeprefix('mcpgen.runtime.')}"] = module
+
+
+def load_package(directory: Path, alias: str, linked: bool = True) -> ModuleType:
+    """Import the generated package in `directory` under the module name `alias` (other tests' copies stay
+    apart), running on the runtime source unless `linked` is False."""
     if alias in sys.modules:
         return sys.modules[alias]
+    if linked:
+        link_runtime(alias)
     spec = importlib.util.spec_from_file_location(
         alias, directory / "__init__.py", submodule_search_locations=[str(directory)]
     )

@@ -26,6 +26,7 @@ import os, pathlib, sys, time
 import mcpgen.commands.generate as generate
 import mcpgen.emit.output as output
 from mcpgen.cli import main
+from mcpgen.emit.provenance import HEADER_MARK
 
 point = os.environ["HOOK_POINT"]
 ready = pathlib.Path(os.environ["HOOK_READY"])
@@ -41,7 +42,8 @@ def pause():
 def render_all(sources, *args, **kwargs):
     if point == "render":
         pause()
-    return [{name: HEADER_MARK + "fake\n" for name in ("__init__.py", "a.py", "b.py", "c.py")} for _ in sources]
+    files = {name: HEADER_MARK + "fake\n" for name in ("__init__.py", "a.py", "b.py", "c.py")}
+    return [generate.Rendered(files) for _ in sources]
 
 
 generate.render_packages = render_all

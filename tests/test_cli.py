@@ -35,9 +35,9 @@ def test_shortcut_and_generate_write_the_same_package(tmp_path: Path, schema_dir
     a, b = tmp_path / "a", tmp_path / "b"
     assert run("--revision", "2024-11-05", "-o", str(a), "--schema-dir", str(schema_dir))[0] == 0
     assert run("generate", "--revision", "2024-11-05", "-o", str(b), "--schema-dir", str(schema_dir))[0] == 0
-    files = sorted(p.name for p in a.iterdir())
-    assert files == sorted(p.name for p in b.iterdir())
-    assert {"__init__.py", "types.py", "methods.py", "server.py", "client.py", "py.typed"} <= set(files)
+    files = sorted(str(p.relative_to(a)) for p in a.rglob("*") if p.is_file())
+    assert files == sorted(str(p.relative_to(b)) for p in b.rglob("*") if p.is_file())
+    assert {"__init__.py", "types.py", "methods.py", "server.py", "client.py", "py.typed", "runtime/peer.py"} <= set(files)
     for name in files:
         assert (a / name).read_bytes() == (b / name).read_bytes()
 

@@ -74,7 +74,9 @@ def test_an_unpairable_draft_request_gets_the_base_result_with_a_warning(tmp_pat
     warnings = [line for line in done.stderr.splitlines() if line.startswith("mcpgen: warning: ")]
     assert len(warnings) == 1
     assert "SpinWidgetsRequest" in warnings[0] and "--pair SpinWidgetsRequest=" in warnings[0]
-    assert '[["SpinWidgetsRequest", "Result"]]' in (out / "__init__.py").read_text("utf-8")
+    head = (out / "__init__.py").read_text("utf-8")
+    assert "# Paired with the base Result (no result in the schema; --pair chooses one): SpinWidgetsRequest" in head
+    assert '"assumed":[["SpinWidgetsRequest","Result"]]' in head
     code = (
         "import mcp_draft as m\n"
         "r = m.parse_result('widgets/spin', {'resultType': 'complete', 'rpm': 33})\n"
@@ -115,7 +117,7 @@ def test_pair_option_completes_an_unpairable_draft_and_check_honours_it(tmp_path
     done = CliRunner().invoke(main, [*args, "--pair", "SpinWidgetsRequest=EmptyResult"])
     assert done.exit_code == 0, done.stderr
     assert "warning" not in done.stderr
-    assert "# Pairings: [[\"SpinWidgetsRequest\", \"EmptyResult\"]]" in (out / "methods.py").read_text()
+    assert "# Pairings: SpinWidgetsRequest=EmptyResult" in (out / "methods.py").read_text()
     checked = CliRunner().invoke(main, ["check", str(out), "--schema", str(draft)])
     assert checked.exit_code == 0, checked.output + checked.stderr
     unknown = CliRunner().invoke(main, [*args, "--force", "--pair", "SpinWidgetsRequest=NoSuchResult"])

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcpgen.emit.formatting import format_files
+from mcpgen.emit.render import Sources
 from mcpgen.emit.pysource import comment, docstring, py_literal, string_literal
 from shared import kept_by_a_docstring
 
@@ -50,7 +51,7 @@ def module(text: str) -> str:
 
 
 def formatted(source: str) -> str:
-    return format_files([{"m.py": source}])[0]["m.py"]
+    return format_files([Sources({"m.py": source}, {})])[0]["m.py"]
 
 
 def string_statements(tree: ast.Module) -> list[str]:

@@ -164,10 +164,21 @@ def test_batches(pkg: Any, data: st.DataObject) -> None:
         result = pkg.methods.parse_message(json.dumps(batch))
     except pkg.ProtocolError as exc:
         assert_clean_error(exc, PARSE_CODES)
-        if not pkg.methods.BATCHING or not batch:
+        if not strict_json(batch):
+            assert exc.code == -32700  # a lone surrogate or a non-finite number: not JSON it could write back
+        elif not pkg.methods.BATCHING or not batch:
             assert exc.code == -32600
         return
     assert pkg.methods.BATCHING and isinstance(result, list) and len(result) == len(batch)
+
+
+def strict_json(value: Any) -> bool:
+    """True when `value` is strict JSON in UTF-8: no lone surrogate in any string, every number finite."""
+    try:
+        json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except (UnicodeEncodeError, ValueError):
+        return False
+    return True
 
 
 def test_batching_flag_matches_the_schema(pkg: Any) -> None:

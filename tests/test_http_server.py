@@ -652,6 +652,9 @@ def multi_era(generated_root: Path) -> Iterator[tuple[Served, Any, Any]]:
     """The multi-revision tool server with a listen handler, served: sessions and stateless requests on one endpoint."""
     import importlib
 
+    from shared import link_runtime
+
+    link_runtime(MULTI)
     package = importlib.import_module(MULTI)
 
     class Watches(tool_server(package, Probe())):  # type: ignore[misc]

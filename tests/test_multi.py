@@ -98,9 +98,10 @@ def test_layout_and_exports(multi: Callable[[str], ModuleType]) -> None:
     assert all(hasattr(pkg, name) for name in ("Server", "Client", "ProtocolError", "negotiate", "stdio"))
     root = Path(pkg.__file__).parent
     assert sorted(p.name for p in root.iterdir() if p.is_dir() and p.name != "__pycache__") == [
-        "v" + r.replace("-", "_") for r in REVISIONS
+        "runtime",
+        *("v" + r.replace("-", "_") for r in REVISIONS),
     ]
-    assert not list(root.glob("v*/runtime.py")) and not list(root.glob("v*/stdio.py"))  # one shared runtime
+    assert not list(root.glob("v*/runtime")) and not list(root.glob("v*/stdio.py"))  # one shared runtime
 
 
 def test_negotiate(multi: Callable[[str], ModuleType]) -> None:
@@ -417,8 +418,9 @@ def test_a_legacy_session_s_meta_reaches_modern_handlers_as_one_validated_model(
     model instance (pydantic takes it as it is), not merged and validated again per request; it is
     frozen, so one request's handler cannot change it for the next."""
     pkg = multi("all26")
-    server = __import__(f"{pkg.__name__}.server", fromlist=["_meta_model"])
-    assert server._meta_model("tools/call") is pkg.types.RequestMetaObject
+    from mcpgen.runtime.server import _meta_model
+
+    assert _meta_model(pkg.REVISIONS.surface, "tools/call") is pkg.types.RequestMetaObject
     seen: list[Any] = []
 
     class Tools(pkg.Server):  # type: ignore[misc,name-defined]
@@ -585,7 +587,7 @@ def test_bridged_listen_streams_share_subscriptions_and_always_unsubscribe(multi
         reply = await server.handle({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "t", "_meta": meta}})
         assert "result" in reply
         await server.handle({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}})
-        server._input_closed()  # the transport ends too, while the second stream unsubscribes
+        server._mcp.input_closed()  # the transport ends too, while the second stream unsubscribes
         await asyncio.gather(first, second)
         await asyncio.sleep(0.1)
 

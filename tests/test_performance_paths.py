@@ -11,11 +11,10 @@ import pytest
 
 from mcpgen import cache
 from mcpgen.emit import render
-from mcpgen.model import names as stubnames
-from mcpgen.emit.formatting import chunks, format_chunk, format_files
+from mcpgen.emit.formatting import chunks, format_files
 from mcpgen.commands.generate import PackageRequest, package_ir, package_sources
 from mcpgen.inputs.pins import revision_set
-from mcpgen.emit.render import is_template_text
+from mcpgen.emit.render import Sources
 from mcpgen.inputs.sources import resolve_schema
 from shared import MULTI_REVISION, REVISIONS
 
@@ -105,17 +104,18 @@ def whole(source: str) -> str:
 def test_chunked_black_equals_whole_file_black_on_tricky_source() -> None:
     separators = [separator for separator, _ in chunks(TRICKY)]
     assert separators.count("\n\n") > 3 and separators.count("\n") == 4  # Methods: b, c, e and l
-    assert format_files([{"m.py": TRICKY}])[0]["m.py"] == whole(TRICKY)
+    assert format_files([Sources({"m.py": TRICKY}, {})])[0]["m.py"] == whole(TRICKY)
 
 
 @pytest.mark.parametrize("index", range(len(REVISIONS) + 2 * len(MULTI_REVISION)))
 def test_chunked_black_equals_whole_file_black_on_a_generated_package(schema_dir: Path, index: int) -> None:
     raw = package_sources(every_layout(schema_dir)[index])
-    for formatted in (format_files([raw])[0], format_files([raw], verbatim=is_template_text)[0]):
-        for name, text in raw.items():
-            assert formatted[name] == (whole(text) if name.endswith(".py") else text), name
-            # The templates write black's layout, so black takes one pass over every chunk.
-            assert formatted[name].rstrip() == text.rstrip(), name
+    formatted = format_files([raw])[0]
+    assert list(formatted) == [*raw.rendered, *raw.verbatim]
+    for name, text in raw.rendered.items():
+        assert formatted[name] == (whole(text) if name.endswith(".py") else text), name
+    for name, text in raw.verbatim.items():
+        assert formatted[name] == text == whole(text), name  # the runtime is written as it is: black's layout
 
 
 def every_layout(schema_dir: Path) -> list[PackageRequest]:
@@ -128,50 +128,6 @@ def every_layout(schema_dir: Path) -> list[PackageRequest]:
     return single + multi
 
 
-def skipped_chunks(requests: list[PackageRequest]) -> tuple[dict[str, int], list[tuple[str, str, str]]]:
-    """Bytes of template text that skip black, by file; and (surface, file, chunk) of those black would change."""
-    skipped: dict[str, int] = {}
-    unstable = []
-    for request in requests:
-        for name, text in package_sources(request).items():
-            if not name.endswith(".py"):
-                continue
-            for _, chunk in chunks(text, name):
-                if is_template_text(name, chunk.removeprefix("class _:\n")):
-                    if format_chunk(chunk) != chunk.rstrip() + "\n":
-                        unstable.append((request.surface, name, chunk))
-                    skipped[name] = skipped.get(name, 0) + len(chunk)
-    return skipped, unstable
-
-
-def test_template_text_skips_black_because_it_is_black_formatted(schema_dir: Path) -> None:
-    skipped, unstable = skipped_chunks(every_layout(schema_dir))
-    assert not unstable, [(revision, name, chunk[:200]) for revision, name, chunk in unstable]
-    # The skip is in use, also for template text holding the runtime members' names.
-    assert {"runtime.py", "stdio.py", "methods.py", "server.py", "client.py"} <= set(skipped)
-    assert any("self.conversion_policy" in chunk for chunk in template_chunks(schema_dir, "runtime.py"))
-
-
-def template_chunks(schema_dir: Path, name: str) -> list[str]:
-    """The chunks of `name` in the 2025-11-25 package that skip black."""
-    text = package_sources(every_layout(schema_dir)[REVISIONS.index("2025-11-25")])[name]
-    return [c for _, c in chunks(text, name) if is_template_text(name, c.removeprefix("class _:\n"))]
-
-
-def test_a_runtime_member_name_that_breaks_the_layout_is_caught(schema_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The runtime members' names in template text are covered by the proof above: were they longer,
-    lines of the runtime would run past the line length, and that proof would fail."""
-    original = stubnames.runtime_members
-    monkeypatch.setattr(stubnames, "runtime_members", lambda side: tuple((r, n + "_" * 40) for r, n in original(side)))
-    render.template_text.cache_clear()
-    try:
-        _, unstable = skipped_chunks([every_layout(schema_dir)[REVISIONS.index("2025-11-25")]])
-    finally:
-        monkeypatch.undo()
-        render.template_text.cache_clear()
-    assert any(name == "runtime.py" for _, name, _ in unstable)
-
-
 @pytest.mark.parametrize("index", [REVISIONS.index("2024-11-05"), len(REVISIONS)])
 def test_the_pool_renders_and_formats_what_one_process_does(schema_dir: Path, index: int) -> None:
     """Workers render a package in two halves (or several packages, one each) and format the chunks;
@@ -180,18 +136,21 @@ def test_the_pool_renders_and_formats_what_one_process_does(schema_dir: Path, in
 
     request = every_layout(schema_dir)[index]
     alone = package_files(request)
-    assert _render_in_pool([request], 2) == [alone]
-    assert list(_render_in_pool([request], 2)[0]) == list(alone)  # the files in the same order too
+    assert [r.files for r in _render_in_pool([request], 2)] == [alone]
+    assert list(_render_in_pool([request], 2)[0].files) == list(alone)  # the files in the same order too
     other = every_layout(schema_dir)[REVISIONS.index("2025-06-18")]
-    assert _render_in_pool([request, other], 2) == [alone, package_files(other)]
+    assert [r.files for r in _render_in_pool([request, other], 2)] == [alone, package_files(other)]
 
 
 def test_a_package_s_shared_and_revision_files_are_its_files(schema_dir: Path) -> None:
     for request in (every_layout(schema_dir)[0], every_layout(schema_dir)[-1]):
         package = package_ir(request)
         shared, own = render.render_sources(package, "shared"), render.render_sources(package, "revisions")
-        assert not set(shared) & set(own) and {**shared, **own} == render.render_sources(package)
-        assert "types.py" in own and "server.py" in shared
+        whole_package = render.render_sources(package)
+        assert not set(shared.rendered) & set(own.rendered) and not own.verbatim
+        assert shared.merged(own) == whole_package
+        assert "types.py" in own.rendered and "server.py" in shared.rendered
+        assert "runtime/peer.py" in shared.verbatim
 
 
 @pytest.mark.parametrize("sizes", [[], [10], [1000] * 118, [30000, 5, 5, 5], [5] * 3000, [7000, 100, 9000] * 20])
@@ -253,7 +212,7 @@ def test_syntax_error_is_a_schema_error() -> None:
     from mcpgen.errors import SchemaError
 
     with pytest.raises(SchemaError, match="not valid Python"):
-        format_files([{"bad.py": "class :\n"}])
+        format_files([Sources({"bad.py": "class :\n"}, {})])
 
 
 def test_cache_round_trip_and_integrity(tmp_path: Path) -> None:
@@ -266,18 +225,11 @@ def test_cache_round_trip_and_integrity(tmp_path: Path) -> None:
     assert cache.package_key(both, "2025-11-25") != cache.package_key(both, "2025-06-18")
     assert cache.load(tmp_path, key) is None
     files = {"__init__.py": "# x\n", "py.typed": ""}
-    cache.store(tmp_path, key, files)
-    assert cache.load(tmp_path, key) == files
+    cache.store(tmp_path, key, files, ("a warning",))
+    assert cache.load(tmp_path, key) == (files, ("a warning",))
     entry = next((tmp_path / "packages").glob("*.json"))
     entry.write_text(entry.read_text().replace("# x", "# y"))
     assert cache.load(tmp_path, key) is None
-
-
-JSON_EDGES = [
-    b'{"a":1,"a":2}', b"1e400", b"-0", b"-0.0", b"NaN", b"[Infinity,-Infinity]", b'"\\ud800"',
-    b"\xef\xbb\xbf{}", "{}".encode("utf-16"), b'"\t"', b"01", b"[1,]", b'"\xff"', b"12345678901234567890123",
-    b"[" * 600 + b"]" * 600, b"[" * 5000 + b"]" * 5000, b" \x0c{}", b'"\\u0000"', b"4.9e-324", b"",
-]  # fmt: skip
 
 
 def outcome(fn: Any, arg: Any) -> Any:
@@ -285,16 +237,6 @@ def outcome(fn: Any, arg: Any) -> Any:
         return ("ok", repr(fn(arg)))
     except Exception as exc:
         return ("error", type(exc).__name__, getattr(exc, "code", None), getattr(exc, "data", None))
-
-
-def test_load_decodes_like_json_loads(packages: dict[str, Any]) -> None:
-    methods = packages["2025-11-25"].methods
-    for data in JSON_EDGES:
-        try:
-            expected: Any = ("ok", repr(json.loads(data)))
-        except (ValueError, RecursionError):
-            expected = ("error", "ProtocolError", -32700, None)
-        assert outcome(methods.load, data) == expected, data[:40]
 
 
 def variants(message: dict[str, Any]) -> list[Any]:
@@ -320,7 +262,7 @@ def test_parse_object_fast_path_matches_the_full_path(packages: dict[str, Any], 
         if not (isinstance(obj, dict) and isinstance(obj.get("method"), str)):
             continue
         for variant in variants(obj):
-            fast, full = outcome(methods.parse_object, variant), outcome(methods._parse_any, variant)
+            fast, full = outcome(methods.parse_object, variant), outcome(methods.REGISTRY._parse_any, variant)
             assert fast == full, variant
             checked += 1
     assert checked > 50

@@ -9,7 +9,8 @@ import tomllib
 import pytest
 
 from mcpgen import __version__
-from mcpgen.emit.render import MARKER_FILE, REVISION_FILES, SHARED_FILES
+from mcpgen.emit.package_views import FACADES
+from mcpgen.emit.render import MARKER_FILE, PEER_FILES, REVISION_FILES, RUNTIME_DIR, SHARED_FILES
 from shared import REPO_ROOT
 
 
@@ -36,4 +37,5 @@ def test_the_readme_lists_every_generated_file() -> None:
     readme = (REPO_ROOT / "README.md").read_text()
     listing = readme[readme.index("## The generated package") :].split("```")[1]
     listed = [line.split()[0].removeprefix("<package>/") for line in listing.strip().splitlines()]
-    assert sorted(listed) == sorted([name for name, _ in (*SHARED_FILES, *REVISION_FILES)] + [MARKER_FILE])
+    files = [name for name, _ in (*SHARED_FILES, *PEER_FILES, *REVISION_FILES)] + [f for f, _, _ in FACADES]
+    assert sorted(listed) == sorted([*files, MARKER_FILE, f"{RUNTIME_DIR}/"])

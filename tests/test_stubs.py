@@ -405,10 +405,10 @@ def test_2026_discover_and_per_request_meta(pkgs: Callable[[str], ModuleType]) -
         "name": "mcp-client",
         "version": "0.0.0",
     }
-    assert "initialize" not in new.Server._incoming
+    assert "initialize" not in new.Server.handlers
     # sampling travels inside input-required results in 2026-07-28: the client answers it with its
     # own handler when a result asks for it, never as a request on the wire
-    assert new.Client._incoming["sampling/createMessage"] == "on_create_message"
+    assert new.Client.handlers["sampling/createMessage"] == "on_create_message"
     assert new.METHODS["sampling/createMessage"].embedded
 
 

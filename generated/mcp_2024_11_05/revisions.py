@@ -16,7 +16,7 @@ REVISIONS = Revisions(
     (
         Revision(
             version="2024-11-05",
-            registry=r0_methods.REGISTRY,
+            methods=r0_methods,
             types=r0_types,
             lifecycle=Lifecycle(
                 era="session",

@@ -20,7 +20,7 @@ REVISIONS = Revisions(
     (
         Revision(
             version="2024-11-05",
-            registry=r0_methods.REGISTRY,
+            methods=r0_methods,
             types=r0_types,
             lifecycle=Lifecycle(
                 era="session",
@@ -68,7 +68,7 @@ REVISIONS = Revisions(
         ),
         Revision(
             version="2025-03-26",
-            registry=r1_methods.REGISTRY,
+            methods=r1_methods,
             types=r1_types,
             lifecycle=Lifecycle(
                 era="session",
@@ -115,7 +115,7 @@ REVISIONS = Revisions(
         ),
         Revision(
             version="2025-06-18",
-            registry=r2_methods.REGISTRY,
+            methods=r2_methods,
             types=r2_types,
             lifecycle=Lifecycle(
                 era="session",
@@ -168,7 +168,7 @@ REVISIONS = Revisions(
         ),
         Revision(
             version="2025-11-25",
-            registry=r3_methods.REGISTRY,
+            methods=r3_methods,
             types=r3_types,
             lifecycle=Lifecycle(
                 era="session",

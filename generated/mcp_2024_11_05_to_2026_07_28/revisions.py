@@ -31,7 +31,7 @@ REVISIONS = Revisions(
     (
         Revision(
             version="2024-11-05",
-            registry=r0_methods.REGISTRY,
+            methods=r0_methods,
             types=r0_types,
             lifecycle=Lifecycle(
                 era="session",
@@ -105,7 +105,7 @@ REVISIONS = Revisions(
         ),
         Revision(
             version="2025-03-26",
-            registry=r1_methods.REGISTRY,
+            methods=r1_methods,
             types=r1_types,
             lifecycle=Lifecycle(
                 era="session",
@@ -178,7 +178,7 @@ REVISIONS = Revisions(
         ),
         Revision(
             version="2025-06-18",
-            registry=r2_methods.REGISTRY,
+            methods=r2_methods,
             types=r2_types,
             lifecycle=Lifecycle(
                 era="session",
@@ -262,7 +262,7 @@ REVISIONS = Revisions(
         ),
         Revision(
             version="2025-11-25",
-            registry=r3_methods.REGISTRY,
+            methods=r3_methods,
             types=r3_types,
             lifecycle=Lifecycle(
                 era="session",
@@ -339,7 +339,7 @@ REVISIONS = Revisions(
         ),
         Revision(
             version="2026-07-28",
-            registry=r4_methods.REGISTRY,
+            methods=r4_methods,
             types=r4_types,
             lifecycle=Lifecycle(
                 era="stateless",

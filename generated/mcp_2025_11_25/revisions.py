@@ -16,7 +16,7 @@ REVISIONS = Revisions(
     (
         Revision(
             version="2025-11-25",
-            registry=r0_methods.REGISTRY,
+            methods=r0_methods,
             types=r0_types,
             lifecycle=Lifecycle(
                 era="session",

@@ -24,7 +24,7 @@ REVISIONS = Revisions(
     (
         Revision(
             version="2026-07-28",
-            registry=r0_methods.REGISTRY,
+            methods=r0_methods,
             types=r0_types,
             lifecycle=Lifecycle(
                 era="stateless",

@@ -25,8 +25,8 @@ readme = "README.md"
 requires-python = ">=3.10"
 dependencies = ["{pydantic}"]
 
-[tool.setuptools]
-packages = ["{package}"]
+[tool.setuptools.packages.find]
+include = ["{package}", "{package}.*"]
 
 [tool.setuptools.package-data]
 "{package}" = ["py.typed"]

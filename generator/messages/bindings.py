@@ -24,25 +24,29 @@ class _MemoryFinder(importlib.abc.MetaPathFinder, importlib.abc.InspectLoader):
 
     def __init__(self, name: str, files: Mapping[str, str]) -> None:
         self.sources = {
-            name if path == "__init__.py" else f"{name}.{path.removesuffix('.py').replace('/', '.')}": text
+            ".".join([name, *path.removesuffix(".py").split("/")]).removesuffix(".__init__"): text
             for path, text in files.items()
             if path.endswith(".py")
         }
-        self.package = name
+        self.packages = {
+            ".".join([name, *path.split("/")[:-1]]) for path in files if path.endswith("__init__.py")
+        }
 
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         """A spec for the package's own modules, None for anything else."""
         if fullname not in self.sources:
             return None
-        return importlib.util.spec_from_loader(fullname, self, origin=f"<mcpgen: {fullname}>", is_package=fullname == self.package)
+        return importlib.util.spec_from_loader(
+            fullname, self, origin=f"<mcpgen: {fullname}>", is_package=fullname in self.packages
+        )
 
     def get_source(self, fullname: str) -> str:
         """The generated source text of a module (for tracebacks and `inspect`)."""
         return self.sources[fullname]
 
     def is_package(self, fullname: str) -> bool:
-        """True for the package itself."""
-        return fullname == self.package
+        """True for the package and its subpackages."""
+        return fullname in self.packages
 
 
 def import_files(files: Mapping[str, str], name: str) -> ModuleType:
@@ -67,5 +71,5 @@ def generated_package(revision: str, schema_dir: Path | None = None) -> ModuleTy
     """The package the code under test generates for `revision` (through mcpgen's package cache), imported from memory."""
     source = resolve_schema(revision, schema_dir=schema_dir)
     name = default_package(revision)
-    [files] = render_packages([PackageRequest((source,), source.revision)])
-    return import_files(files, _ORACLE + name)
+    [made] = render_packages([PackageRequest((source,), source.revision)])
+    return import_files(made.files, _ORACLE + name)

@@ -38,7 +38,8 @@ def runtime_members(side: ir.Side) -> tuple[str, ...]:
 
     base = ServerBase if side == "server" else ClientBase
     own = (INITIALIZE_PARAMS,) if side == "client" else ()
-    return tuple(sorted({*(name for name in dir(base) if not name.startswith("_")), *own}))
+    declared = {name for cls in base.__mro__ for name in getattr(cls, "__annotations__", {})}
+    return tuple(sorted({*(n for n in {*dir(base), *declared} if not n.startswith("_")), *own}))
 
 
 def stub_names(protocol: ir.Protocol, side: ir.Side) -> ir.StubNames:

@@ -37,7 +37,7 @@ def package(generated_dir: Path) -> Callable[[str], ModuleType]:
 
     def load(revision: str) -> ModuleType:
         name = package_name(revision)
-        return load_package(generated_dir / name, "interop_" + name)
+        return load_package(generated_dir / name, "interop_" + name, linked=False)  # the package as shipped
 
     return load
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from mcp_2025_11_25 import ProtocolError, Server, types
-from mcp_2025_11_25.methods import INVALID_PARAMS
+from mcp_2025_11_25.jsonrpc import INVALID_PARAMS
 from mcp_2025_11_25.stdio import serve_stdio
 
 PROMPTS = [

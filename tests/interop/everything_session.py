@@ -100,7 +100,7 @@ def client_class(pkg: ModuleType, session: Session) -> type:
     with CreateTaskResult at once and completed in the background (tasks/get, tasks/result).
     """
     types = pkg.types
-    names = set(pkg.Client._incoming.values())
+    names = set(pkg.Client.handlers.values())
     tasks: dict[str, dict[str, Any]] = {}
 
     def start_task(params: Any, finish: Any) -> Any:

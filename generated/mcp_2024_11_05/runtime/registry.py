@@ -123,7 +123,9 @@ class Registry:
                 return _validate(self.error, obj, INVALID_REQUEST, "Invalid error response")
             if "result" in obj and valid_id(obj.get("id")):
                 return _validate(self.response, obj, INVALID_REQUEST, "Invalid response")
-            raise ProtocolError(INVALID_REQUEST, 'Invalid Request: no "method", "result" or "error"')
+            raise ProtocolError(
+                INVALID_REQUEST, 'Invalid Request: no "method", "result" or "error"'
+            )
         if not isinstance(method, str):
             raise ProtocolError(INVALID_REQUEST, 'Invalid Request: "method" must be a string')
         if "id" in obj and not valid_id(obj["id"]):

@@ -121,7 +121,9 @@ class Connection:
         try:
             await self.send(reply)
         except ValueError as exc:
-            logger.error("an answer could not be written as JSON (%s): answered -32603 instead", exc)
+            logger.error(
+                "an answer could not be written as JSON (%s): answered -32603 instead", exc
+            )
             request_id = reply.get("id") if isinstance(reply, Mapping) else None
             cannot = ProtocolError(INTERNAL_ERROR, "Internal error: the answer is not valid JSON")
             await self.send(error_response(request_id if valid_id(request_id) else None, cannot))

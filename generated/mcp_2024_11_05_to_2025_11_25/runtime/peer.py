@@ -59,7 +59,8 @@ class Channel(Protocol):
 @dataclass(frozen=True)
 class Context:
     """What the code running now is doing for one endpoint: the revision of the message it handles,
-    the channel the transport gave that message (its SSE stream), and the listen request it serves."""
+    the channel the transport gave that message (its SSE stream), and the listen request it serves.
+    """
 
     endpoint: Endpoint
     revision: Revision | None = None
@@ -69,12 +70,16 @@ class Context:
     """True inside the listen handler a Server runs for a session's resource subscriptions."""
 
 
-CONTEXT: contextvars.ContextVar[Context | None] = contextvars.ContextVar("mcp_context", default=None)
+CONTEXT: contextvars.ContextVar[Context | None] = contextvars.ContextVar(
+    "mcp_context", default=None
+)
 """The endpoint whose message is being handled, and how. Another endpoint's code running in the same
 task (a handler of one session calling another session's server) ignores it."""
 REQUEST_ID: contextvars.ContextVar[Any] = contextvars.ContextVar("mcp_request_id", default=None)
 """The id of the request whose handler is running (None outside a request handler)."""
-INBOUND: contextvars.ContextVar[Inbound | None] = contextvars.ContextVar("mcp_inbound", default=None)
+INBOUND: contextvars.ContextVar[Inbound | None] = contextvars.ContextVar(
+    "mcp_inbound", default=None
+)
 """Set by a transport around `peer.handle(message)`: how that peer received the message."""
 
 
@@ -235,7 +240,9 @@ class Endpoint:
         """The error answering a request for a protocol version this package does not speak."""
         modern = self.revisions.modern
         if modern is None or modern.unsupported_code is None:
-            return ProtocolError(INVALID_REQUEST, f"Unsupported protocol version: {requested[:100]}")
+            return ProtocolError(
+                INVALID_REQUEST, f"Unsupported protocol version: {requested[:100]}"
+            )
         data: dict[str, Any] = {}
         if modern.supported_key is not None:
             data[modern.supported_key] = newest_first(self.revisions.supported)
@@ -301,7 +308,9 @@ class Endpoint:
                 return error_response(
                     None, ProtocolError(INVALID_REQUEST, f"Invalid Request: {reason}")
                 )
-            replies = await asyncio.gather(*(self._handle_one(item, route, version) for item in obj))
+            replies = await asyncio.gather(
+                *(self._handle_one(item, route, version) for item in obj)
+            )
             return [r for r in replies if r is not None] or None
         return await self._handle_one(obj, route, version)
 

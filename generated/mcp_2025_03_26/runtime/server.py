@@ -221,7 +221,10 @@ class ServerEndpoint(Endpoint):
         listening = mine.listening if mine is not None else None
         if listening is None or modern is None or not modern.subscription_id_key:
             return wire
-        meta = {**((wire or {}).get(modern.meta_key) or {}), modern.subscription_id_key: listening[0]}
+        meta = {
+            **((wire or {}).get(modern.meta_key) or {}),
+            modern.subscription_id_key: listening[0],
+        }
         stamped = {**(wire or {}), modern.meta_key: meta}
         try:
             revision.registry.adapter(method, "params").validate_python(stamped)
@@ -237,7 +240,9 @@ class ServerEndpoint(Endpoint):
         if mine is not None and mine.for_session and method not in revision.registry.methods:
             return
         streams = self.bridge.streams
-        modern = revision if revision.modern is not None else streams[0].revision if streams else None
+        modern = (
+            revision if revision.modern is not None else streams[0].revision if streams else None
+        )
         if self.surface.modern is None and modern is not None:
             listening = mine is not None and mine.listening is not None
             if method in stream_methods(modern.modern) or listening:
@@ -247,7 +252,8 @@ class ServerEndpoint(Endpoint):
 
     def completed(self, revision: Revision, method: str, params: Any) -> Any:
         """A stateless-era surface reads version, capabilities, client info and log level from every
-        request's `_meta`: in a session they come from the session's handshake and its set-level request."""
+        request's `_meta`: in a session they come from the session's handshake and its set-level request.
+        """
         modern = self.surface.modern
         if modern is None or revision.legacy is None or type(params) is not dict:
             return params

@@ -23,16 +23,23 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, eq=False)
 class Revision:
-    """One protocol revision: its method registry, its types module, its lifecycle facts, and what
-    converting a surface message to it leaves out (`strips`) and fills in (`fills`)."""
+    """One protocol revision: its methods and types modules (the package's `methods.py`, whose `REGISTRY`
+    parses its messages, and `types.py`), its lifecycle facts, and what converting a surface message to
+    it leaves out (`strips`) and fills in (`fills`)."""
 
     version: str
-    registry: Registry
+    methods: ModuleType
     types: ModuleType
     lifecycle: Lifecycle
     fills: tuple[Fill, ...] = ()
     strips: tuple[Strip, ...] = ()
     _plans: dict[tuple[str, Part, bool], Plan] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def registry(self) -> Registry:
+        """The revision's method registry (its methods module's `REGISTRY`)."""
+        registry: Registry = self.methods.REGISTRY
+        return registry
 
     @property
     def era(self) -> Era:
@@ -127,7 +134,9 @@ class Revisions(Mapping[str, Revision]):
         choice = (self.legacy_versions or self.modern_versions or self.supported)[-1]
         self.default = self._by_version[choice]
         """The revision a message is read in when nothing says which."""
-        self.modern = self._by_version[self.modern_versions[-1]].modern if self.modern_versions else None
+        self.modern = (
+            self._by_version[self.modern_versions[-1]].modern if self.modern_versions else None
+        )
         """The newest stateless-era facts: where a request's `_meta` names its version."""
 
     def __getitem__(self, version: str) -> Revision:
@@ -141,6 +150,11 @@ class Revisions(Mapping[str, Revision]):
 
     def __repr__(self) -> str:
         return f"Revisions({list(self._by_version)}, surface={self.surface.version!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return self is other  # one package's tables: equal only to themselves, and hashable
+
+    __hash__ = object.__hash__
 
     def negotiate(self, requested: str, among: Iterable[str] | None = None) -> str:
         """The requested version when supported, else the newest supported (as the lifecycle chapter says)."""

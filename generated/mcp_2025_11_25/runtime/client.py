@@ -27,7 +27,8 @@ from .server import implementation_info, overridden_capabilities
 class ClientBase(Peer):
     """Base of a generated MCP Client: requests the server may send answer -32601 (method not found) until
     a subclass overrides their `on_*` handler, notifications are ignored until then, and the
-    capabilities the client announces follow the overridden handlers unless `capabilities` is declared."""
+    capabilities the client announces follow the overridden handlers unless `capabilities` is declared.
+    """
 
     __slots__ = ()
     name: ClassVar[str] = "mcp-client"
@@ -118,7 +119,10 @@ class ClientEndpoint(Endpoint):
     async def start_session(self) -> Any:
         """`ClientBase.start_session`."""
         revisions = self.revisions
-        if revisions.modern_versions and self.peer.preferred_version not in revisions.legacy_versions:
+        if (
+            revisions.modern_versions
+            and self.peer.preferred_version not in revisions.legacy_versions
+        ):
             found = await self._discover()
             if found is not None:
                 return found

@@ -151,7 +151,9 @@ def with_defaults(fills: tuple[FillRule, ...], defaults: Mapping[str, Any]) -> t
     """`fills` with the top-level values `defaults` gives (by wire name) in place of the documented ones."""
     if not defaults:
         return fills
-    return tuple((path, key, defaults.get(key, value) if not path else value) for path, key, value in fills)
+    return tuple(
+        (path, key, defaults.get(key, value) if not path else value) for path, key, value in fills
+    )
 
 
 def converted(

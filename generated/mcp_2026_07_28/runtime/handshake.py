@@ -43,7 +43,11 @@ def handshake_info(revision: Revision, result: Any) -> Handshake:
     return Handshake(
         versions if isinstance(versions, list) else [],
         wire.get(modern.capabilities_key),
-        meta.get(modern.server_info_key) if isinstance(meta, dict) and modern.server_info_key else None,
+        (
+            meta.get(modern.server_info_key)
+            if isinstance(meta, dict) and modern.server_info_key
+            else None
+        ),
         wire.get(modern.instructions_key) if modern.instructions_key else None,
     )
 

@@ -128,7 +128,9 @@ class HttpConnection:
         except asyncio.CancelledError:
             if not self._closed and method not in self.eras.handshakes and self.session_id:
                 revisions = type(self.peer).revisions
-                self._keep(asyncio.ensure_future(_cancel(self, revisions, self.version, request_id)))
+                self._keep(
+                    asyncio.ensure_future(_cancel(self, revisions, self.version, request_id))
+                )
             raise
         finally:
             self._pending.pop(request_id, None)

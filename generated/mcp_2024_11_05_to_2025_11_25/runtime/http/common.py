@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import decimal
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Mapping, TypeGuard
@@ -170,12 +172,15 @@ def header_text(value: Any) -> str | None:
 
 
 def same(header: str, value: Any) -> bool:
-    """Whether a mirrored header carries exactly `value` (integers compared as integers, never as floats)."""
+    """Whether a mirrored header carries exactly `value`: integers compare numerically and exactly (`42.0`
+    is 42; nothing is rounded through a float), and only within JavaScript's safe range."""
     if isinstance(value, int) and not isinstance(value, bool):
         text = header.strip()
-        digits = text[1:] if text[:1] in "+-" else text
-        if not digits.isascii() or not digits.isdigit() or len(digits) > 16:
+        if abs(value) > SAFE_INTEGER or len(text) > 40 or not _NUMBER.fullmatch(text):
             return False
-        number = int(text)
-        return abs(number) <= SAFE_INTEGER and number == value
+        return decimal.Decimal(text) == value
     return header == header_text(value)
+
+
+_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]{1,3})?")
+"""A JSON number, as a mirrored integer header may spell it."""

@@ -183,7 +183,9 @@ async def _read_body(receive: Receive, limit: int) -> bytes:
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
-            raise _Reject(413, error_body(INVALID_REQUEST, f"Request body larger than {limit} bytes"))
+            raise _Reject(
+                413, error_body(INVALID_REQUEST, f"Request body larger than {limit} bytes")
+            )
         chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
@@ -541,7 +543,8 @@ class StreamableHTTP:
         modern = self.eras.modern
         if modern is None or modern.unsupported_code is None:
             return _Reject(
-                400, error_body(INVALID_REQUEST, f"Unsupported MCP-Protocol-Version: {version[:100]}")
+                400,
+                error_body(INVALID_REQUEST, f"Unsupported MCP-Protocol-Version: {version[:100]}"),
             )
         data: dict[str, Any] = {}
         if modern.supported_key:
@@ -549,7 +552,8 @@ class StreamableHTTP:
         if modern.requested_key:
             data[modern.requested_key] = version
         return _Reject(
-            400, error_body(modern.unsupported_code, "Unsupported protocol version", data=data or None)
+            400,
+            error_body(modern.unsupported_code, "Unsupported protocol version", data=data or None),
         )
 
     def _era(self, request: _Request, body: Any) -> str | None:
@@ -562,7 +566,9 @@ class StreamableHTTP:
             if eras.session:
                 return None
             modern = eras.modern
-            meta = mapping(mapping(mapping(body).get("params")).get(modern.meta_key if modern else ""))
+            meta = mapping(
+                mapping(mapping(body).get("params")).get(modern.meta_key if modern else "")
+            )
             if modern is not None and modern.version_key not in meta:
                 # No version anywhere: a client of the session era, which should learn what is spoken.
                 requested = mapping(mapping(body).get("params")).get("protocolVersion")
@@ -650,7 +656,9 @@ class StreamableHTTP:
         batch = isinstance(body, list)
         messages = body if batch else [body]
         if not all(isinstance(m, Mapping) for m in messages):
-            raise _Reject(400, error_body(INVALID_REQUEST, "Invalid Request: not a JSON-RPC message"))
+            raise _Reject(
+                400, error_body(INVALID_REQUEST, "Invalid Request: not a JSON-RPC message")
+            )
         initialize = any(
             isinstance(m.get("method"), str) and m["method"] in self.eras.handshakes
             for m in messages
@@ -725,7 +733,8 @@ class StreamableHTTP:
     async def _get(self, request: _Request, receive: Receive, send: Send) -> None:
         if not _accepts(request.get("accept") or "", "text/event-stream"):
             raise _Reject(
-                406, error_body(INVALID_REQUEST, "Not Acceptable: Accept must list text/event-stream")
+                406,
+                error_body(INVALID_REQUEST, "Not Acceptable: Accept must list text/event-stream"),
             )
         if self._era(request, None) is not None:
             raise _Reject(
@@ -736,7 +745,9 @@ class StreamableHTTP:
         if last is not None:
             found = session.find(last)
             if found is None:
-                raise _Reject(400, error_body(INVALID_REQUEST, "Bad Request: unknown Last-Event-ID"))
+                raise _Reject(
+                    400, error_body(INVALID_REQUEST, "Bad Request: unknown Last-Event-ID")
+                )
             stream, after = found
         else:
             stream, after = session.standalone, session.standalone.sent
@@ -772,7 +783,9 @@ class StreamableHTTP:
         if not isinstance(body, Mapping):
             raise _Reject(
                 400,
-                error_body(INVALID_REQUEST, "Invalid Request: the body must be one JSON-RPC message"),
+                error_body(
+                    INVALID_REQUEST, "Invalid Request: the body must be one JSON-RPC message"
+                ),
             )
         if is_response(body):
             raise _Reject(

@@ -1,0 +1,71 @@
+"""The runtime a generated package carries is the runtime source, verbatim, and needs no formatting."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import black
+
+from mcpgen.emit.formatting import LINE_LENGTH
+from shared import package_name
+
+MODE = black.Mode(target_versions={black.TargetVersion.PY310}, line_length=LINE_LENGTH)
+
+
+def sources() -> dict[str, str]:
+    root = Path(str(resources.files("mcpgen.runtime")))
+    return {
+        str(p.relative_to(root)): p.read_text("utf-8")
+        for p in sorted(root.rglob("*.py"))
+        if "__pycache__" not in p.parts
+    }
+
+
+def test_every_package_carries_the_runtime_source_after_its_header(generated_root: Path) -> None:
+    own = sources()
+    assert {"peer.py", "server.py", "client.py", "stdio.py", "http/server.py"} <= set(own)
+    for name in (package_name("2025-11-25"), "mcp_2024_11_05_to_2026_07_28"):
+        package = generated_root / name
+        header = (package / "types.py").read_text("utf-8").split('"""')[0]
+        copies = {
+            str(p.relative_to(package / "runtime")): p for p in (package / "runtime").rglob("*.py")
+        }
+        assert set(copies) == set(own), name
+        for path, text in own.items():
+            assert copies[path].read_text("utf-8") == header.rstrip("\n") + "\n" + text, (
+                name,
+                path,
+            )
+
+
+def test_the_runtime_source_is_in_black_s_layout() -> None:
+    for path, text in sources().items():
+        assert black.format_str(text, mode=MODE) == text, path
+
+
+def test_the_runtime_imports_nothing_generated_and_nothing_but_pydantic_beyond_the_standard_library() -> (
+    None
+):
+    import ast
+    import sys
+
+    allowed = {"pydantic", "pydantic_core", "typing_extensions"}
+    for path, text in sources().items():
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                depth = path.count("/") + 1
+                assert (
+                    node.level <= depth
+                ), f"{path} imports outside the runtime: {'.' * node.level}{node.module}"
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else [node.module or ""]
+                )
+                for name in names:
+                    top = name.split(".")[0]
+                    assert (
+                        top in allowed or top in sys.stdlib_module_names
+                    ), f"{path} imports {name}"

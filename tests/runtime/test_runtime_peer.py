@@ -1,0 +1,234 @@
+"""Dispatch by the runtime source: every incoming message gets its handler's answer or a JSON-RPC error,
+outgoing messages take the conversation's revision and channel, and one peer never uses another's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from functional.packages import Wire, run
+
+INIT = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "c", "version": "1"},
+}
+
+
+class Recorder:
+    """A channel that keeps what is sent through it."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Any]] = []
+
+    async def request(self, method: str, params: dict[str, Any] | None) -> Any:
+        self.sent.append((method, params))
+        return {}
+
+    async def notify(self, method: str, params: dict[str, Any] | None) -> None:
+        self.sent.append((method, params))
+
+
+def request(method: str, params: Any = None, request_id: Any = 1) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def session_server(pkg: ModuleType, cls: type | None = None) -> Any:
+    server = (cls or pkg.Server)()
+    reply = run(server.handle(request("initialize", INIT, 0)))
+    assert reply["result"]["protocolVersion"] == "2025-11-25"
+    return server
+
+
+@pytest.fixture
+def session(linked: dict[str, ModuleType]) -> ModuleType:
+    return linked["2025-11-25"]
+
+
+def test_requests_get_their_handler_s_answer_or_the_json_rpc_error(session: ModuleType) -> None:
+    pkg = session
+
+    class Tools(pkg.Server):
+        async def on_list_tools(self, params: Any) -> Any:
+            return pkg.types.ListToolsResult(
+                tools=[pkg.types.Tool(name="t", inputSchema={"type": "object"})]
+            )
+
+        async def on_call_tool(self, params: Any) -> Any:
+            if params.name == "boom":
+                raise RuntimeError("secret detail")
+            if params.name == "refuse":
+                raise pkg.ProtocolError(-32602, "no such tool", {"name": params.name})
+            if params.name == "invalid":
+                return pkg.types.CallToolResult.model_construct(content="not a list")
+            return pkg.types.CallToolResult(content=[pkg.types.TextContent(text=params.name)])
+
+    server = session_server(pkg, Tools)
+    assert run(server.handle(request("tools/list")))["result"]["tools"][0]["name"] == "t"
+    assert (
+        run(server.handle(request("tools/call", {"name": "ok"})))["result"]["content"][0]["text"]
+        == "ok"
+    )
+    for name, code, message in [
+        ("boom", -32603, "Internal error"),
+        ("refuse", -32602, "no such tool"),
+        ("invalid", -32603, "Internal error"),
+    ]:
+        error = run(server.handle(request("tools/call", {"name": name})))["error"]
+        assert (error["code"], error["message"]) == (code, message)
+        assert "secret" not in str(error)
+    assert run(server.handle(request("prompts/list")))["error"]["code"] == -32601
+    assert run(server.handle(request("tools/call", {"nope": 1})))["error"]["code"] == -32602
+    assert (
+        run(server.handle(request("sampling/createMessage", {"messages": [], "maxTokens": 1})))[
+            "error"
+        ]["code"]
+        == -32601
+    )
+    assert run(server.handle(request("nope/nope")))["error"]["code"] == -32601
+    assert run(server.handle(b"{not json"))["error"]["code"] == -32700
+    assert (
+        run(server.handle([request("ping")]))["error"]["code"] == -32600
+    )  # no batches in 2025-11-25
+    assert run(server.handle(request("ping")))["result"] == {}
+
+
+def test_notifications_never_get_an_answer_and_unknown_ones_are_dropped(
+    session: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
+    pkg = session
+    seen = []
+
+    class Hears(pkg.Server):
+        async def on_progress(self, params: Any) -> None:
+            seen.append(params.progress)
+            raise RuntimeError("handler bug")
+
+    server = session_server(pkg, Hears)
+    note = {
+        "jsonrpc": "2.0",
+        "method": "notifications/progress",
+        "params": {"progressToken": 1, "progress": 0.5},
+    }
+    with caplog.at_level(logging.WARNING):
+        assert run(server.handle(note)) is None
+        assert run(server.handle({"jsonrpc": "2.0", "method": "notifications/nope"})) is None
+        assert (
+            run(server.handle({"jsonrpc": "2.0", "method": "notifications/progress", "params": 5}))
+            is None
+        )
+    assert seen == [0.5]
+    assert (
+        "notification handler on_progress failed" in caplog.text
+        and "dropped notification" in caplog.text
+    )
+
+
+def test_a_cancelled_request_is_not_answered_and_its_handler_stops(session: ModuleType) -> None:
+    pkg = session
+    started, stopped = asyncio.Event(), []
+
+    class Slow(pkg.Server):
+        async def on_call_tool(self, params: Any) -> Any:
+            started.set()
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                stopped.append(True)
+                raise
+            raise AssertionError("not cancelled")
+
+    async def scenario() -> Any:
+        server = session_server_async = Slow()
+        await server.handle(request("initialize", INIT, 0))
+        call = asyncio.ensure_future(server.handle(request("tools/call", {"name": "x"}, "r1")))
+        await started.wait()
+        cancel = {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": "r1"},
+        }
+        await session_server_async.handle(cancel)
+        await session_server_async.handle(
+            {**cancel, "params": {"requestId": [1]}}
+        )  # unusable id: ignored
+        return await call
+
+    assert run(scenario()) is None and stopped == [True]
+
+
+def test_one_server_s_notification_goes_out_on_its_own_channel_even_from_another_s_handler(
+    session: ModuleType,
+) -> None:
+    """A handler serving session B that notifies session A: A's channel carries it, B's route does not."""
+    pkg = session
+    a_channel, b_channel, b_route = Recorder(), Recorder(), Recorder()
+    a = session_server(pkg)
+    a.attach(a_channel)
+
+    class B(pkg.Server):
+        async def on_call_tool(self, params: Any) -> Any:
+            await a.notify_resource_updated({"uri": "file:///a"})
+            await self.notify_resource_updated({"uri": "file:///b"})
+            return pkg.types.CallToolResult(content=[])
+
+    b = session_server(pkg, B)
+    b.attach(b_channel)
+
+    async def on_route() -> Any:
+        from mcpgen.runtime.peer import INBOUND, Inbound
+
+        token = INBOUND.set(Inbound(b, b_route))
+        try:
+            return await b.handle(request("tools/call", {"name": "x"}))
+        finally:
+            INBOUND.reset(token)
+
+    assert "result" in run(on_route())
+    assert a_channel.sent == [("notifications/resources/updated", {"uri": "file:///a"})]
+    assert b_route.sent == [("notifications/resources/updated", {"uri": "file:///b"})]
+    assert b_channel.sent == []
+
+
+def test_typed_calls_validate_mappings_and_gate_what_the_revision_lets_a_side_send(
+    session: ModuleType,
+) -> None:
+    pkg = session
+    server = session_server(pkg)
+    server.attach(Recorder())
+    with pytest.raises(pkg.ProtocolError) as bad:
+        run(server.list_roots({"_meta": 5}))
+    assert bad.value.code == -32602
+    client = pkg.Client()
+    with pytest.raises(pkg.ProtocolError) as unattached:
+        run(client.list_tools())
+    assert "Not connected" in unattached.value.message
+    from mcpgen.runtime.peer import Peer
+
+    assert isinstance(client, Peer) and client.protocol_version is None
+
+
+def test_a_client_and_server_talk_over_in_memory_stdio(linked: dict[str, ModuleType]) -> None:
+    for revision in ("2025-11-25", "2026-07-28", "2024-11-05..2026-07-28"):
+        pkg = linked[revision]
+
+        class Echo(pkg.Server):
+            async def on_call_tool(self, params: Any) -> Any:
+                return pkg.types.CallToolResult(
+                    content=[pkg.types.TextContent(text=str(params.arguments))]
+                )
+
+        client, server = pkg.Client(), Echo()
+        Wire(pkg, client, server)
+        run(client.start_session())
+        result = run(client.call_tool({"name": "echo", "arguments": {"x": 1}}))
+        assert result.content[0].text == "{'x': 1}", revision
+        assert client.protocol_version == pkg.SUPPORTED_VERSIONS[-1]
