@@ -50,7 +50,7 @@ def revision_of(
 
 
 def load_revision(arg: str, schema_dir: Path | None = None) -> Revision:
-    """One side of a diff, errata applied exactly as `mcpgen generate` applies them (by the bytes' pin)."""
+    """One side of a diff, errata applied exactly as `mcpgen generate` applies them (wherever they hold)."""
     source = resolve(arg, schema_dir)
-    schema, errata = corrected_schema(source)
-    return revision_of(schema, source.revision, source.sha256, errata)
+    fixed = corrected_schema(source)
+    return revision_of(fixed.schema, source.revision, source.sha256, fixed.errata)
