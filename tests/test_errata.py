@@ -242,3 +242,35 @@ def test_every_request_declares_meta(
     assert _valid(before, definition, bad_token)
     assert not _valid(after, definition, bad_token)
     assert _valid(after, definition, good_token)
+
+
+def test_generation_applies_the_errata_that_hold_under_any_revision_name(tmp_path: Path, schema_dir: Path) -> None:
+    from click.testing import CliRunner
+
+    from mcpgen.cli import main
+
+    def generate(schema: Path, revision: str, out: Path) -> tuple[str, list[str]]:
+        done = CliRunner().invoke(main, ["generate", "--schema", str(schema), "--revision", revision, "-o", str(out),
+                                         "--force"])
+        assert done.exit_code == 0, done.stderr
+        header = (out / "__init__.py").read_text("utf-8")
+        applied = next(line for line in header.splitlines() if line.startswith("# Errata applied: "))
+        return applied, [line for line in done.stderr.splitlines() if line.startswith("mcpgen: warning: ")]
+
+    copy_of_pin = tmp_path / "pinned.json"
+    copy_of_pin.write_bytes((schema_dir / NEWEST / "schema.json").read_bytes())
+    all_four = "# Errata applied: elicit-result-number, json-value-number-null, input-required-result-type, complete-result-type"
+    assert generate(copy_of_pin, "2026-07-15", tmp_path / "mcp_renamed") == (all_four, [])
+
+    draft = _pinned(schema_dir, NEWEST)
+    _set(draft, "/$defs/JSONValue/anyOf/2/type", ["string", "number", "boolean", "null"])
+    fixed = tmp_path / "draft.json"
+    fixed.write_text(json.dumps(draft), "utf-8")
+    expected = (
+        "# Errata applied: elicit-result-number, input-required-result-type, complete-result-type",
+        [f"mcpgen: warning: revision {NEWEST}: erratum {NEWEST}/json-value-number-null not applied "
+         "(test failed at /$defs/JSONValue/anyOf/2/type): the schema differs where it corrects "
+         "(upstream may have fixed it), so JSONValue stays as written"],
+    )
+    assert generate(fixed, NEWEST, tmp_path / "mcp_draft") == expected
+    assert generate(fixed, NEWEST, tmp_path / "mcp_draft") == expected  # from the package cache, warning included
