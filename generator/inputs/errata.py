@@ -32,6 +32,7 @@ _OPS = frozenset({"test", "add", "copy", "replace", "remove"})
 _GUARDED = frozenset({"replace", "remove"})
 _CREATING = frozenset({"add", "copy"})
 _DEFINITIONS = ("$defs", "definitions")
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -150,11 +151,12 @@ def _check_guards(patch: list[Any], where: str) -> None:
 
 
 def apply_errata(schema: dict[str, Any], revision: str, *, pinned: bool = False) -> Corrected:
-    """A corrected copy of `schema` (read as `revision`; `pinned`: its bytes are that revision's pin).
+    """`schema` corrected (read as `revision`; `pinned`: its bytes are that revision's pin).
 
-    ErratumError when `pinned` and one of the revision's own errata does not apply.
+    `schema` itself is never modified: the corrected document shares every part no erratum writes
+    into with it. ErratumError when `pinned` and one of the revision's own errata does not apply.
     """
-    document = copy.deepcopy(schema)
+    document = schema
     applied: list[ErratumPatch] = []
     missed: dict[str, tuple[ErratumPatch, str]] = {}
     for erratum in candidates(revision):
@@ -180,14 +182,17 @@ def attempt(document: dict[str, Any], erratum: ErratumPatch) -> tuple[dict[str, 
     out = _detached(document, erratum.patch)
     for op in erratum.patch:
         path = op["path"]
+        missing = _missing(out, op)
+        if missing is not None:
+            return document, f"test failed at {path}" if op["op"] == "test" else f"{missing} not found"
         if op["op"] in _CREATING and _exists(out, path):
             return document, f"{path} already exists"
         try:
             jsonpatch.JsonPatch([copy.deepcopy(op)]).apply(out, in_place=True)
         except jsonpatch.JsonPatchTestFailed:
             return document, f"test failed at {path}"
-        except (jsonpatch.JsonPatchConflict, jsonpointer.JsonPointerException):
-            return document, f"{op.get('from', path) if op['op'] == 'copy' else path} not found"
+        except (jsonpatch.JsonPatchConflict, jsonpointer.JsonPointerException):  # e.g. an array index past the end
+            return document, f"{path} not found"
     return out, None
 
 
@@ -221,12 +226,33 @@ def _detached(document: dict[str, Any], patch: tuple[dict[str, Any], ...]) -> di
     return root
 
 
+def _missing(document: Any, op: dict[str, Any]) -> str | None:
+    """The path `op` names that `document` lacks (a copy's source, an add's parent, any other op's
+    target), or None; checked here because jsonpointer's own failures print the whole document."""
+    parts = jsonpointer.JsonPointer(op["path"]).parts
+    if op["op"] == "copy" and _lookup(document, jsonpointer.JsonPointer(op["from"]).parts) is _MISSING:
+        return str(op["from"])
+    needed = parts[:-1] if op["op"] in _CREATING else parts
+    return str(op["path"]) if _lookup(document, needed) is _MISSING else None
+
+
+def _lookup(document: Any, tokens: list[str]) -> Any:
+    """The value at `tokens` in `document`, or _MISSING."""
+    node = document
+    for token in tokens:
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return _MISSING
+    return node
+
+
 def _exists(document: Any, path: str) -> bool:
     """True when `path` names an existing object member (adding into an array only inserts)."""
-    try:
-        parent, key = jsonpointer.JsonPointer(path).to_last(document)
-    except jsonpointer.JsonPointerException:
-        return False
+    *parents, key = jsonpointer.JsonPointer(path).parts
+    parent = _lookup(document, parents)
     return isinstance(parent, dict) and key in parent
 
 

@@ -158,7 +158,8 @@ def test_an_erratum_of_the_named_revision_whose_test_fails_is_a_warning(tmp_path
     assert not accepts(draft, {"value": 2.5})
 
 
-def test_an_erratum_applies_all_or_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("count", [None, {"type": "string"}], ids=["count-missing", "count-a-string"])
+def test_an_erratum_applies_all_or_nothing(tmp_path: Path, count: dict[str, Any] | None) -> None:
     both = {
         "id": "widen-both",
         "reason": "value and count are any numbers",
@@ -169,8 +170,11 @@ def test_an_erratum_applies_all_or_nothing(tmp_path: Path) -> None:
             {"op": "replace", "path": "/$defs/Measure/properties/count/type", "value": "number"},
         ],
     }
+    schema = draft_of(errata_schema())
+    if count is not None:
+        schema["$defs"]["Measure"]["properties"]["count"] = count
     with shipped({REVISION: [both]}):
-        draft, warnings = generate_draft(tmp_path, draft_of(errata_schema()), "fn_errata_atomic")
+        draft, warnings = generate_draft(tmp_path, schema, f"fn_errata_atomic_{'string' if count else 'missing'}")
     assert draft.ERRATA == ()
     assert len(warnings) == 1 and "widen-both not applied (test failed at /$defs/Measure/properties/count/type)" in warnings[0]
     assert not accepts(draft, {"value": 2.5})  # its first, holding test did not widen value alone

@@ -212,7 +212,7 @@ ERRATA = _group(
         ("variants-twice", "apply_errata", "        if any(e.id == erratum.id for e in applied):\n", "        if False:\n", "variants of one erratum applied (and listed) more than once"),
         ("own-revision-only", "candidates", "return tuple(e for r in (revision, *others) for e in load_errata(r))", "return load_errata(revision)", "errata looked up by revision name, not tried wherever they hold"),
         ("stale-test-ignored", "attempt", "        except jsonpatch.JsonPatchTestFailed:\n            return document, f\"test failed at {path}\"\n", "        except jsonpatch.JsonPatchTestFailed:\n            pass\n", "a failing test operation ignored"),
-        ("half-applied", "attempt", "            return document, f\"test failed at {path}\"", "            return out, f\"test failed at {path}\"", "an erratum whose later test fails keeps its earlier operations (not all or nothing)"),
+        ("half-applied", "attempt", "            return document, f\"test failed at {path}\"\n", "            return out, f\"test failed at {path}\"\n", "an erratum whose later test fails keeps its earlier operations (not all or nothing)"),
         ("add-over-existing", "attempt", "if op[\"op\"] in _CREATING and _exists(out, path):", "if False:", "an add that overwrites an existing member accepted"),
         ("input-mutated", "_detached", "    root = copy.copy(document)\n", "    root = document\n", "a failed erratum leaves its earlier operations in the shared schema"),
     ],
