@@ -53,7 +53,7 @@ def subjects(report: Report, kind: str) -> set[str]:
 @lru_cache(maxsize=None)
 def corrected(revision: str, schema_dir: Path) -> dict[str, Any]:
     """The pinned upstream schema with its errata applied: the oracle for the real-pair verdicts."""
-    return corrected_schema(resolve_schema(revision, schema_dir=schema_dir))[0]
+    return corrected_schema(resolve_schema(revision, schema_dir=schema_dir)).schema
 
 
 def accepts(schema: dict[str, Any], definition: str, instance: Any) -> bool:
@@ -182,9 +182,9 @@ def test_changelog_2026_07_28(schema_dir: Path) -> None:
     find(r, "definition.added", "CacheableResult")
     find(r, "capability.added", "ClientCapabilities.extensions")
     find(r, "capability.added", "ServerCapabilities.extensions")
-    version = find(r, "field.added.required", 'RequestParams._meta["io.modelcontextprotocol/protocolVersion"]')
-    assert version.client == "breaking"
-    find(r, "field.added.required", 'RequestParams._meta["io.modelcontextprotocol/clientCapabilities"]')
+    meta = find(r, "field.now_required", "RequestParams._meta")
+    assert meta.client == "breaking"
+    assert set(meta.new) == {"io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"}
     find(r, "field.added.optional", 'RequestParams._meta["io.modelcontextprotocol/clientInfo"]')
     find(r, "field.added.optional", 'RequestParams._meta["io.modelcontextprotocol/logLevel"]')
     find(r, "field.added.optional", 'Result._meta["io.modelcontextprotocol/serverInfo"]')
@@ -273,14 +273,40 @@ def test_real_batching_is_one_item(old: str, new: str, schema_dir: Path) -> None
     assert [c.kind for c in batch] == [f"envelope.batching_{'added' if new == '2025-03-26' else 'removed'}"]
 
 
-def test_real_protocol_version_meta_is_one_item_listing_every_params(schema_dir: Path) -> None:
+def test_real_request_meta_is_one_item_listing_every_params(schema_dir: Path) -> None:
+    old, new = corrected("2025-11-25", schema_dir), corrected("2026-07-28", schema_dir)
+    keys = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    call = {"name": "t"}
+    assert accepts(old, "CallToolRequestParams", call) and not accepts(new, "CallToolRequestParams", call)
+    assert not accepts(new, "CallToolRequestParams", {**call, "_meta": {}})
+    assert accepts(new, "CallToolRequestParams", {**call, "_meta": keys})
     r = real_diff("2025-11-25", "2026-07-28", schema_dir)
-    key = '._meta["io.modelcontextprotocol/protocolVersion"]'
-    items = [c for c in r.changes if c.kind == "field.added.required" and c.subject.endswith(key)]
-    assert len(items) == 1
-    owners = {p[: -len(key)] for p in places(items[0])}
+    items = [c for c in r.changes if not c.cosmetic and c.subject.startswith("RequestParams._meta") and c.breaking]
+    assert len(items) == 1, [(c.kind, c.subject) for c in items]
+    (item,) = items
+    assert (item.kind, item.subject) == ("field.now_required", "RequestParams._meta")
+    assert '"io.modelcontextprotocol/protocolVersion" (string)' in item.detail
+    assert '"io.modelcontextprotocol/clientCapabilities" (ClientCapabilities)' in item.detail
+    owners = {p.split(".")[0] for p in places(item)}
     assert {"RequestParams", "CallToolRequestParams", "PaginatedRequestParams", "ReadResourceRequestParams"} <= owners
-    assert (items[0].client, items[0].server) == ("breaking", "compatible")
+    assert (item.client, item.server) == ("breaking", "compatible")
+    assert not [c for c in r.changes if c.kind == "field.added.required" and c.subject.startswith("RequestParams._meta")]
+    for optional in ("clientInfo", "logLevel"):  # new optional keys stay their own (compatible) items
+        find(r, "field.added.optional", f'RequestParams._meta["io.modelcontextprotocol/{optional}"]')
+
+
+def test_real_moved_methods_are_listed_once_in_markdown(schema_dir: Path) -> None:
+    from mcpgen.commands.diff.report import render_markdown
+
+    r = real_diff("2025-11-25", "2026-07-28", schema_dir)
+    text = render_markdown(r)
+    breaking = text.split("## Breaking changes", 1)[1].split("\n## ", 1)[0]
+    for moved in ("sampling/createMessage", "elicitation/create", "roots/list"):
+        assert text.count(f"`{moved}`") == 1, moved
+        assert breaking.count(f"`{moved}`") == 1, moved
+        (item,) = [c for c in r.changes if c.subject == moved]
+        assert item.kind == "method.moved" and (item.client, item.server) == ("breaking", "breaking")
+    assert "no longer answers CreateTaskResult" in find(r, "method.moved", "elicitation/create").detail
 
 
 @pytest.mark.parametrize(("old", "new", "kind"), [("2025-06-18", "2025-11-25", "deprecation.added"),

@@ -257,6 +257,75 @@ def test_deprecation_markers_are_their_own_kind() -> None:
     assert (again.kind, again.subject) == ("deprecation.escalated", "AskParams.includeContext")
 
 
+# 9. one change to a program, one item ----------------------------------------------------------
+
+
+def test_an_object_made_required_with_new_required_keys_is_one_item() -> None:
+    meta = {"type": "object", "additionalProperties": {}}
+    versioned = obj({"version": {"type": "string"}, "caps": ref("Caps"), "hint": {"type": "string"}},
+                    ("version", "caps"), additionalProperties={})
+    caps = {"Caps": obj({"x": {"type": "boolean"}})}
+    old = world(call_params=obj({"name": {"type": "string"}, "_meta": meta}, ("name",)), extra=caps)
+    new = world(call_params=obj({"name": {"type": "string"}, "_meta": versioned}, ("name", "_meta")), extra=caps)
+    assert accepts(old, "CallParams", {"name": "n"}) and not accepts(new, "CallParams", {"name": "n"})
+    assert not accepts(new, "CallParams", {"name": "n", "_meta": {}})
+    assert accepts(new, "CallParams", {"name": "n", "_meta": {"version": "1", "caps": {}}})
+    by_kind = {c.kind: c for c in real(diff(old, new))}
+    assert set(by_kind) == {"field.now_required", "field.added.optional"}
+    required = by_kind["field.now_required"]
+    assert required.subject == "CallParams._meta" and impact(required) == ("breaking", "compatible")
+    assert required.detail == 'now required, with new required keys: "caps" (Caps), "version" (string)'
+    assert required.new == {"caps": ref("Caps"), "version": {"type": "string"}}
+    hint = by_kind["field.added.optional"]
+    assert hint.subject == "CallParams._meta.hint" and not hint.breaking
+
+
+def test_new_required_keys_where_the_object_was_not_made_required_stay_their_own_items() -> None:
+    meta = {"type": "object", "additionalProperties": {}}
+    versioned = obj({"version": {"type": "string"}}, ("version",), additionalProperties={})
+
+    def shaped(call_meta: dict[str, Any], list_meta: dict[str, Any], call_required: tuple[str, ...]) -> Schema:
+        return world(call_params=obj({"name": {"type": "string"}, "_meta": call_meta}, call_required), extra={
+            "ListParams": obj({"cursor": {"type": "string"}, "_meta": list_meta}),
+            "ListRequest": request("x/list", "ListParams"), "ListResult": obj({}),
+            "ClientRequest": {"anyOf": [ref("CallRequest"), ref("ListRequest")]},
+        })
+
+    old, new = shaped(meta, meta, ("name",)), shaped(versioned, versioned, ("name", "_meta"))
+    assert accepts(old, "ListParams", {"_meta": {}}) and not accepts(new, "ListParams", {"_meta": {}})
+    items = {c.kind: c for c in real(diff(old, new))}
+    assert set(items) == {"field.now_required", "field.added.required"}
+    assert (items["field.now_required"].subject, items["field.now_required"].detail) == ("CallParams._meta", "now required")
+    assert places(items["field.added.required"]) == {"CallParams._meta.version", "ListParams._meta.version"}
+
+
+def test_a_moved_method_is_one_item_naming_its_other_changes() -> None:
+    from mcpgen.commands.diff.folding import fold
+
+    moved = Change("method", "method.moved", "x/ask", "was a standalone message, now embedded", "breaking", "breaking")
+    opt_in = Change("method", "method.result_opt_in_removed", "x/ask", "no longer answers TaskResult", "compatible",
+                    "compatible")
+    sender = Change("method", "method.sender_removed", "x/ask", "client may no longer send it", "breaking", "compatible")
+    other = Change("method", "method.sender_removed", "x/call", "server may no longer send it", "compatible", "breaking")
+    field = Change("field", "field.added.optional", "AskParams.hint", "new optional field: string", "compatible",
+                   "compatible")
+    out = fold([opt_in, moved, other, sender, field])
+    assert [c.subject for c in out] == ["x/ask", "x/call", "AskParams.hint"]
+    assert out[0].kind == "method.moved" and impact(out[0]) == ("breaking", "breaking")
+    assert out[0].detail == (
+        "was a standalone message, now embedded; no longer answers TaskResult; client may no longer send it"
+    )
+    assert out[1:] == [other, field]
+
+
+def test_a_moved_method_in_a_small_schema_is_one_breaking_item() -> None:
+    old = world()
+    new = world(extra={"InputRequest": {"anyOf": [ref("AskRequest")]}})
+    del new["$defs"]["ServerRequest"]
+    c = only(diff(old, new))
+    assert (c.kind, c.subject, impact(c)) == ("method.moved", "x/ask", ("breaking", "breaking"))
+
+
 # 10. CI and release notes -----------------------------------------------------------------------
 
 def _files(tmp_path: Path, old: Schema, new: Schema) -> tuple[str, str]:

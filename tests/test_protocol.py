@@ -28,9 +28,9 @@ def protocols(schema_dir: Path) -> dict[str, ir.Protocol]:
     for r in REVISIONS:
         raw = (schema_dir / r / "schema.json").read_bytes()
         sha = hashlib.sha256(raw).hexdigest()
-        schema, errata = apply_errata(json.loads(raw), r, sha256=sha)
-        assert errata, f"{r} has errata and its pinned schema gets them"
-        out[r] = build_protocol(schema, r, sha, errata)
+        fixed = apply_errata(json.loads(raw), r, pinned=True)
+        assert fixed.errata, f"{r} has errata and its pinned schema gets them"
+        out[r] = build_protocol(fixed.schema, r, sha, fixed.errata)
     return out
 
 

@@ -98,12 +98,15 @@ def default_package(revisions: str | tuple[str, ...]) -> str:
 
 
 def protocol_for(source: SchemaSource, pairings: tuple[tuple[str, str], ...] = ()) -> ir.Protocol:
-    """The IR of a resolved schema, with the errata of its revision applied when it is pinned."""
+    """The IR of a resolved schema, with every erratum whose operations hold on it applied."""
     from ..inputs.errata import corrected_schema
     from ..model.protocol import build_protocol
 
-    schema, errata = corrected_schema(source)
-    return build_protocol(schema, source.revision, source.sha256, errata, pairings, draft=not source.pinned)
+    fixed = corrected_schema(source)
+    return build_protocol(
+        fixed.schema, source.revision, source.sha256, fixed.errata, pairings,
+        draft=not source.pinned, warnings=fixed.warnings,
+    )
 
 
 def _requested(request: PackageRequest | SchemaSource) -> PackageRequest:
@@ -155,7 +158,7 @@ class Rendered:
 
 def package_warnings(package: ir.Package) -> tuple[str, ...]:
     """What a package's user should know: draft requests without a result, lifecycle facts its schemas
-    lack (and what the runtime does without them), errata that did not apply to a draft."""
+    lack (and what the runtime does without them), errata of its revision that did not apply to a draft."""
     found: list[str] = []
     for revision in package.revisions:
         protocol = revision.protocol

@@ -1,10 +1,15 @@
 """Known upstream schema defects, fixed as data: JSON Patches in `schema/errata/<revision>.json`.
 
-Each file is a list of `{"id", "reason", "upstream", "patch"}` objects. A patch must fail loudly once
-upstream fixes the defect: every `replace`/`remove` directly follows a `test` of the same path, and an
-`add`/`copy` must create a member that does not exist yet. Errata only apply to the exact pinned bytes
-of their revision: pass the schema's sha256 to `apply_errata` (or use `corrected_schema`) and an
-unpinned schema gets none; without a sha256 the caller vouches that the schema is the pinned one.
+Each file is a list of `{"id", "reason", "upstream", "patch"}` objects. A patch states where it applies:
+every `replace`/`remove` directly follows a `test` of the same path, and an `add`/`copy` must create a
+member that does not exist yet. An erratum applies, all or nothing, to any schema on which every one of
+its operations holds, whatever the schema's revision name or bytes. Errata sharing an id are variants
+of one fix for differently shaped schemas: at most one of them applies.
+
+The errata of the revision a schema is read as are tried first, then those of every other known
+revision, newest first. On the pinned bytes of their revision they must all apply (one that does not
+is stale: upstream fixed the defect, retire the patch); on any other schema one that does not apply is
+a warning, and errata of other revisions that do not apply are skipped silently.
 """
 
 from __future__ import annotations
@@ -18,14 +23,16 @@ from typing import Any
 import jsonpatch
 import jsonpointer
 
-from ..errors import ErratumError, SourceError
+from ..errors import ErratumError
 from ..model.ir import Erratum
-from .pins import get_pin
+from .pins import known_revisions
 from .sources import SchemaSource, load_json
 
 _OPS = frozenset({"test", "add", "copy", "replace", "remove"})
 _GUARDED = frozenset({"replace", "remove"})
 _CREATING = frozenset({"add", "copy"})
+_DEFINITIONS = ("$defs", "definitions")
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -44,9 +51,33 @@ class ErratumPatch:
         return f"{self.revision}/{self.id}"
 
     @property
+    def definitions(self) -> tuple[str, ...]:
+        """The schema definitions the patch changes, in patch order."""
+        names = []
+        for op in self.patch:
+            parts = jsonpointer.JsonPointer(op["path"]).parts
+            if op["op"] != "test" and len(parts) > 1 and parts[0] in _DEFINITIONS:
+                names.append(parts[1])
+        return tuple(dict.fromkeys(names))
+
+    @property
     def erratum(self) -> Erratum:
         """The provenance record the IR and the generated code carry."""
-        return Erratum(id=self.id, reason=self.reason, upstream=self.upstream)
+        return Erratum(id=self.id, reason=self.reason, upstream=self.upstream, definitions=self.definitions)
+
+
+@dataclass(frozen=True)
+class Corrected:
+    """A schema with every erratum whose operations hold applied, and what its reader should know."""
+
+    schema: dict[str, Any]
+    applied: tuple[ErratumPatch, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def errata(self) -> tuple[Erratum, ...]:
+        """The provenance records of the applied errata, in the order they were applied."""
+        return tuple(e.erratum for e in self.applied)
 
 
 def errata_file_name(revision: str) -> str:
@@ -65,6 +96,13 @@ def load_errata(revision: str) -> tuple[ErratumPatch, ...]:
     except (OSError, ValueError) as exc:
         raise ErratumError(f"errata file {name} cannot be read: {exc}") from exc
     return parse_errata(revision, entries, name)
+
+
+def candidates(revision: str) -> tuple[ErratumPatch, ...]:
+    """Every shipped erratum in the order they are tried on a schema read as `revision`: its own
+    first, then those of the other known revisions, newest first."""
+    others = [r for r in reversed(known_revisions()) if r != revision]
+    return tuple(e for r in (revision, *others) for e in load_errata(r))
 
 
 def parse_errata(revision: str, entries: Any, origin: str) -> tuple[ErratumPatch, ...]:
@@ -112,60 +150,123 @@ def _check_guards(patch: list[Any], where: str) -> None:
         previous = op
 
 
-def applies_to(sha256: str, revision: str) -> bool:
-    """True when `sha256` is the pinned hash of `revision`, the only bytes its errata were written for."""
-    try:
-        return get_pin(revision).sha256 == sha256
-    except SourceError:
-        return False
+def apply_errata(schema: dict[str, Any], revision: str, *, pinned: bool = False) -> Corrected:
+    """`schema` corrected (read as `revision`; `pinned`: its bytes are that revision's pin).
+
+    `schema` itself is never modified: the corrected document shares every part no erratum writes
+    into with it. ErratumError when `pinned` and one of the revision's own errata does not apply.
+    """
+    document = schema
+    applied: list[ErratumPatch] = []
+    missed: dict[str, tuple[ErratumPatch, str]] = {}
+    for erratum in candidates(revision):
+        if any(e.id == erratum.id for e in applied):
+            continue
+        document, failure = attempt(document, erratum)
+        if failure is None:
+            applied.append(erratum)
+        elif erratum.revision == revision:
+            if pinned:
+                raise _stale(erratum, failure)
+            missed.setdefault(erratum.id, (erratum, failure))
+    done = {e.id for e in applied}
+    warnings = tuple(_not_applied(e, failure) for key, (e, failure) in missed.items() if key not in done)
+    return Corrected(document, tuple(applied), warnings)
 
 
-def apply_errata(
-    schema: dict[str, Any], revision: str, *, sha256: str | None = None
-) -> tuple[dict[str, Any], tuple[Erratum, ...]]:
-    """A corrected copy of `schema` and the errata applied; none when `sha256` is given and is not the pin."""
-    document = copy.deepcopy(schema)
-    if sha256 is not None and not applies_to(sha256, revision):
-        return document, ()
-    errata = load_errata(revision)
-    for erratum in errata:
-        document = apply_one(document, erratum)
-    return document, tuple(e.erratum for e in errata)
+def attempt(document: dict[str, Any], erratum: ErratumPatch) -> tuple[dict[str, Any], str | None]:
+    """`document` with `erratum` applied and None, or `document` unchanged and why the erratum does not apply.
 
-
-def apply_one(document: dict[str, Any], erratum: ErratumPatch) -> dict[str, Any]:
-    """Apply one erratum's patch in place; ErratumError naming the erratum and path when it fails."""
+    The corrected document shares with `document` every part the patch does not write into.
+    """
+    out = _detached(document, erratum.patch)
     for op in erratum.patch:
         path = op["path"]
-        if op["op"] in _CREATING and _exists(document, path):
-            _stale(erratum, f"{path} already exists")
+        missing = _missing(out, op)
+        if missing is not None:
+            return document, f"test failed at {path}" if op["op"] == "test" else f"{missing} not found"
+        if op["op"] in _CREATING and _exists(out, path):
+            return document, f"{path} already exists"
         try:
-            jsonpatch.JsonPatch([op]).apply(document, in_place=True)
+            jsonpatch.JsonPatch([copy.deepcopy(op)]).apply(out, in_place=True)
         except jsonpatch.JsonPatchTestFailed:
-            _stale(erratum, f"test failed at {path}")
-        except (jsonpatch.JsonPatchConflict, jsonpointer.JsonPointerException):
-            missing = op.get("from", path) if op["op"] == "copy" else path
-            _stale(erratum, f"{missing} not found")
-    return document
+            return document, f"test failed at {path}"
+        except (jsonpatch.JsonPatchConflict, jsonpointer.JsonPointerException):  # e.g. an array index past the end
+            return document, f"{path} not found"
+    return out, None
 
 
-def corrected_schema(source: SchemaSource) -> tuple[dict[str, Any], tuple[Erratum, ...]]:
-    """Parse a resolved schema and apply its revision's errata when its bytes are the pinned ones
-    (what generation, the harness and `mcpgen diff` all read)."""
-    return apply_errata(load_json(source), source.revision, sha256=source.sha256)
+def corrected_schema(source: SchemaSource) -> Corrected:
+    """Parse a resolved schema and apply every erratum whose operations hold on it (what generation,
+    the harness and `mcpgen diff` all read)."""
+    return apply_errata(load_json(source), source.revision, pinned=source.pinned)
+
+
+def _detached(document: dict[str, Any], patch: tuple[dict[str, Any], ...]) -> dict[str, Any]:
+    """A shallow copy of `document` in which every container a patch operation writes into is a copy too."""
+    root = copy.copy(document)
+    fresh = {id(root)}
+    for op in patch:
+        if op["op"] == "test":
+            continue
+        node: Any = root
+        for token in jsonpointer.JsonPointer(op["path"]).parts[:-1]:
+            key: Any = int(token) if isinstance(node, list) and token.isdigit() else token
+            try:
+                child = node[key]
+            except (KeyError, IndexError, TypeError):
+                break
+            if not isinstance(child, (dict, list)):
+                break
+            if id(child) not in fresh:
+                child = copy.copy(child)
+                fresh.add(id(child))
+                node[key] = child
+            node = child
+    return root
+
+
+def _missing(document: Any, op: dict[str, Any]) -> str | None:
+    """The path `op` names that `document` lacks (a copy's source, an add's parent, any other op's
+    target), or None; checked here because jsonpointer's own failures print the whole document."""
+    parts = jsonpointer.JsonPointer(op["path"]).parts
+    if op["op"] == "copy" and _lookup(document, jsonpointer.JsonPointer(op["from"]).parts) is _MISSING:
+        return str(op["from"])
+    needed = parts[:-1] if op["op"] in _CREATING else parts
+    return str(op["path"]) if _lookup(document, needed) is _MISSING else None
+
+
+def _lookup(document: Any, tokens: list[str]) -> Any:
+    """The value at `tokens` in `document`, or _MISSING."""
+    node = document
+    for token in tokens:
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return _MISSING
+    return node
 
 
 def _exists(document: Any, path: str) -> bool:
     """True when `path` names an existing object member (adding into an array only inserts)."""
-    try:
-        parent, key = jsonpointer.JsonPointer(path).to_last(document)
-    except jsonpointer.JsonPointerException:
-        return False
+    *parents, key = jsonpointer.JsonPointer(path).parts
+    parent = _lookup(document, parents)
     return isinstance(parent, dict) and key in parent
 
 
-def _stale(erratum: ErratumPatch, detail: str) -> None:
-    raise ErratumError(
+def _stale(erratum: ErratumPatch, detail: str) -> ErratumError:
+    return ErratumError(
         f"erratum {erratum.qualified_id} no longer applies ({detail}): "
         "upstream may have fixed it — retire the patch"
+    )
+
+
+def _not_applied(erratum: ErratumPatch, detail: str) -> str:
+    names = erratum.definitions
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return (
+        f"erratum {erratum.qualified_id} not applied ({detail}): the schema differs where it corrects "
+        f"(upstream may have fixed it), so {shown or 'the schema'} {'stays' if len(names) < 2 else 'stay'} as written"
     )

@@ -31,8 +31,7 @@ class SchemaIssue:
 
 @lru_cache(maxsize=None)
 def _load(schema_dir: Path | None, revision: str) -> str:
-    corrected, _ = corrected_schema(resolve_schema(revision, schema_dir=schema_dir))
-    return json.dumps(corrected)
+    return json.dumps(corrected_schema(resolve_schema(revision, schema_dir=schema_dir)).schema)
 
 
 def load_schema(schema_dir: Path | None, revision: str) -> dict[str, Any]:

@@ -178,6 +178,8 @@ class Erratum:
     id: str
     reason: str
     upstream: str
+    definitions: tuple[str, ...] = ()
+    """The schema definitions its patch changes."""
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,14 @@ def build_protocol(
     errata: tuple[ir.Erratum, ...] = (),
     pairings: tuple[tuple[str, str], ...] = (),
     draft: bool = False,
+    warnings: tuple[str, ...] = (),
 ) -> ir.Protocol:
     """The frozen IR of `schema`: definitions in emission order, methods and envelope.
 
     `pairings` adds request → result pairs to those of `schema/pairings.json` (for drafts that
     define a request without a result mcpgen can find). A `draft` (not the pinned bytes of a known
-    revision) pairs a request that still has no result with the base `Result`.
+    revision) pairs a request that still has no result with the base `Result`. `warnings` are what the
+    user should know about how the schema was read (errata that did not apply to a draft).
     """
     definitions, _ = build_definitions(parse(schema))
     definitions = add_discriminators(definitions)
@@ -45,6 +47,7 @@ def build_protocol(
         methods=derive_methods(ordered, {**load_pairings(), **dict(pairings)}, assume_base=draft),
         envelope=envelope(ordered),
         pairings=pairings,
+        warnings=warnings,
     )
 
 

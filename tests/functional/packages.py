@@ -46,19 +46,25 @@ def generate_package(
 
 
 @contextlib.contextmanager
+def shipped(catalogue: dict[str, list[dict[str, Any]]]) -> Iterator[None]:
+    """Ship the errata of `catalogue` (by revision) instead of mcpgen's own errata files."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            errata,
+            "load_errata",
+            lambda revision: errata.parse_errata(revision, catalogue.get(revision, []), "functional"),
+        )
+        patch.setenv("MCPGEN_NO_CACHE", "1")  # the cache key covers the shipped errata, not these
+        yield
+
+
+@contextlib.contextmanager
 def pinned(schema: Schema, entries: list[dict[str, Any]] | None = None) -> Iterator[None]:
     """Pin REVISION to the bytes of `schema` (a released revision, not a draft) with `entries` as its errata."""
     sha = hashlib.sha256(schema_bytes(schema)).hexdigest()
     pin = Pin(REVISION, "0" * 40, "schema.json", sha, "https://example.invalid/{commit}/{path}")
-    with pytest.MonkeyPatch.context() as patch:
-        for module in (errata, source):
-            patch.setattr(module, "get_pin", lambda revision: pin)
-        patch.setattr(
-            errata,
-            "load_errata",
-            lambda revision: errata.parse_errata(revision, entries or [], "functional"),
-        )
-        patch.setenv("MCPGEN_NO_CACHE", "1")  # the cache key covers the shipped errata, not these
+    with shipped({REVISION: entries or []}), pytest.MonkeyPatch.context() as patch:
+        patch.setattr(source, "get_pin", lambda revision: pin)
         yield
 
 

@@ -205,19 +205,24 @@ STUBVIEWS = _group(
 ERRATA = _group(
     "generator/inputs/errata.py",
     [
-        ("unpinned-patched", "apply_errata", "if sha256 is not None and not applies_to(sha256, revision):", "if False:", "errata applied to bytes they were not written for"),
-        ("applied-unrecorded", "apply_errata", "return document, tuple(e.erratum for e in errata)", "return document, ()", "errata applied but not recorded"),
-        ("recorded-unapplied", "apply_errata", "        document = apply_one(document, erratum)\n", "        pass\n", "errata recorded but not applied"),
-        ("stale-test-ignored", "apply_one", "        except jsonpatch.JsonPatchTestFailed:\n            _stale(erratum, f\"test failed at {path}\")\n", "        except jsonpatch.JsonPatchTestFailed:\n            pass\n", "a failing test operation ignored"),
-        ("add-over-existing", "apply_one", "if op[\"op\"] in _CREATING and _exists(document, path):", "if False:", "an add that overwrites an existing member accepted"),
-        ("any-bytes-pinned", "applies_to", "return get_pin(revision).sha256 == sha256", "return True", "every schema counts as the pinned one"),
+        ("pinned-lenient", "apply_errata", "            if pinned:\n                raise _stale(erratum, failure)\n", "            if False:\n                raise _stale(erratum, failure)\n", "a stale erratum of the pinned bytes skipped instead of failing generation"),
+        ("applied-unrecorded", "apply_errata", "return Corrected(document, tuple(applied), warnings)", "return Corrected(document, (), warnings)", "errata applied but not recorded"),
+        ("recorded-unapplied", "apply_errata", "        document, failure = attempt(document, erratum)\n", "        _, failure = attempt(document, erratum)\n", "errata recorded but not applied"),
+        ("draft-warnings-dropped", "apply_errata", "    warnings = tuple(_not_applied(e, failure)", "    warnings = () and tuple(_not_applied(e, failure)", "an erratum of the named revision that does not hold on a draft skipped without a warning"),
+        ("variants-twice", "apply_errata", "        if any(e.id == erratum.id for e in applied):\n", "        if False:\n", "variants of one erratum applied (and listed) more than once"),
+        ("own-revision-only", "candidates", "return tuple(e for r in (revision, *others) for e in load_errata(r))", "return load_errata(revision)", "errata looked up by revision name, not tried wherever they hold"),
+        ("stale-test-ignored", "attempt", "        except jsonpatch.JsonPatchTestFailed:\n            return document, f\"test failed at {path}\"\n", "        except jsonpatch.JsonPatchTestFailed:\n            pass\n", "a failing test operation ignored"),
+        ("half-applied", "attempt", "            return document, f\"test failed at {path}\"\n", "            return out, f\"test failed at {path}\"\n", "an erratum whose later test fails keeps its earlier operations (not all or nothing)"),
+        ("add-over-existing", "attempt", "if op[\"op\"] in _CREATING and _exists(out, path):", "if False:", "an add that overwrites an existing member accepted"),
+        ("input-mutated", "_detached", "    root = copy.copy(document)\n", "    root = document\n", "a failed erratum leaves its earlier operations in the shared schema"),
     ],
 )
 
 GENERATE = _group(
     "generator/commands/generate.py",
     [
-        ("errata-not-recorded", "protocol_for", "build_protocol(schema, source.revision, source.sha256, errata, pairings,", "build_protocol(schema, source.revision, source.sha256, (), pairings,", "errata applied but not recorded in the package (issue 11)"),
+        ("errata-not-recorded", "protocol_for", "fixed.schema, source.revision, source.sha256, fixed.errata, pairings,", "fixed.schema, source.revision, source.sha256, (), pairings,", "errata applied but not recorded in the package (issue 11)"),
+        ("errata-warnings-unreported", "protocol_for", "draft=not source.pinned, warnings=fixed.warnings,", "draft=not source.pinned,", "an erratum that did not apply to a draft not reported (issue 24)"),
         ("drafts-unpaired", "protocol_for", "draft=not source.pinned", "draft=False", "a draft's request without a findable result refused instead of paired with the base Result"),
     ],
 )

@@ -12,9 +12,10 @@ from .rules import BOTH_BREAK, COMPATIBLE, VALUE_RULES
 from .constraints import constraint_notes
 from .deprecations import deprecations
 from .flow import Flow, flow_of, peer
+from .folding import fold
 from .grouping import group_shared
 from .load import Revision
-from .model import Category, Change, Report, Side
+from .model import Category, Change, ErratumNote, Report, Side
 from .rawschema import Node, RawSchema, spec
 from .renames import find_renames
 from .semantics import Verdict, verdict as semantic_verdict
@@ -43,8 +44,19 @@ def diff_revisions(old: Revision, new: Revision) -> Report:
     """Every change a program written against `old` meets when its peer speaks `new`."""
     d = _Differ(old.protocol, new.protocol, old.raw, new.raw)
     d.run()
-    changes = group_shared(d.changes, d.size) + deprecations(old.raw, new.raw)
-    return Report(_side(old.protocol), _side(new.protocol), tuple(sorted(changes, key=Change.sort_key)))
+    changes = fold(group_shared(d.changes, d.size)) + deprecations(old.raw, new.raw)
+    return Report(
+        _side(old.protocol), _side(new.protocol), tuple(sorted(changes, key=Change.sort_key)),
+        errata=one_sided_errata(old.protocol, new.protocol),
+    )
+
+
+def one_sided_errata(old: ir.Protocol, new: ir.Protocol) -> tuple[ErratumNote, ...]:
+    """The errata applied to one side only (by id: variants of one erratum on both sides are both sides)."""
+    olds, news = {e.id for e in old.errata}, {e.id for e in new.errata}
+    notes = [ErratumNote(e.id, "old", old.revision, e.definitions, e.reason) for e in old.errata if e.id not in news]
+    notes += [ErratumNote(e.id, "new", new.revision, e.definitions, e.reason) for e in new.errata if e.id not in olds]
+    return tuple(notes)
 
 
 def _side(p: ir.Protocol) -> Side:

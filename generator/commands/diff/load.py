@@ -41,16 +41,18 @@ def resolve(arg: str, schema_dir: Path | None = None) -> SchemaSource:
 
 
 def revision_of(
-    schema: Mapping[str, Any], revision: str, sha256: str = "", errata: tuple[ir.Erratum, ...] = ()
+    schema: Mapping[str, Any], revision: str, sha256: str = "", errata: tuple[ir.Erratum, ...] = (),
+    draft: bool = False,
 ) -> Revision:
-    """A diff side from an already corrected schema document."""
+    """A diff side from an already corrected schema document (a `draft` pairs a request without a
+    result of its own with the base `Result`, as generation does)."""
     document = dict(schema)
-    protocol = build_protocol(document, revision, sha256, errata)
+    protocol = build_protocol(document, revision, sha256, errata, draft=draft)
     return Revision(protocol, index_schema(protocol, document))
 
 
 def load_revision(arg: str, schema_dir: Path | None = None) -> Revision:
-    """One side of a diff, errata applied exactly as `mcpgen generate` applies them (by the bytes' pin)."""
+    """One side of a diff, read exactly as `mcpgen generate` reads it (errata applied wherever they hold)."""
     source = resolve(arg, schema_dir)
-    schema, errata = corrected_schema(source)
-    return revision_of(schema, source.revision, source.sha256, errata)
+    fixed = corrected_schema(source)
+    return revision_of(fixed.schema, source.revision, source.sha256, fixed.errata, draft=not source.pinned)

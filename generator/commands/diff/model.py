@@ -53,13 +53,26 @@ class Side:
 
 
 @dataclass(frozen=True)
+class ErratumNote:
+    """An erratum (mcpgen's correction of an upstream defect) applied to one side only: the changes at
+    its definitions compare a corrected schema with one as upstream wrote it."""
+
+    id: str
+    applied_to: Literal["old", "new"]
+    revision: str
+    definitions: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True)
 class Report:
-    """Every change between OLD and NEW in report order."""
+    """Every change between OLD and NEW in report order, and the errata applied to one side only."""
 
     old: Side
     new: Side
     changes: tuple[Change, ...]
     ignored: int = 0
+    errata: tuple[ErratumNote, ...] = ()
 
     def visible(self, verbose: bool) -> tuple[Change, ...]:
         """The changes shown to a reader: cosmetic ones only when verbose."""

@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterable
 import click
 
 from .grouping import owner_and_rest
-from .model import CATEGORIES, JSON_FORMAT, Change, Report
+from .model import CATEGORIES, JSON_FORMAT, Change, ErratumNote, Report
 
 TITLES = {
     "envelope": "Envelope",
@@ -19,6 +19,11 @@ TITLES = {
     "deprecation": "Deprecations",
 }
 DIRECTIONS = ("client → server", "server → client", "both ways")
+ERRATA_TITLE = "Errata on one side only"
+ERRATA_NOTE = (
+    "mcpgen's corrections of upstream defects, not upstream changes: the changes at these definitions "
+    "compare a corrected schema with one as upstream wrote it"
+)
 Renderer = Callable[[Report, bool], str]
 
 
@@ -92,6 +97,9 @@ def render_text(report: Report, verbose: bool = False) -> str:
                 lines.append(click.style(text + f"  ({c.kind})", fg=_COLOURS[mark]))
                 if c.where:
                     lines.append(f"{indent}    also in {', '.join(_owners(c))}")
+    if report.errata:
+        lines += ["", click.style(ERRATA_TITLE, bold=True), f"  {ERRATA_NOTE}"]
+        lines += [f"  ~ {e.id}: {_applied(e)}, at {', '.join(e.definitions)}" for e in report.errata]
     return "\n".join(lines)
 
 
@@ -113,7 +121,17 @@ def render_markdown(report: Report, verbose: bool = False, title: bool = False) 
             lines.append("")
             for c in changes:
                 lines.append(f"- {_md_place(c)}: {_md(c.detail)} (`{c.kind}`)")
+    if report.errata:
+        lines += ["", f"## {ERRATA_TITLE}", "", ERRATA_NOTE + ".", ""]
+        lines += [
+            f"- `{_code(e.id)}`: {_md(_applied(e))}, at " + ", ".join(f"`{_code(d)}`" for d in e.definitions)
+            for e in report.errata
+        ]
     return "\n".join(lines) + "\n"
+
+
+def _applied(e: ErratumNote) -> str:
+    return f"applied to {e.applied_to.upper()} ({e.revision}) only"
 
 
 def _md_place(c: Change) -> str:
@@ -143,6 +161,11 @@ def report_json(report: Report) -> dict[str, Any]:
         "old": {"revision": report.old.revision, "sha256": report.old.sha256, "errata": list(report.old.errata)},
         "new": {"revision": report.new.revision, "sha256": report.new.sha256, "errata": list(report.new.errata)},
         "summary": report.counts(),
+        "errata": [
+            {"id": e.id, "applied_to": e.applied_to, "revision": e.revision, "definitions": list(e.definitions),
+             "reason": e.reason}
+            for e in report.errata
+        ],
         "changes": [
             {
                 "category": c.category,
