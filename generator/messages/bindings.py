@@ -23,26 +23,30 @@ class _MemoryFinder(importlib.abc.MetaPathFinder, importlib.abc.InspectLoader):
     """Finds and loads the modules of one package from source texts held in memory."""
 
     def __init__(self, name: str, files: Mapping[str, str]) -> None:
-        self.sources = {
-            name if path == "__init__.py" else f"{name}.{path.removesuffix('.py').replace('/', '.')}": text
-            for path, text in files.items()
-            if path.endswith(".py")
-        }
-        self.package = name
+        self.sources: dict[str, str] = {}
+        self.packages: set[str] = set()
+        for path, text in files.items():
+            if not path.endswith(".py"):
+                continue
+            parts = [name, *path.removesuffix(".py").split("/")]
+            if parts[-1] == "__init__":
+                parts.pop()
+                self.packages.add(".".join(parts))
+            self.sources[".".join(parts)] = text
 
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         """A spec for the package's own modules, None for anything else."""
         if fullname not in self.sources:
             return None
-        return importlib.util.spec_from_loader(fullname, self, origin=f"<mcpgen: {fullname}>", is_package=fullname == self.package)
+        return importlib.util.spec_from_loader(fullname, self, origin=f"<mcpgen: {fullname}>", is_package=fullname in self.packages)
 
     def get_source(self, fullname: str) -> str:
         """The generated source text of a module (for tracebacks and `inspect`)."""
         return self.sources[fullname]
 
     def is_package(self, fullname: str) -> bool:
-        """True for the package itself."""
-        return fullname == self.package
+        """True for the package and its subpackages."""
+        return fullname in self.packages
 
 
 def import_files(files: Mapping[str, str], name: str) -> ModuleType:
@@ -67,5 +71,5 @@ def generated_package(revision: str, schema_dir: Path | None = None) -> ModuleTy
     """The package the code under test generates for `revision` (through mcpgen's package cache), imported from memory."""
     source = resolve_schema(revision, schema_dir=schema_dir)
     name = default_package(revision)
-    [files] = render_packages([PackageRequest((source,), source.revision)])
-    return import_files(files, _ORACLE + name)
+    [made] = render_packages([PackageRequest((source,), source.revision)])
+    return import_files(made.files, _ORACLE + name)
