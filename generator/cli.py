@@ -248,7 +248,10 @@ def run_generate(config_path: Path | None = None, **options: Any) -> None:
         for warning in package.warnings:
             click.echo(f"mcpgen: warning: {warning}", err=True)
         where = f"{shown(package.path)} (in the project {shown(package.dist)})" if package.dist else shown(package.path)
-        current().say(f"wrote {package.package} ({package.revision}) to {where}")
+        if package.changed:
+            current().say(f"wrote {package.package} ({package.revision}) to {where}")
+        else:
+            current().say(f"up to date: {package.package} ({package.revision}) in {where}")
 
 
 class LazyGroup(ReportingGroup):
