@@ -340,8 +340,11 @@ def check_command(ctx: click.Context, /, package_dirs: tuple[Path, ...], config_
     if package_dirs:
         requests = requests_for_dirs(package_dirs, **options)
     else:
+        from .commands.fixes import regenerate_configured
+
         _, entries = _configured(config_path, "pass PACKAGE_DIR")
-        requests = requests_for_config(entries, given(ctx, options))
+        typed = {k: v for k, v in options.items() if ctx.get_parameter_source(k) is ParameterSource.COMMANDLINE}
+        requests = requests_for_config(entries, given(ctx, options), regenerate_configured(config_path, typed))
     if report_check(check_requests(requests)):
         sys.exit(1)
 
