@@ -53,7 +53,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "mcpgen diff 2025-11-25 draft/schema.json --fail-on breaking",
     ),
     "validate": (
-        "mcpgen validate --revision 2025-11-25 traffic.jsonl",
+        "mcpgen validate traffic.jsonl                # the revision its initialize negotiates",
         "mcpgen validate --revision 2025-11-25 --format json captured/*.json",
     ),
 }
