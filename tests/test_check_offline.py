@@ -116,5 +116,6 @@ def test_the_package_name_does_not_change_the_bytes(tmp_path: Path, schema_dir: 
         out = str(tmp_path / name)
         result = run("-r", REVISION, "--package", name, "-o", out, "--schema-dir", str(schema_dir), cache=cache, no_cache=True)
         assert result.exit_code == 0
-    for path in (tmp_path / "mcp_a").iterdir():
-        assert path.read_bytes() == (tmp_path / "deep.vendored.mcp_b" / path.name).read_bytes()
+    for path in (tmp_path / "mcp_a").rglob("*"):
+        if path.is_file():
+            assert path.read_bytes() == (tmp_path / "deep.vendored.mcp_b" / path.relative_to(tmp_path / "mcp_a")).read_bytes()

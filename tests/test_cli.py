@@ -35,8 +35,8 @@ def test_shortcut_and_generate_write_the_same_package(tmp_path: Path, schema_dir
     a, b = tmp_path / "a", tmp_path / "b"
     assert run("--revision", "2024-11-05", "-o", str(a), "--schema-dir", str(schema_dir))[0] == 0
     assert run("generate", "--revision", "2024-11-05", "-o", str(b), "--schema-dir", str(schema_dir))[0] == 0
-    files = sorted(p.name for p in a.iterdir())
-    assert files == sorted(p.name for p in b.iterdir())
+    files = sorted(p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(b).as_posix() for p in b.rglob("*") if p.is_file())
     assert {"__init__.py", "types.py", "methods.py", "server.py", "client.py", "py.typed"} <= set(files)
     for name in files:
         assert (a / name).read_bytes() == (b / name).read_bytes()
