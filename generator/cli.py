@@ -53,7 +53,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "mcpgen diff 2025-11-25 draft/schema.json --fail-on breaking",
     ),
     "validate": (
-        "mcpgen validate --revision 2025-11-25 traffic.jsonl",
+        "mcpgen validate traffic.jsonl                # the revision its initialize negotiates",
         "mcpgen validate --revision 2025-11-25 --format json captured/*.json",
     ),
 }
@@ -248,7 +248,10 @@ def run_generate(config_path: Path | None = None, **options: Any) -> None:
         for warning in package.warnings:
             click.echo(f"mcpgen: warning: {warning}", err=True)
         where = f"{shown(package.path)} (in the project {shown(package.dist)})" if package.dist else shown(package.path)
-        current().say(f"wrote {package.package} ({package.revision}) to {where}")
+        if package.changed:
+            current().say(f"wrote {package.package} ({package.revision}) to {where}")
+        else:
+            current().say(f"up to date: {package.package} ({package.revision}) in {where}")
 
 
 class LazyGroup(ReportingGroup):
@@ -337,8 +340,11 @@ def check_command(ctx: click.Context, /, package_dirs: tuple[Path, ...], config_
     if package_dirs:
         requests = requests_for_dirs(package_dirs, **options)
     else:
+        from .commands.fixes import regenerate_configured
+
         _, entries = _configured(config_path, "pass PACKAGE_DIR")
-        requests = requests_for_config(entries, given(ctx, options))
+        typed = {k: v for k, v in options.items() if ctx.get_parameter_source(k) is ParameterSource.COMMANDLINE}
+        requests = requests_for_config(entries, given(ctx, options), regenerate_configured(config_path, typed))
     if report_check(check_requests(requests)):
         sys.exit(1)
 

@@ -30,16 +30,21 @@ def find_pyproject(start: Path | None = None) -> Path | None:
     return None
 
 
-def tool_table(path: Path) -> dict[str, Any]:
-    """`[tool.mcpgen]` of the TOML file at `path` (empty when the file has no such table)."""
+def read_toml(path: Path) -> dict[str, Any]:
+    """The TOML document at `path`; ConfigError, one line, when it cannot be read or parsed."""
     try:
-        document = tomllib.loads(path.read_text("utf-8"))
+        return tomllib.loads(path.read_text("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"config file {path} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read config file {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+
+
+def tool_table(path: Path) -> dict[str, Any]:
+    """`[tool.mcpgen]` of the TOML file at `path` (empty when the file has no such table)."""
+    document = read_toml(path)
     table = document.get("tool", {}).get("mcpgen", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.mcpgen] must be a table")

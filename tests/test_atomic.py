@@ -1,4 +1,5 @@
-"""Atomic output: a run killed at any point leaves the previous package untouched and no temp dirs."""
+"""Atomic output: a run killed at any point leaves the previous package untouched and no temp dirs; a run that
+changes nothing touches nothing; files mcpgen did not write are never deleted."""
 
 from __future__ import annotations
 
@@ -12,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from click.testing import CliRunner, Result
+
+from mcpgen.cli import main
 from mcpgen.commands.generate import GenerateConfig, generate
 from mcpgen.emit.provenance import HEADER_MARK
 from shared import default_sigint
@@ -24,9 +28,8 @@ REVISION = "2024-11-05"
 HOOK = r"""
 import os, pathlib, sys, time
 import mcpgen.commands.generate as generate
-import mcpgen.emit.output as output
-from mcpgen.cli import main
 from mcpgen.emit.provenance import HEADER_MARK
+from mcpgen.cli import main
 
 point = os.environ["HOOK_POINT"]
 ready = pathlib.Path(os.environ["HOOK_READY"])
@@ -39,11 +42,11 @@ def pause():
     sys.exit("hook: never signalled")
 
 
-def render_all(sources, *args, **kwargs):
+def render_all(requests, *args, **kwargs):
     if point == "render":
         pause()
-    files = {name: HEADER_MARK + "fake\n" for name in ("__init__.py", "a.py", "b.py", "c.py")}
-    return [generate.Rendered(files) for _ in sources]
+    fake = {name: HEADER_MARK + "fake\n" for name in ("__init__.py", "a.py", "b.py", "c.py")}
+    return [generate.Rendered({**fake, "py.typed": ""}) for _ in requests]
 
 
 generate.render_packages = render_all
@@ -64,12 +67,18 @@ def write_text(self, *args, **kwargs):
 pathlib.Path.write_text = write_text
 
 real_replace = os.replace
+moved_in = []
 
 
 def replace(src, dst, *args, **kwargs):
+    if point == "fail" and pathlib.Path(dst).parent == target and len(moved_in) == 1:
+        moved_in.append(dst)  # fails once: putting the old files back works
+        raise PermissionError(13, "Permission denied", str(dst))
     real_replace(src, dst, *args, **kwargs)
-    if point == "swap" and pathlib.Path(src) == target:
-        pause()  # the previous package has been moved aside, the new one not yet moved in
+    if point in ("commit", "fail") and pathlib.Path(dst).parent == target:
+        moved_in.append(dst)
+        if len(moved_in) == 2:
+            pause()  # the old files are set aside, two new ones moved in, the rest not yet
 
 
 os.replace = replace
@@ -79,6 +88,11 @@ main()
 
 def snapshot(directory: Path) -> dict[str, bytes]:
     return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def stamps(directory: Path) -> dict[str, tuple[int, int]]:
+    """Every entry's inode and mtime: what "left alone" means."""
+    return {str(p.relative_to(directory)): (p.stat().st_ino, p.stat().st_mtime_ns) for p in sorted(directory.rglob("*"))}
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +115,7 @@ def wait_for(ready: Path, proc: subprocess.Popen[str]) -> None:
         time.sleep(0.02)
 
 
-@pytest.mark.parametrize("point", ["render", "staging", "swap"])
+@pytest.mark.parametrize("point", ["render", "staging", "commit"])
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_killed_run_leaves_previous_output_untouched(
     previous: Path, schema_dir: Path, tmp_path: Path, point: str, signum: signal.Signals
@@ -110,7 +124,7 @@ def test_killed_run_leaves_previous_output_untouched(
     parent.mkdir()
     target = parent / "pkg"
     shutil.copytree(previous, target)
-    before = snapshot(target)
+    before, touched = snapshot(target), stamps(target)
     assert before["__init__.py"].startswith(HEADER_MARK.encode())
     ready = tmp_path / "ready"
     env = {**os.environ, "HOOK_POINT": point, "HOOK_READY": str(ready), "HOOK_TARGET": str(target), "MCPGEN_NO_CACHE": "1"}
@@ -134,8 +148,21 @@ def test_killed_run_leaves_previous_output_untouched(
     assert "Traceback" not in err
     if proc.returncode > 0:  # mcpgen handled the signal itself
         assert proc.returncode == 130 and "interrupted" in err
-    assert snapshot(target) == before
+    assert snapshot(target) == before and stamps(target) == touched
     assert sorted(p.name for p in parent.iterdir()) == ["pkg"]
+
+
+def test_a_failed_write_is_undone(previous: Path, schema_dir: Path, tmp_path: Path) -> None:
+    """An error halfway through moving the new files in puts every old one back."""
+    target = tmp_path / "pkg"
+    shutil.copytree(previous, target)
+    before, touched = snapshot(target), stamps(target)
+    env = {**os.environ, "HOOK_POINT": "fail", "HOOK_READY": str(tmp_path / "ready"), "HOOK_TARGET": str(target), "MCPGEN_NO_CACHE": "1"}
+    args = ["-r", REVISION, "-o", str(target), "--force", "--schema-dir", str(schema_dir)]
+    proc = subprocess.run([sys.executable, "-c", HOOK, *args], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr == f"mcpgen: error: cannot write {target}: Permission denied\n"
+    assert snapshot(target) == before and stamps(target) == touched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pkg"]
 
 
 def test_uninterrupted_hooked_run_replaces_the_package(previous: Path, schema_dir: Path, tmp_path: Path) -> None:
@@ -146,5 +173,83 @@ def test_uninterrupted_hooked_run_replaces_the_package(previous: Path, schema_di
     args = ["-r", REVISION, "-o", str(target), "--force", "--schema-dir", str(schema_dir)]
     proc = subprocess.run([sys.executable, "-c", HOOK, *args], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert sorted(snapshot(target)) == ["__init__.py", "a.py", "b.py", "c.py"]
+    assert sorted(snapshot(target)) == ["__init__.py", "a.py", "b.py", "c.py", "py.typed"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pkg"]
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def test_a_run_that_changes_nothing_touches_nothing(previous: Path, schema_dir: Path, tmp_path: Path) -> None:
+    target = tmp_path / "pkg"
+    shutil.copytree(previous, target)
+    (target / "__pycache__").mkdir()
+    (target / "__pycache__" / "types.cpython-311.pyc").write_bytes(b"cache")
+    touched = stamps(target)
+    result = run("-r", REVISION, "-o", str(target), "--force", "--schema-dir", str(schema_dir))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"up to date: mcp_2024_11_05 ({REVISION}) in {target}\n"
+    assert stamps(target) == touched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pkg"]
+
+
+def test_a_run_rewrites_only_what_differs_and_removes_its_own_old_files(
+    previous: Path, schema_dir: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "pkg"
+    shutil.copytree(previous, target)
+    (target / "types.py").write_text("# edited\n")
+    (target / "old.py").write_text(HEADER_MARK + "0.0.1: a module an older mcpgen wrote\n")
+    (target / "v2099_01_01" / "__pycache__").mkdir(parents=True)
+    (target / "v2099_01_01" / "types.py").write_text(HEADER_MARK + "0.0.1\n")
+    (target / "v2099_01_01" / "__pycache__" / "types.cpython-311.pyc").write_bytes(b"cache")
+    touched = stamps(target)
+    result = run("-r", REVISION, "-o", str(target), "--force", "--schema-dir", str(schema_dir))
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("wrote mcp_2024_11_05")
+    assert snapshot(target) == snapshot(previous)
+    after = stamps(target)
+    changed = sorted(name for name in after if after[name] != touched[name])
+    assert changed == ["types.py"]  # the directory's own mtime aside: its entries changed
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pkg"]
+
+
+def test_files_mcpgen_did_not_write_are_never_deleted(previous: Path, schema_dir: Path, tmp_path: Path) -> None:
+    target = tmp_path / "pkg"
+    shutil.copytree(previous, target)
+    (target / "types.py").write_text("# edited\n")
+    (target / "notes.md").write_text("mine\n")
+    (target / "runtime" / "helpers.py").write_text("def mine() -> None: ...\n")
+    (target / "link.py").symlink_to(target / "types.py")
+    before, touched = snapshot(target), stamps(target)
+    result = run("-r", REVISION, "-o", str(target), "--force", "--schema-dir", str(schema_dir))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"mcpgen: error: {target} holds files mcpgen did not write: link.py, notes.md, runtime/helpers.py; "
+        "move them out of the generated package, then run again\n"
+    )
+    assert snapshot(target) == before and stamps(target) == touched
+
+
+def test_an_undo_that_fails_keeps_the_previous_files_and_says_where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpgen.emit.commit import commit
+    from mcpgen.errors import OutputError
+
+    target = tmp_path / "pkg"
+    target.mkdir()
+    (target / "a.py").write_text("old a\n")
+    (target / "b.py").write_text("old b\n")
+    real_replace = os.replace
+
+    def replace(src: str, dst: str) -> None:
+        moving_in, putting_back = ".mcpgen-" in Path(src).parent.name, ".old-" in Path(src).parent.name
+        if (moving_in and Path(dst).name == "b.py") or (putting_back and Path(dst).name == "a.py"):
+            raise PermissionError(13, "Permission denied", str(dst))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(OutputError, match=r"\(Permission denied\) nor restore .*/a\.py: the previous files are in .*/\.pkg\.old-"):
+        commit(target, {"a.py": "new a\n", "b.py": "new b\n"}, ())
+    (kept,) = [p for p in tmp_path.iterdir() if p.name != "pkg"]
+    assert (kept / "a.py").read_text() == "old a\n" and (target / "b.py").read_text() == "old b\n"

@@ -57,6 +57,17 @@ def test_check_works_offline_after_a_generate_from_a_schema_dir(tmp_path: Path, 
     assert done.stdout == f"{pkg}: up to date ({REVISION})\n"
 
 
+def test_a_check_given_a_schema_dir_keeps_the_schema_for_the_next_offline_check(
+    tmp_path: Path, schema_dir: Path, no_network: None
+) -> None:
+    pkg, cache = tmp_path / "pkg", tmp_path / "cache"
+    assert run("-r", REVISION, "-o", str(pkg), "--schema-dir", str(schema_dir), cache=tmp_path / "elsewhere").exit_code == 0
+    assert run("check", str(pkg), "--schema-dir", str(schema_dir), cache=cache).exit_code == 0
+    result = run("check", str(pkg), cache=cache)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"{pkg}: up to date ({REVISION})\n"
+
+
 def test_check_of_a_draft_needs_no_schema_option(tmp_path: Path, schema_dir: Path, no_network: None) -> None:
     cache, pkg = tmp_path / "cache", tmp_path / "draft"
     draft = tmp_path / "draft.json"

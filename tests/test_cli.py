@@ -35,8 +35,8 @@ def test_shortcut_and_generate_write_the_same_package(tmp_path: Path, schema_dir
     a, b = tmp_path / "a", tmp_path / "b"
     assert run("--revision", "2024-11-05", "-o", str(a), "--schema-dir", str(schema_dir))[0] == 0
     assert run("generate", "--revision", "2024-11-05", "-o", str(b), "--schema-dir", str(schema_dir))[0] == 0
-    files = sorted(str(p.relative_to(a)) for p in a.rglob("*") if p.is_file())
-    assert files == sorted(str(p.relative_to(b)) for p in b.rglob("*") if p.is_file())
+    files = sorted(p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(b).as_posix() for p in b.rglob("*") if p.is_file())
     assert {"__init__.py", "types.py", "methods.py", "server.py", "client.py", "py.typed", "runtime/peer.py"} <= set(files)
     for name in files:
         assert (a / name).read_bytes() == (b / name).read_bytes()
@@ -85,3 +85,38 @@ def test_check_refuses_a_directory_mcpgen_did_not_write(tmp_path: Path) -> None:
 def test_all_refuses_package_option(tmp_path: Path, schema_dir: Path) -> None:
     code, _, err = run("--revision", "all", "--package", "x", "-o", str(tmp_path), "--schema-dir", str(schema_dir))
     assert code == 2 and "--revision all" in err
+
+
+def test_the_fix_of_one_stale_package_is_the_shortest_command_that_regenerates_it(
+    tmp_path: Path, schema_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import mcpgen.inputs.sources
+
+    monkeypatch.chdir(tmp_path)
+    for package in ("src/app", "src/app/_vendor"):
+        (tmp_path / package).mkdir(parents=True)
+        (tmp_path / package / "__init__.py").write_text("")
+    made = [
+        (["-o", "pkg"], "pkg", "--output pkg"),
+        (["-o", "src/app/_vendor/mcp", "--package", "app._vendor.mcp"], "src/app/_vendor/mcp", "--package app._vendor.mcp --output src/app/_vendor/mcp"),
+        (["--dist", "d", "--package", "acme.mcp"], "d/acme/mcp", "--package acme.mcp --dist d"),
+    ]
+    generate = ["generate", "-r", "2025-06-18", "--schema-dir", str(schema_dir)]
+    for args, package, _ in made:
+        result = CliRunner().invoke(main, [*generate, *args], env={"MCPGEN_CACHE_DIR": str(tmp_path / "elsewhere")})
+        assert result.exit_code == 0, result.output
+        (tmp_path / package / "types.py").write_text("# edited\n")
+    offline = {"MCPGEN_CACHE_DIR": str(tmp_path / "cache"), "MCPGEN_SCHEMA_DIR": None}
+    checked = CliRunner().invoke(main, ["check", *(p for _, p, _ in made), "--schema-dir", str(schema_dir)], env=offline)
+    assert checked.exit_code == 1
+    fixes = [line.removeprefix("  fix: ") for line in checked.stderr.splitlines() if line.startswith("  fix: ")]
+    assert fixes == [f"mcpgen generate --revision 2025-06-18 {options} --force" for _, _, options in made]
+
+    def refuse(url: str) -> bytes:
+        raise AssertionError(f"tried to download {url}")
+
+    monkeypatch.setattr(mcpgen.inputs.sources, "https_fetch", refuse)
+    for fix in fixes:  # each runs offline, without a schema option: check kept the schema in the cache
+        result = CliRunner().invoke(main, fix.split()[1:], env=offline)
+        assert result.exit_code == 0, result.output
+    assert CliRunner().invoke(main, ["check", *(p for _, p, _ in made)], env=offline).exit_code == 0

@@ -171,7 +171,7 @@ def test_force_replaces_only_the_generated_package(tmp_path: Path, schema_dir: P
     sibling = tmp_path / "keep.txt"
     sibling.write_text("keep", encoding="utf-8")
     assert CliRunner().invoke(main, ["-r", REVISION, "-o", str(out), "--schema-dir", str(schema_dir)]).exit_code == 0
-    (out / "stale.py").write_text("x = 1\n", encoding="utf-8")
+    (out / "stale.py").write_text(HEADER_MARK + "0.0.1: a module an older mcpgen wrote\n", encoding="utf-8")
     fail("-r", REVISION, "-o", str(out), "--schema-dir", str(schema_dir))
     assert (out / "stale.py").exists()
     result = CliRunner().invoke(main, ["-r", REVISION, "-o", str(out), "--schema-dir", str(schema_dir), "--force"])
@@ -179,6 +179,9 @@ def test_force_replaces_only_the_generated_package(tmp_path: Path, schema_dir: P
     assert not (out / "stale.py").exists()
     assert (out / "__init__.py").read_text("utf-8").startswith(HEADER_MARK)
     assert sorted(leftovers(tmp_path)) == ["keep.txt", "pkg"] and sibling.read_text("utf-8") == "keep"
+    (out / "mine.py").write_text("x = 1\n", encoding="utf-8")  # not mcpgen's: never deleted
+    line = fail("-r", REVISION, "-o", str(out), "--schema-dir", str(schema_dir), "--force")
+    assert "holds files mcpgen did not write: mine.py" in line and (out / "mine.py").exists()
 
 
 @pytest.mark.parametrize("revision", ['2099"\nimport os', "../../etc", "2099-01-01\n"])

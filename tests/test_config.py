@@ -79,7 +79,7 @@ def test_generate_and_check_every_configured_package(tmp_path: Path, schema_dir:
     assert lines[0] == "mcp_2024_11_05: differs from what mcpgen 0.1.0 generates for 2024-11-05"
     assert lines[-1] == "mcpgen: 1 of 2 packages stale"
     fix = lines[1].removeprefix("  fix: ")
-    assert fix.startswith("mcpgen generate --revision 2024-11-05 --output mcp_2024_11_05 ")
+    assert fix == "mcpgen generate"  # not the package's options: the configured run regenerates it
 
     again = run(*shlex.split(fix)[1:], cwd=root)  # the printed command fixes it
     assert again.exit_code == 0, again.output
@@ -90,12 +90,26 @@ def test_a_configured_package_not_generated_yet_is_stale_with_its_command(tmp_pa
     root = project(tmp_path / "app", schema_dir)
     result = run("check", cwd=root)
     assert result.exit_code == 1
-    assert "src/app/_vendor/mcp: missing" in result.stderr
-    fix = next(line for line in result.stderr.splitlines() if "--package app._vendor.mcp" in line)
-    argv = shlex.split(fix.removeprefix("  fix: "))
-    assert argv[:2] == ["mcpgen", "generate"] and argv[argv.index("--output") + 1] == "src/app/_vendor/mcp"
-    assert run(*argv[1:], cwd=root).exit_code == 0
+    assert result.stderr.splitlines() == [
+        "src/app/_vendor/mcp: missing",
+        "  fix: mcpgen generate",
+        "mcp_2024_11_05: missing",
+        "  fix: mcpgen generate",
+        "mcpgen: 2 of 2 packages stale",
+    ]
+    assert run("generate", cwd=root).exit_code == 0
     assert run("check", "src/app/_vendor/mcp", cwd=root).exit_code == 0
+
+
+def test_the_fix_of_a_configured_check_keeps_the_options_typed_not_the_environment(tmp_path: Path, schema_dir: Path) -> None:
+    root = project(tmp_path / "app", schema_dir, '[[tool.mcpgen.packages]]\nrevision = "2025-03-26"\n')
+    (root / "ci.toml").write_text((root / "pyproject.toml").read_text())
+    result = run("check", "--config", "ci.toml", "--cache-dir", "cache", cwd=root, env={"MCPGEN_SCHEMA_DIR": str(schema_dir)})
+    assert result.exit_code == 1
+    fix = result.stderr.splitlines()[1].removeprefix("  fix: ")
+    assert fix == "mcpgen generate --config ci.toml --cache-dir cache"
+    assert run(*shlex.split(fix)[1:], cwd=root, env={"MCPGEN_SCHEMA_DIR": str(schema_dir)}).exit_code == 0
+    assert run("check", "--config", "ci.toml", "--cache-dir", "cache", cwd=root).exit_code == 0
 
 
 def test_config_file_option_and_relative_paths(tmp_path: Path, schema_dir: Path) -> None:

@@ -359,6 +359,23 @@ def test_fail_on_picks_the_side_that_breaks(tmp_path: Path, server_break: tuple[
     assert _run(tmp_path, *server_break, "--fail-on", fail_on)[0] == code
 
 
+@pytest.mark.parametrize(
+    ("fail_on", "says"),
+    [("client", ""), ("server", "--fail-on server: 1 change breaks servers"),
+     ("breaking", "--fail-on breaking: 1 change breaks clients or servers"), ("any", "--fail-on any: 1 change")],
+)
+def test_a_tripped_gate_says_which_on_one_stderr_line(tmp_path: Path, server_break: tuple[str, str], fail_on: str, says: str) -> None:
+    code, _, err = _run(tmp_path, *server_break, "--fail-on", fail_on)
+    assert (code, err) == ((1, f"mcpgen: {says} (exit 1)\n") if says else (0, ""))
+
+
+def test_a_gate_from_the_config_names_the_file(tmp_path: Path, server_break: tuple[str, str]) -> None:
+    config = tmp_path / "gate.toml"
+    config.write_text('[tool.mcpgen.diff]\nfail-on = "server"\n', "utf-8")
+    code, _, err = _run(tmp_path, *server_break, "--config", str(config))
+    assert (code, err) == (1, f'mcpgen: fail-on = "server" in {config}: 1 change breaks servers (exit 1)\n')
+
+
 def test_ignore_by_rule_and_subject_from_pyproject_and_from_a_file(tmp_path: Path, server_break: tuple[str, str]) -> None:
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text('[tool.mcpgen.diff]\nignore = ["field.added.required CallResult.ttlMs"]\nfail-on = "breaking"\n', "utf-8")

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from mcpgen import __version__
 from mcpgen.cli import main
 from mcpgen.emit.dist import dist_version
-from mcpgen.emit.minimums import MIN_PYDANTIC
+from mcpgen.emit.minimums import HTTPX_REQUIREMENT, MIN_PYDANTIC
 
 PIP = [sys.executable, "-m", "pip"]
 
@@ -29,7 +29,10 @@ def test_dist_builds_a_wheel_that_installs_and_imports(tmp_path: Path, schema_di
     project = tomllib.loads((dist / "pyproject.toml").read_text())["project"]
     assert (project["name"], project["version"]) == ("acme-mcp", f"2025.11.25.{__version__}")
     assert project["dependencies"] == [f"pydantic>={MIN_PYDANTIC},<3"]
-    assert MIN_PYDANTIC in (dist / "README.md").read_text()
+    assert (project["license"], project["optional-dependencies"]) == ("MIT", {"http": [HTTPX_REQUIREMENT]})
+    readme = (dist / "README.md").read_text()
+    assert MIN_PYDANTIC in readme and "install `acme-mcp[http]`" in readme
+    (dist / "LICENSE").write_text("MIT License\n\nCopyright (c) the app's authors\n")  # the user's, kept
     assert CliRunner().invoke(main, ["check", str(dist / "acme" / "mcp")]).exit_code == 0
     result = CliRunner().invoke(main, ["check", str(dist)])
     assert result.exit_code == 2 and f"check the package inside it ({dist / 'acme' / 'mcp'})" in result.stderr
@@ -42,9 +45,11 @@ def test_dist_builds_a_wheel_that_installs_and_imports(tmp_path: Path, schema_di
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         metadata = email.message_from_bytes(archive.read(next(n for n in names if n.endswith("METADATA"))))
-    assert {"acme/mcp/__init__.py", "acme/mcp/types.py", "acme/mcp/py.typed"} <= names
+    assert {"acme/mcp/__init__.py", "acme/mcp/types.py", "acme/mcp/py.typed", "acme/mcp/runtime/http/__init__.py"} <= names
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert metadata["Version"] == f"2025.11.25.{__version__}"
-    assert metadata.get_all("Requires-Dist") == [f"pydantic<3,>={MIN_PYDANTIC}"]
+    assert (metadata["License-Expression"], metadata.get_all("Provides-Extra")) == ("MIT", ["http"])
+    assert metadata.get_all("Requires-Dist") == [f"pydantic<3,>={MIN_PYDANTIC}", 'httpx<1,>=0.27; extra == "http"']
 
     site = tmp_path / "site"
     done = subprocess.run([*PIP, "install", "-q", "--no-deps", "--no-index", "--target", str(site), str(wheel)], capture_output=True, text=True)
@@ -72,7 +77,7 @@ def test_dist_is_replaced_only_with_force_and_never_with_output(tmp_path: Path, 
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "pyproject.toml").write_text("[project]\nname = 'mine'\n")
     result = CliRunner().invoke(main, [*args, "--force", "--dist", str(tmp_path / "mine")])
-    assert result.exit_code == 2 and "not a package mcpgen generated" in result.stderr
+    assert result.exit_code == 2 and "not a project mcpgen generated with --dist" in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -88,3 +93,44 @@ def test_an_undated_revision_has_no_version() -> None:
 
     with pytest.raises(McpgenError, match="needs a dated revision"):
         dist_version("draft")
+
+
+def test_regenerating_keeps_build_artifacts_and_refuses_files_in_the_package(tmp_path: Path, schema_dir: Path) -> None:
+    dist = tmp_path / "acme-mcp"
+    args = ["generate", "--package", "acme.mcp", "--dist", str(dist), "--schema-dir", str(schema_dir), "--force"]
+    assert CliRunner().invoke(main, [*args, "-r", "2024-11-05"]).exit_code == 0
+    artifacts = {
+        "dist/acme_mcp-2024.11.5.0.1.0-py3-none-any.whl": b"wheel",
+        "build/lib/acme/mcp/types.py": (dist / "acme/mcp/types.py").read_bytes(),  # a copy, header included
+        "acme_mcp.egg-info/PKG-INFO": b"Name: acme-mcp\n",
+        "LICENSE": b"MIT License\n",
+        ".gitignore": b"build/\n",
+    }
+    for name, data in artifacts.items():
+        (dist / name).parent.mkdir(parents=True, exist_ok=True)
+        (dist / name).write_bytes(data)
+    result = CliRunner().invoke(main, [*args, "-r", "2025-06-18"])
+    assert result.exit_code == 0, result.output
+    assert {name: (dist / name).read_bytes() for name in artifacts} == artifacts
+    assert "version = \"2025.6.18." in (dist / "pyproject.toml").read_text()
+    assert CliRunner().invoke(main, ["check", str(dist / "acme" / "mcp")]).exit_code == 0
+
+    (dist / "acme" / "mcp" / "extra.py").write_text("x = 1\n")
+    result = CliRunner().invoke(main, [*args, "-r", "2025-11-25"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"mcpgen: error: {dist / 'acme' / 'mcp'} holds files mcpgen did not write: acme/mcp/extra.py; "
+        "move them out of the generated package, then run again\n"
+    )
+    assert "version = \"2025.6.18." in (dist / "pyproject.toml").read_text()
+
+
+def test_a_plain_package_and_a_dist_project_do_not_replace_each_other(tmp_path: Path, schema_dir: Path) -> None:
+    plain, dist = tmp_path / "plain", tmp_path / "dist"
+    base = ["generate", "-r", "2024-11-05", "--schema-dir", str(schema_dir), "--force"]
+    assert CliRunner().invoke(main, [*base, "-o", str(plain)]).exit_code == 0
+    assert CliRunner().invoke(main, [*base, "--dist", str(dist)]).exit_code == 0
+    result = CliRunner().invoke(main, [*base, "--dist", str(plain)])
+    assert result.exit_code == 2 and "is not a project mcpgen generated with --dist" in result.stderr
+    result = CliRunner().invoke(main, [*base, "-o", str(dist)])
+    assert result.exit_code == 2 and "is not a package mcpgen generated" in result.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import tomllib
@@ -39,3 +40,17 @@ def test_the_readme_lists_every_generated_file() -> None:
     listed = [line.split()[0].removeprefix("<package>/") for line in listing.strip().splitlines()]
     files = [name for name, _ in (*SHARED_FILES, *PEER_FILES, *REVISION_FILES)] + [f for f, _, _ in FACADES]
     assert sorted(listed) == sorted([*files, MARKER_FILE, f"{RUNTIME_DIR}/"])
+
+
+def test_the_readme_states_the_suite_time_and_a_quick_subset_of_real_test_files() -> None:
+    readme = (REPO_ROOT / "README.md").read_text()
+    assert re.search(r"The whole suite takes about \d+ minutes", readme)
+    (quick,) = [line for line in readme.splitlines() if line.startswith("MCPGEN_SCHEMA_DIR=") and " tests/" in line]
+    paths = [word for word in quick.split() if word.startswith("tests/")]
+    assert paths and all((REPO_ROOT / path).exists() for path in paths)
+
+
+def test_httpx_is_advised_for_the_application_not_for_mcpgen() -> None:
+    extras = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert "http" not in extras  # nothing of mcpgen imports httpx: an extra would install it in the wrong place
+    assert "mcpgen[http]" not in (REPO_ROOT / "README.md").read_text()

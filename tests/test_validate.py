@@ -214,3 +214,75 @@ def test_validate_names_no_function_like_output() -> None:
         return {n for n, f in inspect.getmembers(module, inspect.isfunction) if f.__module__ == module.__name__}  # type: ignore[attr-defined]
 
     assert own(mcpgen.commands.validate) & own(mcpgen.emit.output) == set()
+
+
+def _handshake(schema_dir: Path, revision: str = "2025-11-25") -> list[dict]:
+    """An initialize request and its response, both naming `revision`."""
+    return [_doc(schema_dir, f"basic/lifecycle/0{n}.json", revision) for n in (1, 2)]
+
+
+def test_the_revision_is_inferred_from_the_initialize_response(schema_dir: Path, tmp_path: Path) -> None:
+    messages = _handshake(schema_dir)
+    assert messages[0]["params"]["protocolVersion"] == messages[1]["result"]["protocolVersion"] == "2025-11-25"
+    path = _jsonl(tmp_path / "trace.jsonl", messages)
+    result = CliRunner().invoke(validate_command, ["--schema-dir", str(schema_dir), str(path)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        f"mcpgen: validating against 2025-11-25, the version the initialize response at {path}:2 names",
+        "2 messages, 0 failed (2025-11-25)",
+    ]
+
+
+def test_the_revision_is_inferred_from_server_discover(schema_dir: Path, tmp_path: Path) -> None:
+    messages = [_doc(schema_dir, f"server/discover/0{n}.json", "2026-07-28") for n in (1, 2)]
+    path = _jsonl(tmp_path / "trace.jsonl", messages)
+    result = CliRunner().invoke(validate_command, ["--schema-dir", str(schema_dir), "--format", "json", str(path)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["revision"] == "2026-07-28"
+    assert result.stderr == f"mcpgen: validating against 2026-07-28, the version the server/discover request at {path}:1 names\n"
+
+
+def test_a_handshake_naming_another_revision_than_the_one_given_fails(schema_dir: Path, tmp_path: Path) -> None:
+    path = _jsonl(tmp_path / "trace.jsonl", _handshake(schema_dir))
+    result = _run(schema_dir, str(path))
+    assert result.exit_code == 1
+    assert result.stdout == (
+        f"{path}:2: InitializeResult at /result/protocolVersion: the initialize response names '2025-11-25', "
+        f"but --revision is {REVISION} (leave out --revision to validate against the handshake's version)\n"
+    )
+
+
+def test_a_negotiation_down_to_the_revision_given_passes(schema_dir: Path, tmp_path: Path) -> None:
+    request, response = _handshake(schema_dir, REVISION)
+    request["params"]["protocolVersion"] = "2025-11-25"  # the client asks for newer; the server answers its own
+    path = _jsonl(tmp_path / "trace.jsonl", [request, response])
+    result = _run(schema_dir, str(path))
+    assert result.exit_code == 0, result.output
+    inferred = CliRunner().invoke(validate_command, ["--schema-dir", str(schema_dir), str(path)])
+    assert inferred.exit_code == 0 and f"validating against {REVISION}, the version the initialize response" in inferred.stderr
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [
+        (None, "mcpgen: error: pass --revision: no initialize or server/discover message names the protocol version"),
+        ("2099-01-01", "names the protocol version '2099-01-01', which mcpgen does not know"),
+    ],
+)
+def test_without_a_known_handshake_the_revision_must_be_given(schema_dir: Path, tmp_path: Path, version: str | None, expected: str) -> None:
+    messages = _conversation(schema_dir)[3:] if version is None else _handshake(schema_dir)[:1]
+    if version is not None:
+        messages[0]["params"]["protocolVersion"] = version
+    result = CliRunner().invoke(validate_command, ["--schema-dir", str(schema_dir), str(_jsonl(tmp_path / "t.jsonl", messages))])
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1 and expected in result.stderr
+
+
+def test_a_content_type_no_branch_admits_is_named_with_the_ones_admitted(schema_dir: Path, tmp_path: Path) -> None:
+    messages = _conversation(schema_dir)[3:]
+    messages[1]["result"]["content"][0]["type"] = "txt"
+    result = _run(schema_dir, str(_jsonl(tmp_path / "t.jsonl", messages)))
+    assert result.exit_code == 1
+    assert result.stdout == (
+        f"{tmp_path / 't.jsonl'}:2: CallToolResult at /result/content/0/type: "
+        "'txt' was given; the union admits 'text', 'image', 'audio', 'resource_link' or 'resource'\n"
+    )

@@ -9,10 +9,10 @@ from typing import Any
 
 from ..console import current
 from ..errors import McpgenError
-from .generate import GenerateConfig, PackageRequest, package_dirs, render_packages
+from .generate import PackageRequest, cache_root, package_dirs, render_packages
 from ..emit.provenance import Provenance, read
 
-from ..inputs.sources import SchemaSource, recorded_schema
+from ..inputs.sources import SchemaSource, recorded_schema, remember_schema
 
 @dataclass(frozen=True)
 class CheckResult:
@@ -56,6 +56,7 @@ def check_package(
     for revision, sha in made.revisions:
         source = recorded_schema(revision, sha, schema_file=schema_file, schema_dir=schema_dir, cache_dir=cache_dir)
         current().detail(source.describe())
+        remember_schema(cache_root(cache_dir), source)  # the next check, and the fix, need no schema option
         sources.append(source)
     expected = render_packages([PackageRequest(tuple(sources), made.surface, made.pairings, cache_dir)])[0].files
     actual = _files(package)
@@ -87,7 +88,7 @@ class CheckRequest:
     schema_file: Path | None = None
     schema_dir: Path | None = None
     cache_dir: Path | None = None
-    fix: GenerateConfig | None = None  # None: derived from the package's header
+    fix: str | None = None  # the command that regenerates it (None: derived from the package's header)
 
 
 @dataclass(frozen=True)
@@ -109,38 +110,29 @@ def requests_for_dirs(dirs: tuple[Path, ...] | list[Path], **schema: Any) -> lis
     return [CheckRequest(d, **schema) for d in dirs]
 
 
-def requests_for_config(entries: list[dict[str, Any]], overrides: dict[str, Any]) -> list[CheckRequest]:
-    """A request per package the configured generations write, with the command line's schema options on top."""
+def requests_for_config(entries: list[dict[str, Any]], overrides: dict[str, Any], fix: str) -> list[CheckRequest]:
+    """A request per package the configured generations write, with the command line's schema options on top,
+    each fixed by `fix` (the command that regenerates every configured package)."""
     from ..config import merged
 
     requests = []
     for entry in entries:
         config = merged(entry, overrides)
         for directory in package_dirs(config):
-            requests.append(CheckRequest(directory, config.schema_file, config.schema_dir, config.cache_dir, config))
+            requests.append(CheckRequest(directory, config.schema_file, config.schema_dir, config.cache_dir, fix))
     return requests
 
 
 def _fix(request: CheckRequest, result: CheckResult | None) -> str:
-    from ..config import command_line
-
     if request.fix is not None:
-        return command_line(request.fix)
+        return request.fix
+    from .fixes import regenerate_package
+
     assert result is not None, "a directory named on the command line exists or check_package failed"
     made = result.provenance
-    (only,) = result.sources if len(result.sources) == 1 else (None,)
-    unpinned = only is not None and not only.pinned
-    return command_line(
-        GenerateConfig(
-            revision=made.revision_option,
-            output=request.directory,
-            schema_file=request.schema_file or (Path(only.origin) if unpinned and only is not None else None),
-            schema_dir=request.schema_dir,
-            cache_dir=request.cache_dir,
-            pairings=made.pairings,
-            surface=made.surface if len(made.revisions) > 1 and made.surface != made.revisions[-1][0] else None,
-            force=True,
-        )
+    revisions = tuple(r for r, _ in made.revisions)
+    return regenerate_package(
+        request.directory, revisions, made.surface, made.pairings, result.sources, request.cache_dir, request.schema_dir
     )
 
 

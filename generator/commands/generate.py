@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..console import current
 from ..errors import McpgenError, SchemaError
-from ..emit.output import check_target, write_package
+from ..emit.output import check_target, plan_update
 from ..inputs.pins import known_revisions, latest_revision, revision_set
 from ..inputs.sources import SchemaSource, default_cache_dir, remember_schema, resolve_schema
 
@@ -83,6 +83,8 @@ class GeneratedPackage:
     files: tuple[str, ...]
     dist: Path | None = None
     warnings: tuple[str, ...] = ()
+    changed: bool = True
+    """False when the directory already held these files (nothing was written)."""
 
     @property
     def revision(self) -> str:
@@ -269,23 +271,26 @@ def generate_all(configs: list[GenerateConfig]) -> list[GeneratedPackage]:
         if place in seen:
             raise McpgenError(f"{job.package} and {seen[place]} would both be written to {job.dist or job.target}")
         seen[place] = job.package
-        check_target(job.dist or job.target, config.force)  # before rendering: refuse bad targets fast
+        check_target(job.dist or job.target, config.force, dist=job.dist is not None)  # before rendering: fail fast
     for _, job in planned:
         for source in job.request.sources:
             remember_schema(cache_root(job.request.cache_dir), source)
     rendered = render_packages([job.request for _, job in planned])
-    written = []
-    for index, ((config, job), made) in enumerate(zip(planned, rendered), 1):
-        files = made.files
-        console.status(f"writing {index}/{len(planned)}: {job.dist or job.target}")
+    updates = []  # all planned before any is written: a refusal leaves every package as it was
+    for (config, job), made in zip(planned, rendered):
         if job.dist is not None:
-            newest = job.request.revisions[-1]
-            write_package(distribution_files(files, job.package, newest), job.dist, force=config.force)
+            files = distribution_files(made.files, job.package, job.request.revisions[-1])
+            updates.append(plan_update(files, job.dist, config.force, package_dir=job.package.replace(".", "/")))
         else:
-            write_package(files, job.target, force=config.force)
+            updates.append(plan_update(made.files, job.target, config.force))
+    written = []
+    for index, ((_, job), made, update) in enumerate(zip(planned, rendered, updates), 1):
+        console.status(f"writing {index}/{len(planned)}: {job.dist or job.target}")
+        update.apply()
         written.append(
             GeneratedPackage(
-                job.request.revisions, job.package, job.target, tuple(sorted(files)), job.dist, made.warnings
+                job.request.revisions, job.package, job.target, tuple(sorted(made.files)), job.dist, made.warnings,
+                update.changes,
             )
         )
     return written

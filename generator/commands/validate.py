@@ -13,6 +13,7 @@ import click
 
 from ..errors import McpgenError
 from ..messages.findings import Finding, mcpgen_findings, schema_findings
+from ..messages.handshake import Handshake, find_handshake
 from ..messages.targets import Pairing, Target, is_message, message_target
 from ..messages.bindings import generated_package
 from ..messages.table import MethodTable, method_table
@@ -193,33 +194,79 @@ class Validator:
         return " from the " + ("server" if _SENDER[msg.direction] == "client" else "client")
 
 
-def validate_files(revision: str, files: tuple[Path, ...], schema_dir: Path | None) -> tuple[int, list[Failure]]:
-    """Validate every message of `files` through the package mcpgen generates now; returns the count and the failures."""
+@dataclass(frozen=True)
+class Validation:
+    """The outcome of validating files: the revision used (and the handshake it was read from, when
+    inferred), the number of messages checked, and the failures."""
+
+    revision: str
+    messages: int
+    failures: list[Failure]
+    inferred_from: Handshake | None = None
+
+
+def validate_files(revision: str | None, files: tuple[Path, ...], schema_dir: Path | None) -> Validation:
+    """Validate every message of `files` through the package mcpgen generates now, against `revision`, or
+    (None) the one the trace's handshake names; a handshake that names another revision than the one
+    given fails."""
     entries = [m for f in files for m in read_messages(f)]
+    handshake = find_handshake((m.file, m.line, m.value) for m in entries if m.unreadable is None)
+    inferred = revision is None
+    if revision is None:
+        revision = _revision_of(handshake)
     validator = Validator(revision, method_table(schema_dir, revision), upstream(schema_dir, revision), generated_package(revision, schema_dir))
     count, failures = 0, []
     for entry in entries:
         for msg, errors in validator.messages(entry):
             count += 1
+            if handshake is not None and handshake.version != revision and (msg.file, msg.line, msg.at) == (handshake.file, handshake.line, ""):
+                errors = [_mismatch(handshake, revision), *errors]
             if errors:
                 failures.append(Failure(msg.file, msg.line, tuple(errors[:MAX_ERRORS]), len(errors)))
-    return count, failures
+    return Validation(revision, count, failures, handshake if inferred else None)
+
+
+def _revision_of(handshake: Handshake | None) -> str:
+    """The revision a handshake names, when mcpgen knows it; else an error asking for --revision."""
+    if handshake is None:
+        raise McpgenError("pass --revision: no initialize or server/discover message names the protocol version")
+    if handshake.version not in KNOWN_REVISIONS:
+        raise McpgenError(
+            f"{handshake.place} names the protocol version {handshake.version[:100]!r}, which mcpgen does not know "
+            f"(known: {', '.join(KNOWN_REVISIONS)}): pass --revision"
+        )
+    return handshake.version
+
+
+def _mismatch(handshake: Handshake, revision: str) -> Finding:
+    return Finding(
+        handshake.definition,
+        handshake.path,
+        f"{handshake.what} names {handshake.version[:100]!r}, but --revision is {revision} "
+        "(leave out --revision to validate against the handshake's version)",
+    )
 
 
 @click.command("validate")
-@click.option("--revision", required=True, type=click.Choice(KNOWN_REVISIONS), help="Protocol revision to validate against.")
+@click.option(
+    "--revision", type=click.Choice(KNOWN_REVISIONS),
+    help="Protocol revision to validate against (default: the one the trace's initialize or server/discover names).",
+)  # fmt: skip
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--schema-dir", type=click.Path(path_type=Path, file_okay=False), envvar="MCPGEN_SCHEMA_DIR", help="Directory with <revision>/schema.json files; env MCPGEN_SCHEMA_DIR.")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path, dir_okay=False))
 @reported
-def validate_command(revision: str, fmt: str, schema_dir: Path | None, files: tuple[Path, ...]) -> None:
+def validate_command(revision: str | None, fmt: str, schema_dir: Path | None, files: tuple[Path, ...]) -> None:
     """Check JSON or JSONL files of MCP messages against a revision; exit 1 when any message fails."""
-    count, failures = validate_files(revision, files, schema_dir)
+    done = validate_files(revision, files, schema_dir)
+    if done.inferred_from is not None:
+        click.echo(f"mcpgen: validating against {done.revision}, the version {done.inferred_from.place} names", err=True)
     if fmt == "json":
-        report = {"revision": revision, "messages": count, "failed": len(failures), "failures": [f.as_json() for f in failures]}
+        failures = [f.as_json() for f in done.failures]
+        report = {"revision": done.revision, "messages": done.messages, "failed": len(failures), "failures": failures}
         click.echo(json.dumps(report, indent=1, ensure_ascii=False))
     else:
-        for f in failures:
+        for f in done.failures:
             click.echo("\n".join(f.lines()))
-        click.echo(f"{count} messages, {len(failures)} failed ({revision})", err=True)
-    sys.exit(1 if failures else 0)
+        click.echo(f"{done.messages} messages, {len(done.failures)} failed ({done.revision})", err=True)
+    sys.exit(1 if done.failures else 0)

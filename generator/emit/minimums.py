@@ -1,4 +1,4 @@
-"""The oldest pydantic the generated packages work with.
+"""The oldest pydantic the generated packages work with, and the httpx their HTTP client needs.
 
 Their models are configured with `validate_by_name` and `serialize_by_alias`, which pydantic 2.11.0
 introduced: on 2.10 a model cannot be built from Python field names, dumps use Python names, and
@@ -14,3 +14,7 @@ MIN_PYDANTIC = "2.11.0"
 def pydantic_requirement() -> str:
     """The requirement a generated package puts on pydantic: `pydantic>=2.11.0,<3`."""
     return f"pydantic>={MIN_PYDANTIC},<3"
+
+
+HTTPX_REQUIREMENT = "httpx>=0.27,<1"
+"""What `connect_http` needs (imported only when it runs): the `http` extra of a `--dist` project."""

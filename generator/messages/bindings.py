@@ -23,22 +23,22 @@ class _MemoryFinder(importlib.abc.MetaPathFinder, importlib.abc.InspectLoader):
     """Finds and loads the modules of one package from source texts held in memory."""
 
     def __init__(self, name: str, files: Mapping[str, str]) -> None:
-        self.sources = {
-            ".".join([name, *path.removesuffix(".py").split("/")]).removesuffix(".__init__"): text
-            for path, text in files.items()
-            if path.endswith(".py")
-        }
-        self.packages = {
-            ".".join([name, *path.split("/")[:-1]]) for path in files if path.endswith("__init__.py")
-        }
+        self.sources: dict[str, str] = {}
+        self.packages: set[str] = set()
+        for path, text in files.items():
+            if not path.endswith(".py"):
+                continue
+            parts = [name, *path.removesuffix(".py").split("/")]
+            if parts[-1] == "__init__":
+                parts.pop()
+                self.packages.add(".".join(parts))
+            self.sources[".".join(parts)] = text
 
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         """A spec for the package's own modules, None for anything else."""
         if fullname not in self.sources:
             return None
-        return importlib.util.spec_from_loader(
-            fullname, self, origin=f"<mcpgen: {fullname}>", is_package=fullname in self.packages
-        )
+        return importlib.util.spec_from_loader(fullname, self, origin=f"<mcpgen: {fullname}>", is_package=fullname in self.packages)
 
     def get_source(self, fullname: str) -> str:
         """The generated source text of a module (for tracebacks and `inspect`)."""

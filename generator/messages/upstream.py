@@ -75,21 +75,50 @@ class Upstream:
 
 
 def _issue(error: ValidationError) -> SchemaIssue:
-    error = _likeliest(error)
-    path = pointer(error.absolute_path)
-    message = error.message if len(error.message) <= 160 else error.message[:157] + "..."
-    return SchemaIssue(path=path, message=message)
-
-
-def _likeliest(error: ValidationError) -> ValidationError:
-    """Inside an anyOf/oneOf failure, the error of the branch the value most likely meant."""
-    while error.context:
-        branches: dict[Any, list[ValidationError]] = {}
-        for sub in error.context:
-            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
-        chosen = min(branches.values(), key=lambda errs: (any(e.validator in ("const", "enum") for e in errs), len(errs)))
+    while error.context:  # an anyOf/oneOf failure: say what no branch admits, or follow the likeliest branch
+        branches = _branches(error)
+        unadmitted = _unadmitted(branches)
+        if unadmitted is not None:
+            return unadmitted
+        chosen = min(branches, key=lambda errs: (any(e.validator in _TAGS for e in errs), len(errs)))
         error = best_match(chosen) or chosen[0]
-    return error
+    return SchemaIssue(path=pointer(error.absolute_path), message=_short(error.message))
+
+
+_TAGS = ("const", "enum")
+_NAMED = 8
+"""Values a union admits that a message names; the rest are counted."""
+
+
+def _short(message: str) -> str:
+    return message if len(message) <= 160 else message[:157] + "..."
+
+
+def _branches(error: ValidationError) -> list[list[ValidationError]]:
+    """The errors of an anyOf/oneOf failure, by branch."""
+    branches: dict[Any, list[ValidationError]] = {}
+    for sub in error.context or ():
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    return list(branches.values())
+
+
+def _unadmitted(branches: list[list[ValidationError]]) -> SchemaIssue | None:
+    """When every branch of a union refuses the same member's value as not its constant (a content block's
+    `type`, a message's `method`): that value and every one the branches admit there."""
+    tags = [{tuple(e.absolute_path): e for e in errors if e.validator in _TAGS} for errors in branches]
+    shared = set.intersection(*(set(found) for found in tags)) if tags else set()
+    if not shared:
+        return None
+    where = min(shared, key=len)
+    admitted: list[Any] = []
+    for found in tags:
+        refusal = found[where]
+        for value in [refusal.validator_value] if refusal.validator == "const" else refusal.validator_value:
+            if value not in admitted:
+                admitted.append(value)
+    names = [repr(v) for v in admitted[:_NAMED]] + ([f"{len(admitted) - _NAMED} more"] if len(admitted) > _NAMED else [])
+    listed = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
+    return SchemaIssue(pointer(where), _short(f"{tags[0][where].instance!r} was given; the union admits {listed}"))
 
 
 @lru_cache(maxsize=None)

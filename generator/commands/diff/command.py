@@ -4,31 +4,42 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
+from typing import Callable
 
 import click
 
+from ...console import shown
 from ...errors import OutputError
 from ...reporting import reported
 from .compare import diff_revisions
 from .ignore import apply_ignores, read_ignore_file
 from .load import load_revision
-from .model import Report
+from .model import Change, Report
 from .report import RENDERERS, render_markdown
 from .settings import FAIL_ON, load_settings
 
 EXIT_CLEAN, EXIT_MATCHED = 0, 1
 
 
-def matches_fail_on(report: Report, fail_on: str | None) -> bool:
-    """True when a non-cosmetic, non-ignored change meets the `--fail-on` threshold."""
-    real = report.visible(verbose=False)
-    if fail_on == "client":
-        return any(c.client == "breaking" for c in real)
-    if fail_on == "server":
-        return any(c.server == "breaking" for c in real)
-    if fail_on == "breaking":
-        return any(c.breaking for c in real)
-    return fail_on == "any" and bool(real)
+_GATES: dict[str, tuple[str, Callable[[Change], bool]]] = {
+    "client": ("clients", lambda c: c.client == "breaking"),
+    "server": ("servers", lambda c: c.server == "breaking"),
+    "breaking": ("clients or servers", lambda c: c.breaking),
+    "any": ("", lambda c: True),
+}
+
+
+def gate(report: Report, fail_on: str | None, where: str) -> str | None:
+    """Why the `--fail-on` threshold (set `where`) fails the run, in one line: None when no non-cosmetic,
+    non-ignored change meets it."""
+    if fail_on is None:
+        return None
+    broken, meets = _GATES[fail_on]
+    count = sum(meets(c) for c in report.visible(verbose=False))
+    if not count:
+        return None
+    changes = f"{count} change{'s' if count > 1 else ''}"
+    return f"{where}: {changes} {'break' if count > 1 else 'breaks'} {broken}" if broken else f"{where}: {changes}"
 
 
 @click.command("diff")
@@ -63,7 +74,13 @@ def diff_command(old: str, new: str, fmt: str, fail_on: str | None, ignore_file:
         click.echo(text, nl=fmt == "text")
     else:
         _write(output, click.unstyle(text) + ("\n" if fmt == "text" else ""))
-    raise SystemExit(EXIT_MATCHED if matches_fail_on(report, fail_on or settings.fail_on) else EXIT_CLEAN)
+    where = f"--fail-on {fail_on}"
+    if fail_on is None and settings.path is not None:
+        fail_on, where = settings.fail_on, f'fail-on = "{settings.fail_on}" in {shown(settings.path)}'
+    tripped = gate(report, fail_on, where)
+    if tripped is not None:
+        click.echo(f"mcpgen: {tripped} (exit {EXIT_MATCHED})", err=True)
+    raise SystemExit(EXIT_CLEAN if tripped is None else EXIT_MATCHED)
 
 
 def _write(path: Path, text: str) -> None:

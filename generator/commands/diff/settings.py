@@ -19,6 +19,8 @@ class DiffSettings:
 
     ignore: tuple[Rule, ...] = ()
     fail_on: str | None = None
+    path: Path | None = None
+    """The file they were read from."""
 
 
 def load_settings(config: Path | None) -> DiffSettings:
@@ -39,4 +41,4 @@ def load_settings(config: Path | None) -> DiffSettings:
     fail_on = table.get("fail-on")
     if fail_on is not None and fail_on not in FAIL_ON:
         raise ConfigError(f"{where} fail-on must be one of {', '.join(FAIL_ON)}")
-    return DiffSettings(parse_rules(ignore, f"{where} ignore"), fail_on)
+    return DiffSettings(parse_rules(ignore, f"{where} ignore"), fail_on, path)
