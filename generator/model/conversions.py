@@ -265,10 +265,11 @@ def check_conversions(
             check.problem(f"{tm.name} params", f"required in {check.names[1]}, absent in {check.names[0]}")
         if tm.result_type is not None and sm.result_type is not None:
             check.compare(sm.result_type, tm.result_type, Path(tm.name, "result"))
-        for part, s_type, t_type in (
+        parts: tuple[tuple[Literal["params", "result"], ir.TypeExpr | None, ir.TypeExpr | None], ...] = (
             ("params", ir.Ref(sm.params) if sm.params else None, ir.Ref(tm.params) if tm.params else None),
             ("result", sm.result_type, tm.result_type),
-        ):
+        )
+        for part, s_type, t_type in parts:
             if s_type is not None and t_type is not None:
                 only = _top_fields(check, s_type, check.sdefs) - _top_fields(check, t_type, check.tdefs)
                 strips += [ir.Strip(tm.name, part, key) for key in sorted(only)]

@@ -253,10 +253,12 @@ def lifecycle(protocol: ir.Protocol) -> facts.Lifecycle:
     (`server/discover`), or none (a draft with neither, or one whose handshake cannot run)."""
     find = _Finder(protocol)
     initialize, discover = find.method(INITIALIZE), find.method(DISCOVER)
+    cancelled = _cancelled(find)
     common = facts.Lifecycle(
         era="none",
         ping=PING if find.method(PING) is not None else None,
-        **_cancelled(find),
+        cancelled=cancelled[0],
+        cancelled_id_key=cancelled[1],
         server_capabilities=SERVER_CAPABILITIES if find.model(SERVER_CAPABILITIES) else None,
         client_capabilities=CLIENT_CAPABILITIES if find.model(CLIENT_CAPABILITIES) else None,
         tasks_result=CREATE_TASK_RESULT if find.model(CREATE_TASK_RESULT) else None,
@@ -292,8 +294,9 @@ def _implementation(
     return facts.Implementation(info.name, "name", "version", find.key(info, "title"))
 
 
-def _cancelled(find: _Finder) -> dict[str, str | None]:
+def _cancelled(find: _Finder) -> tuple[str | None, str | None]:
+    """The cancellation notification and its params key holding the request id (None, None when absent)."""
     spec = find.method(CANCELLED)
     if spec is None or not find.key(find.model(spec.params), "requestId"):
-        return {"cancelled": None, "cancelled_id_key": None}
-    return {"cancelled": spec.name, "cancelled_id_key": "requestId"}
+        return None, None
+    return spec.name, "requestId"
