@@ -161,11 +161,13 @@ class Fill:
 
 @dataclass(frozen=True)
 class Strip:
-    """A top-level field the surface has and this revision does not: left out when converting to it."""
+    """A field the surface has and this revision does not: left out when converting to it."""
 
     method: str
     part: Part
     wire_name: str
+    path: tuple[str, ...] = ()
+    """Field names from the params or result down to the object that loses the field; `*` is every item."""
 
 
 @dataclass(frozen=True)
