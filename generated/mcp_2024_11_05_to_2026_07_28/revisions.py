@@ -1079,6 +1079,7 @@ REVISIONS = Revisions(
                 server_capabilities="ServerCapabilities",
                 client_capabilities="ClientCapabilities",
                 tasks_result="CreateTaskResult",
+                task_key="task",
             ),
             fills=(
                 Fill(

@@ -262,6 +262,7 @@ def lifecycle(protocol: ir.Protocol) -> facts.Lifecycle:
         server_capabilities=SERVER_CAPABILITIES if find.model(SERVER_CAPABILITIES) else None,
         client_capabilities=CLIENT_CAPABILITIES if find.model(CLIENT_CAPABILITIES) else None,
         tasks_result=CREATE_TASK_RESULT if find.model(CREATE_TASK_RESULT) else None,
+        task_key=TASK_PARAM if find.model(CREATE_TASK_RESULT) else None,
     )
     if initialize is not None and discover is not None:
         find.note(f"it defines both {INITIALIZE} and {DISCOVER}: no session runs")

@@ -14,6 +14,8 @@ import contextlib
 import ipaddress
 import itertools
 import secrets
+import signal
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
@@ -526,6 +528,10 @@ class StreamableHTTP:
         self._opening = 0
         """Sessions whose `initialize` is being answered: they count against `max_sessions` already."""
         self._sweeper: asyncio.Future[None] | None = None
+        self._open: set[_Stream] = set()
+        """Stateless-era SSE answers being written (a listen request's may never end by itself)."""
+        self._signals: dict[int, Any] = {}
+        """The handlers `_on_exit_signals` chained to, by signal."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI connection: lifespan, or an HTTP request to the MCP endpoint."""
@@ -540,6 +546,8 @@ class StreamableHTTP:
         sessions = bool(self.eras.session)
         if sessions and self._sweeper is None:
             self._sweeper = asyncio.ensure_future(self._sweep())
+        if not self._signals:
+            self._on_exit_signals()
         try:
             if self._route(scope) != self.path:
                 raise _Reject(404, None)
@@ -578,8 +586,48 @@ class StreamableHTTP:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
+    def _on_exit_signals(self) -> None:
+        """Chain to the handlers of SIGINT and SIGTERM (a server's, like uvicorn's, that start its graceful
+        shutdown): the app then ends its SSE connections, which never end by themselves, so the server
+        does not wait on them. They stay resumable; sessions end at the lifespan's shutdown (`aclose`).
+        """
+        if threading.current_thread() is not threading.main_thread():
+            self._signals[0] = None  # nothing to chain to here: done
+            return
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous = signal.getsignal(signum)
+            self._signals[signum] = previous
+            if not callable(previous) or previous is signal.default_int_handler:
+                continue  # no server stops gracefully on it here: nothing waits on the streams
+
+            def exiting(number: int, frame: Any, previous: Any = previous) -> None:
+                with contextlib.suppress(RuntimeError):  # the loop is gone already
+                    loop.call_soon_threadsafe(lambda: asyncio.ensure_future(self._let_go()))
+                previous(number, frame)
+
+            signal.signal(signum, exiting)
+
+    async def _let_go(self) -> None:
+        """End every SSE connection now (the server is stopping), leaving the streams resumable."""
+        streams = [*self._open]
+        for session in self.sessions.values():
+            streams += [session.standalone, *session.streams.values()]
+        for stream in streams:
+            if stream.send is not None:
+                with contextlib.suppress(Exception):
+                    await stream.close()
+
+    def _restore_signals(self) -> None:
+        for signum, previous in self._signals.items():
+            if signum and callable(previous):
+                with contextlib.suppress(ValueError):  # not the main thread any more
+                    signal.signal(signum, previous)
+        self._signals = {}
+
     async def aclose(self) -> None:
         """End every session (as the server shuts down)."""
+        self._restore_signals()
         sweeper, self._sweeper = self._sweeper, None
         if sweeper is not None:
             sweeper.cancel()
@@ -938,6 +986,7 @@ class StreamableHTTP:
                 return
             stream = _Stream(None, "0", self.streams)
             stream.start = lambda: _start_sse(send, None)
+            self._open.add(stream)
             INBOUND.set(Inbound(server, stream, version))
             server.attach(stream)
             endpoint = server._mcp
@@ -950,6 +999,7 @@ class StreamableHTTP:
             finally:
                 watcher.cancel()
                 server.attach(None)
+                self._open.discard(stream)
         finally:
             INBOUND.reset(token)
         if reply is None:

@@ -152,9 +152,9 @@ class Peer:
         """The protocol version of the message being handled, else the session's, once negotiated."""
         return self._mcp.protocol_version
 
-    async def _mcp_call(self, method: str, params: Any) -> Any:
-        """A typed call: surface params in, the surface result out, converted both ways."""
-        return await self._mcp.call(method, params)
+    async def _mcp_call(self, method: str, params: Any, task: Any = None) -> Any:
+        """A typed call: surface params in (with `task`, asking for a task), the surface result out."""
+        return await self._mcp.call(method, params, task)
 
     async def _mcp_notify(self, method: str, params: Any) -> None:
         """A typed notification, converted to the revision of the conversation."""
@@ -583,10 +583,16 @@ class Endpoint:
         )
         return wire
 
-    async def call(self, method: str, params: Any) -> Any:
-        """A typed call: surface params in, the surface result out, converted both ways."""
+    async def call(self, method: str, params: Any, task: Any = None) -> Any:
+        """A typed call: surface params in, the surface result out, converted both ways; a `task`
+        goes into the params (the request asks for a task instead of its result)."""
         revision = self.revision()
         self.gate(revision, method)
+        if task is not None:
+            key = self.surface.lifecycle.task_key
+            if key is None:
+                raise ProtocolError(INVALID_PARAMS, f"{method}: this protocol has no tasks")
+            params = {**(dump(params) or {}), key: dump(task)}
         wire = self.outgoing_params(revision, method, self.surface_params_wire(method, params))
         result = await self.request(
             revision, method, self.to_revision_params(revision, method, wire)

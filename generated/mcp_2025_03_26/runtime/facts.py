@@ -143,6 +143,8 @@ class Lifecycle:
     """The definitions of each side's capabilities."""
     tasks_result: str | None = None
     """The result a task-augmented request may answer instead of its own (2025-11-25 `CreateTaskResult`)."""
+    task_key: str | None = None
+    """The params key of a request asking for a task instead of its result."""
     missing: tuple[str, ...] = ()
     """Lifecycle facts the schema lacks or renamed, each as a sentence: what the runtime does without."""
 
