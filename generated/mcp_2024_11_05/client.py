@@ -55,7 +55,7 @@ class Client(ClientBase):
 
     async def on_ping(self, params: types.PingRequestParams | None) -> types.EmptyResult:
         """Answer 'ping' with an empty result."""
-        return types.EmptyResult.model_validate({})
+        return cast(types.EmptyResult, await self._mcp_empty_result("ping"))
 
     async def on_create_message(
         self, params: types.CreateMessageRequestParams

@@ -68,7 +68,7 @@ class Client(ClientBase):
 
     async def on_ping(self, params: types.RequestParams | None) -> types.EmptyResult:
         """Answer 'ping' with an empty result."""
-        return types.EmptyResult.model_validate({})
+        return cast(types.EmptyResult, await self._mcp_empty_result("ping"))
 
     async def on_get_task(self, params: types.GetTaskRequestParams) -> types.GetTaskResult:
         """Answer 'tasks/get'; -32601 (method not found) until overridden.

@@ -77,7 +77,7 @@ class Server(ServerBase):
 
     async def on_ping(self, params: types.RequestParams | None) -> types.EmptyResult:
         """Answer 'ping' with an empty result."""
-        return types.EmptyResult.model_validate({})
+        return cast(types.EmptyResult, await self._mcp_empty_result("ping"))
 
     async def on_list_resources(
         self, params: types.PaginatedRequestParams | None

@@ -113,7 +113,8 @@ def _handler(package: ir.Package, side: ir.Side, m: ir.MethodSpec, name: str) ->
     if m.kind == "notification":
         text, body = f"Called on {method}; does nothing until overridden.", "return None"
     elif m.name == lifecycle.ping:
-        text, body = f"Answer {method} with an empty result.", f"return {result}.model_validate({{}})"
+        text = f"Answer {method} with an empty result."
+        body = f"return cast({result}, await self._mcp_empty_result({string_literal(m.name)}))"
     elif side == "server" and m.name == _handshake(lifecycle):
         text = f"Answer {method} from the name, version, instructions and capabilities."
         body = f"return cast({result}, self._mcp_handshake())"

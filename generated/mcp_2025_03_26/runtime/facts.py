@@ -84,8 +84,6 @@ class Modern:
     versions_key: str
     capabilities_key: str
     instructions_key: str | None
-    server_info_key: str | None
-    """The discovery result's `_meta` key naming the server (None where the schema has none)."""
     meta_key: str
     version_key: str
     client_capabilities_key: str | None
@@ -95,6 +93,8 @@ class Modern:
     supported_key: str | None
     header_mismatch_code: int | None = None
     missing_capability_code: int | None = None
+    server_info_path: tuple[str, ...] = ()
+    """Where the discovery result names the server: its keys from the result down (empty: nowhere)."""
     name_headers: tuple[tuple[str, str], ...] = ()
     """(request method, params field) of each request whose target an HTTP `Mcp-Name` header mirrors."""
     tool_headers: ToolHeaders | None = None
