@@ -102,6 +102,7 @@ class RedisFanout(Fanout):
         self.retry = retry
         self.options = options
         self._redis: Any = None
+        self._lost: type[Exception] = ConnectionError
         self._reader: asyncio.Task[None] | None = None
         self._subscribed: asyncio.Event | None = None
 
@@ -114,6 +115,7 @@ class RedisFanout(Fanout):
                 raise ImportError(
                     "RedisFanout needs redis, an optional dependency: pip install redis"
                 ) from None
+            self._lost = importlib.import_module("redis.exceptions").ConnectionError
             self._redis = module.Redis.from_url(self.url, **self.options)
         return self._redis
 
@@ -128,7 +130,12 @@ class RedisFanout(Fanout):
         """Publish the update to every subscribed process, this one included. Returns once Redis has
         passed it on; raises redis's `ConnectionError` when Redis cannot be reached (nobody heard it).
         """
-        await self.redis().publish(self.channel, uri)
+        redis = self.redis()
+        try:
+            await redis.publish(self.channel, uri)
+        except self._lost:
+            # A pooled connection Redis closed (it restarted): once more, on a new one.
+            await redis.publish(self.channel, uri)
 
     async def aclose(self) -> None:
         """Unsubscribe and close the connections to Redis (a later watch subscribes again)."""
@@ -146,17 +153,17 @@ class RedisFanout(Fanout):
         """
         heard = False
         while True:
-            pubsub = self.redis().pubsub()
             try:
-                await pubsub.subscribe(self.channel)
-                async for message in pubsub.listen():
-                    if message["type"] == "message":
-                        self._deliver_raw(message["data"])
-                    elif message["type"] == "subscribe":
-                        if heard:
-                            self._resync()
-                        heard = True
-                        subscribed.set()
+                async with self.redis().pubsub() as pubsub:
+                    await pubsub.subscribe(self.channel)
+                    async for message in pubsub.listen():
+                        if message["type"] == "message":
+                            self._deliver_raw(message["data"])
+                        elif message["type"] == "subscribe":
+                            if heard:
+                                self._resync()
+                            heard = True
+                            subscribed.set()
             except Exception as exc:
                 subscribed.clear()
                 logger.warning(
@@ -165,9 +172,7 @@ class RedisFanout(Fanout):
                     exc,
                     self.retry,
                 )
-                await asyncio.sleep(self.retry)
-            finally:
-                await pubsub.aclose()
+            await asyncio.sleep(self.retry)
 
     def _deliver_raw(self, data: bytes | str) -> None:
         try:
