@@ -23,7 +23,7 @@ def free_port() -> int:
         return port
 
 
-def wait_for_port(port: int, alive: subprocess.Popen[bytes], what: str, timeout: float = 30) -> None:
+def wait_for_port(port: int, alive: subprocess.Popen[bytes], what: str, timeout: float = 60) -> None:
     """Return once something accepts connections on `port`; fail when `alive` exits first or the time runs out."""
     deadline = time.monotonic() + timeout
     while True:
