@@ -67,6 +67,25 @@ def fill(value: Any, path: tuple[str, ...], key: str, constant: Any) -> None:
         fill(value[head], rest, key, constant)
 
 
+def unfill(value: Any, path: tuple[str, ...], key: str) -> None:
+    """Take the member `key` out of every object `path` leads to in `value` (`*`: each item)."""
+    if not path:
+        if isinstance(value, dict):
+            value.pop(key, None)
+        return
+    head, rest = path[0], path[1:]
+    if head == "*":
+        items = (
+            value
+            if isinstance(value, list)
+            else list(value.values()) if isinstance(value, dict) else []
+        )
+        for item in items:
+            unfill(item, rest, key)
+    elif isinstance(value, dict) and head in value:
+        unfill(value[head], rest, key)
+
+
 def _walk(value: Any, loc: tuple[Any, ...]) -> tuple[list[tuple[Any, Any]], bool]:
     """The (container, key) steps of a validation error location inside `value`, and whether the
     location passes through a union member.
@@ -138,7 +157,9 @@ class Plan(NamedTuple):
     strip: frozenset[str]
     fills: tuple[FillRule, ...]
     deep: bool = False
-    """Whether a fill goes below the top level (so a value not our own is copied whole first)."""
+    """Whether a fill or a strip goes below the top level (so a value not our own is copied whole first)."""
+    unfills: tuple[tuple[tuple[str, ...], str], ...] = ()
+    """(path, wire key) of each field left out below the top level."""
 
 
 def make_plan(revision: Revision, method: str, part: Part, peer: bool) -> Plan:
@@ -148,13 +169,16 @@ def make_plan(revision: Revision, method: str, part: Part, peer: bool) -> Plan:
     validate = revision.registry.adapter(method, part).validator.validate_python
     if peer:
         return Plan(validate, revision.version, f"{what} from the peer", frozenset(), ())
-    strip = frozenset(s.wire_name for s in revision.strips if s.method == method and s.part == part)
+    mine = [s for s in revision.strips if s.method == method and s.part == part]
+    strip = frozenset(s.wire_name for s in mine if not s.path)
+    unfills = tuple((s.path, s.wire_name) for s in mine if s.path)
     fills = tuple(
         (f.path, f.wire_name, f.value)
         for f in revision.fills
         if f.method == method and f.part == part
     )
-    return Plan(validate, revision.version, what, strip, fills, any(path for path, _, _ in fills))
+    deep = bool(unfills) or any(path for path, _, _ in fills)
+    return Plan(validate, revision.version, what, strip, fills, deep, unfills)
 
 
 def with_defaults(fills: tuple[FillRule, ...], defaults: Mapping[str, Any]) -> tuple[FillRule, ...]:
@@ -170,7 +194,7 @@ def converted(
     value: Any, how: Plan, *, policy: Policy, code: int, owned: bool = False
 ) -> tuple[Any, Any]:
     """`convert`, validating at once when the plan leaves nothing out and fills nothing in (the common case)."""
-    if not how.strip and not how.fills:
+    if not how.strip and not how.fills and not how.unfills:
         try:
             return how.validate(value), value
         except ValidationError:
@@ -206,9 +230,11 @@ def convert(
     if strip and isinstance(value, dict):
         value = {key: item for key, item in value.items() if key not in strip}
         owned = owned or not how.deep
-    if fills and isinstance(value, dict):
+    if (fills or how.unfills) and isinstance(value, dict):
         if not owned:
             value = copy.deepcopy(value) if how.deep else dict(value)
+        for path, key in how.unfills:
+            unfill(value, path, key)
         for path, key, constant in fills:
             fill(value, path, key, constant)
     try:

@@ -96,7 +96,7 @@ class ListenBridge:
         finally:
             if previous is not None:
                 previous.cancel()
-        return revision.registry.parse_result(method, {})
+        return await self.endpoint.empty_result(revision, method)
 
     async def _start_session_listen(self, revision: Revision) -> None:
         """Run the listen handler for the session's subscribed URIs until it acknowledges (or ends)."""
