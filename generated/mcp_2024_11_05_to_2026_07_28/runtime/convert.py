@@ -14,6 +14,7 @@ from typing import (
     TYPE_CHECKING,
     Any,
     Callable,
+    Iterator,
     Literal,
     Mapping,
     NamedTuple,
@@ -49,11 +50,11 @@ def dump(value: Any) -> Any:
     raise TypeError(f"expected a model or a mapping, not {type(value).__name__}")
 
 
-def fill(value: Any, path: tuple[str, ...], key: str, constant: Any) -> None:
-    """Give every object `path` leads to in `value` (`*`: each item) the member `key`, unless it has one."""
+def objects(value: Any, path: tuple[str, ...]) -> Iterator[dict[str, Any]]:
+    """Every object `path` leads to in `value` (`*`: each item of a list or value of an object)."""
     if not path:
         if isinstance(value, dict):
-            value.setdefault(key, constant)
+            yield value
         return
     head, rest = path[0], path[1:]
     if head == "*":
@@ -63,28 +64,21 @@ def fill(value: Any, path: tuple[str, ...], key: str, constant: Any) -> None:
             else list(value.values()) if isinstance(value, dict) else []
         )
         for item in items:
-            fill(item, rest, key, constant)
+            yield from objects(item, rest)
     elif isinstance(value, dict) and head in value:
-        fill(value[head], rest, key, constant)
+        yield from objects(value[head], rest)
+
+
+def fill(value: Any, path: tuple[str, ...], key: str, constant: Any) -> None:
+    """Give every object `path` leads to in `value` the member `key`, unless it has one."""
+    for found in objects(value, path):
+        found.setdefault(key, constant)
 
 
 def unfill(value: Any, path: tuple[str, ...], key: str) -> None:
-    """Take the member `key` out of every object `path` leads to in `value` (`*`: each item)."""
-    if not path:
-        if isinstance(value, dict):
-            value.pop(key, None)
-        return
-    head, rest = path[0], path[1:]
-    if head == "*":
-        items = (
-            value
-            if isinstance(value, list)
-            else list(value.values()) if isinstance(value, dict) else []
-        )
-        for item in items:
-            unfill(item, rest, key)
-    elif isinstance(value, dict) and head in value:
-        unfill(value[head], rest, key)
+    """Take the member `key` out of every object `path` leads to in `value`."""
+    for found in objects(value, path):
+        found.pop(key, None)
 
 
 def _walk(value: Any, loc: tuple[Any, ...]) -> tuple[list[tuple[Any, Any]], bool]:
