@@ -256,3 +256,26 @@ def test_a_client_and_server_talk_over_in_memory_stdio(linked: dict[str, ModuleT
         result = run(client.call_tool({"name": "echo", "arguments": {"x": 1}}))
         assert result.content[0].text == "{'x': 1}", revision
         assert client.protocol_version == pkg.SUPPORTED_VERSIONS[-1]
+
+
+def test_a_session_of_an_older_revision_is_offered_every_capability_its_revision_holds(
+    linked: dict[str, ModuleType],
+) -> None:
+    """A 2026-07-28 surface's capabilities in a 2025-11-25 session: its flags are kept, what 2025-11-25
+    lacks is left out. (The session revision's capability models were read before pydantic resolved
+    their annotations, which it never does for them: every flag was lost.)"""
+    pkg = linked["2024-11-05..2026-07-28"]
+    t = pkg.types
+
+    class Declares(pkg.Server):  # type: ignore[misc,name-defined]
+        capabilities = t.ServerCapabilities(
+            resources=t.ServerCapabilitiesResources(subscribe=True, listChanged=True),
+            tools=t.ServerCapabilitiesTools(listChanged=True),
+            extensions={"io.example/x": {}},
+        )
+
+    reply = run(Declares().handle(request("initialize", INIT, 0)))
+    assert reply["result"]["capabilities"] == {
+        "resources": {"subscribe": True, "listChanged": True},
+        "tools": {"listChanged": True},
+    }

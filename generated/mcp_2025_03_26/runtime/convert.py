@@ -8,7 +8,18 @@
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Literal, Mapping, NamedTuple, get_args
+from functools import lru_cache
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Iterator,
+    Literal,
+    Mapping,
+    NamedTuple,
+    get_args,
+    get_type_hints,
+)
 
 from pydantic import BaseModel, ValidationError
 
@@ -273,6 +284,18 @@ def _model_of(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
+@lru_cache(maxsize=None)
+def _field_models(model: type[BaseModel]) -> dict[str, type[BaseModel] | None]:
+    """A model's fields by wire name, with the model each holds. Read from the resolved type hints: a
+    field's own annotation stays the forward reference written in types.py until pydantic completes
+    the model, which it never does for one only ever validated as part of another."""
+    hints = get_type_hints(model)
+    return {
+        field.alias or name: _model_of(hints.get(name, field.annotation))
+        for name, field in model.model_fields.items()
+    }
+
+
 def project_capabilities(
     wire: Any, model: type[BaseModel] | None, source: type[BaseModel] | None = None
 ) -> Any:
@@ -281,19 +304,13 @@ def project_capabilities(
     """
     if model is None or not isinstance(wire, Mapping):
         return wire
-    fields = {field.alias or name: field for name, field in model.model_fields.items()}
-    theirs = (
-        {field.alias or name: field for name, field in source.model_fields.items()}
-        if source
-        else {}
-    )
+    fields = _field_models(model)
+    theirs = _field_models(source) if source else {}
     out = {}
     for key, value in wire.items():
-        field = fields.get(key)
-        if field is None:
+        if key not in fields:
             continue
-        inner = _model_of(field.annotation)
-        written = _model_of(theirs[key].annotation) if key in theirs else None
+        inner, written = fields[key], theirs.get(key)
         if inner is not None:
             out[key] = project_capabilities(value, inner, written)
         elif written is not None and isinstance(value, Mapping):
