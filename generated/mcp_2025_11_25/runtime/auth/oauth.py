@@ -18,10 +18,10 @@ import secrets
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, quote_plus, urlencode, urlsplit
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .challenge import Challenge, bearer_challenge
 from .errors import AuthorizationError
@@ -45,6 +45,7 @@ Consent = Callable[[str], Awaitable[str]]
 URL the authorization server redirected back to (with `code`, `state` and perhaps `iss`)."""
 
 OFFLINE_ACCESS = "offline_access"
+Document = TypeVar("Document", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -385,7 +386,7 @@ async def _get_json(http: Any, url: str) -> dict[str, Any] | None:
     return _json(response) if response.status_code == 200 else None
 
 
-def _parsed(model: Any, data: dict[str, Any] | None) -> Any:
+def _parsed(model: type[Document], data: dict[str, Any] | None) -> Document | None:
     if data is None:
         return None
     try:
