@@ -191,7 +191,12 @@ class ClientEndpoint(Endpoint):
                 if legacy_versions:
                     return None
                 raise
-            result = revision.registry.parse_result(modern.discover, raw)
+            try:
+                result = revision.registry.parse_result(modern.discover, raw)
+            except ProtocolError:
+                if legacy_versions:
+                    return None  # an answer that is no discovery result: a session-era server
+                raise
             offered = handshake_info(revision, result).versions
             shared = [v for v in modern_versions if v in offered]
             if not shared:
