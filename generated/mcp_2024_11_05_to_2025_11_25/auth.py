@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from .runtime.auth import (
     AccessToken,
+    Authorization,
     AuthorizationError,
     AuthorizationServerMetadata,
     Challenge,
+    ClientCredentials,
     ClientInfo,
     ClientMetadata,
     Consent,
@@ -37,9 +39,11 @@ from .runtime.auth import (
 
 __all__ = [
     "AccessToken",
+    "Authorization",
     "AuthorizationError",
     "AuthorizationServerMetadata",
     "Challenge",
+    "ClientCredentials",
     "ClientInfo",
     "ClientMetadata",
     "Consent",

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from .runtime.auth import (
     AccessToken,
+    Authorization,
     AuthorizationError,
     AuthorizationServerMetadata,
     Challenge,
+    ClientCredentials,
     ClientInfo,
     ClientMetadata,
     Consent,
@@ -36,9 +38,11 @@ from .runtime.auth import (
 
 __all__ = [
     "AccessToken",
+    "Authorization",
     "AuthorizationError",
     "AuthorizationServerMetadata",
     "Challenge",
+    "ClientCredentials",
     "ClientInfo",
     "ClientMetadata",
     "Consent",

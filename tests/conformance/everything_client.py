@@ -81,13 +81,24 @@ async def consent(authorization_url: str) -> str:
     return answer.headers["location"]
 
 
-def authorization(context: dict[str, Any]) -> Any:
-    """The package's OAuth for this scenario: pre-registered credentials when the context gives some."""
+def authorization(scenario: str, context: dict[str, Any]) -> Any:
+    """The package's authorization for this scenario: on the client's own behalf for the client credentials
+    scenarios, else for a user; pre-registered credentials when the context gives some."""
     credentials = (
-        [auth.PreRegistered(context["client_id"], context.get("client_secret"), context.get("issuer"))]
+        [
+            auth.PreRegistered(
+                context["client_id"],
+                context.get("client_secret"),
+                context.get("issuer"),
+                private_key=context.get("private_key_pem"),
+                signing_algorithm=context.get("signing_algorithm", "ES256"),
+            )
+        ]
         if "client_id" in context
         else []
     )
+    if scenario.startswith("auth/client-credentials"):
+        return auth.ClientCredentials(credentials)
     return auth.OAuth(
         consent,
         auth.ClientMetadata("http://localhost:3000/callback", "mcpgen-conformance-client"),
@@ -99,7 +110,7 @@ def authorization(context: dict[str, Any]) -> Any:
 async def run(scenario: str, url: str, context: dict[str, Any]) -> None:
     """Play one scenario against the suite's server at `url`."""
     client = EverythingClient()
-    oauth = authorization(context) if scenario.startswith("auth/") else None
+    oauth = authorization(scenario, context) if scenario.startswith("auth/") else None
     async with http.connect_http(client, url, auth=oauth):
         await client.start_session()
         tools = (await client.list_tools()).tools

@@ -28,11 +28,19 @@ class PreRegistered:
     issuer: str | None = None
     """The authorization server they belong to (None: whichever the MCP server names)."""
     token_endpoint_auth_method: str | None = None
+    private_key: str | None = None
+    """A PEM private key: the client authenticates with a signed JWT (`private_key_jwt`)."""
+    signing_algorithm: str = "RS256"
 
     def info(self, issuer: str) -> ClientInfo:
         """These credentials as a registration with `issuer`."""
         return ClientInfo(
-            self.client_id, issuer, self.client_secret, self.token_endpoint_auth_method
+            self.client_id,
+            issuer,
+            self.client_secret,
+            self.token_endpoint_auth_method,
+            self.private_key,
+            self.signing_algorithm,
         )
 
 
@@ -75,6 +83,8 @@ def auth_method(client: ClientInfo, server: AuthorizationServerMetadata) -> str:
     secret, else the first secret method the server supports (client_secret_basic by default)."""
     if client.token_endpoint_auth_method is not None:
         return client.token_endpoint_auth_method
+    if client.private_key is not None:
+        return "private_key_jwt"
     if client.client_secret is None:
         return "none"
     supported = server.token_endpoint_auth_methods_supported or [SECRET_METHODS[0]]

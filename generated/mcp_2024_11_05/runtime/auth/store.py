@@ -41,6 +41,9 @@ class ClientInfo:
     client_secret: str | None = None
     token_endpoint_auth_method: str | None = None
     """How the client authenticates at the token endpoint (None: chosen from the server's metadata)."""
+    private_key: str | None = None
+    """A PEM private key for `private_key_jwt` authentication (pre-registered clients only)."""
+    signing_algorithm: str = "RS256"
 
 
 class TokenStore(Protocol):

@@ -23,6 +23,7 @@ from urllib.parse import parse_qsl, quote_plus, urlencode, urlsplit
 
 from pydantic import BaseModel, ValidationError
 
+from .assertion import ASSERTION_TYPE, client_assertion
 from .challenge import Challenge, bearer_challenge
 from .errors import AuthorizationError
 from .metadata import (
@@ -67,30 +68,21 @@ def _with_query(url: str, params: Mapping[str, str]) -> str:
     return f"{url}{'&' if urlsplit(url).query else '?'}{urlencode(params)}"
 
 
-class OAuth:
-    """Authorization for a client's HTTP connections (`connect_http(..., auth=OAuth(...))`).
-
-    `consent` is the application's consent step. Client ids come from `credentials` registered
-    beforehand (for their issuer), else a Client ID Metadata Document at `client_metadata_url` when the
-    authorization server supports them, else dynamic registration with `metadata`. Tokens and
-    registrations live in `store` (in memory by default). `offline_access` asks for refresh tokens
-    where the authorization server offers the scope. One request is authorized (then stepped up) at
-    most `max_attempts` times before its refusal is final.
+class Authorization:
+    """What `OAuth` and `ClientCredentials` share: answering an MCP server's challenges with discovery,
+    registration, a grant (the subclass's `_authorize`), refresh and step-up, tokens kept in `store`.
     """
 
     def __init__(
         self,
-        consent: Consent,
-        metadata: ClientMetadata,
-        *,
-        client_metadata_url: str | None = None,
-        credentials: Iterable[PreRegistered] = (),
-        store: TokenStore | None = None,
-        offline_access: bool = True,
-        max_attempts: int = 3,
-        http: Any = None,
+        metadata: ClientMetadata | None,
+        client_metadata_url: str | None,
+        credentials: Iterable[PreRegistered],
+        store: TokenStore | None,
+        offline_access: bool,
+        max_attempts: int,
+        http: Any,
     ) -> None:
-        self.consent = consent
         self.metadata = metadata
         self.client_metadata_url = client_metadata_url
         self.credentials = tuple(credentials)
@@ -238,9 +230,9 @@ class OAuth:
         server = found.server
         if self.client_metadata_url is not None and server.client_id_metadata_document_supported:
             return ClientInfo(self.client_metadata_url, found.issuer, None, "none")
-        if server.registration_endpoint is None:
+        if server.registration_endpoint is None or self.metadata is None:
             raise AuthorizationError(
-                f"{found.issuer!r} offers no registration: give pre-registered credentials"
+                f"no registration with {found.issuer!r}: give pre-registered credentials"
             )
         body = self.metadata.registration(requested_auth_method(server), self.offline_access)
         response = await http.post(server.registration_endpoint, json=body)
@@ -257,32 +249,8 @@ class OAuth:
     async def _authorize(
         self, http: Any, found: Discovered, client: ClientInfo, scopes: tuple[str, ...]
     ) -> Tokens:
-        """The authorization code flow with PKCE (S256) and the resource indicator."""
-        server = found.server
-        if "S256" not in (server.code_challenge_methods_supported or ()):
-            raise AuthorizationError(f"{found.issuer!r} does not support PKCE with S256")
-        pkce, state = new_pkce(), secrets.token_urlsafe(32)
-        params = {
-            "response_type": "code",
-            "client_id": client.client_id,
-            "redirect_uri": self.metadata.redirect_uri,
-            "state": state,
-            "code_challenge": pkce.challenge,
-            "code_challenge_method": "S256",
-            "resource": found.resource,
-        }
-        if scopes:
-            params["scope"] = " ".join(scopes)
-        redirect = await self.consent(_with_query(server.authorization_endpoint, params))
-        code = _code(dict(parse_qsl(urlsplit(redirect).query)), state, server)
-        form = {
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": self.metadata.redirect_uri,
-            "code_verifier": pkce.verifier,
-            "resource": found.resource,
-        }
-        return await self._token(http, found, client, form, None)
+        """Tokens for `scopes` by this authorization's grant."""
+        raise NotImplementedError
 
     async def _refresh(
         self, http: Any, key: str, found: Discovered, tokens: Tokens
@@ -315,6 +283,12 @@ class OAuth:
         if method == "client_secret_basic" and client.client_secret is not None:
             pair = f"{quote_plus(client.client_id)}:{quote_plus(client.client_secret)}"
             headers["authorization"] = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
+        elif method == "private_key_jwt" and client.private_key is not None:
+            form["client_id"] = client.client_id
+            form["client_assertion_type"] = ASSERTION_TYPE
+            form["client_assertion"] = client_assertion(
+                client.client_id, client.private_key, client.signing_algorithm, found.issuer
+            )
         else:
             form["client_id"] = client.client_id
             if method == "client_secret_post" and client.client_secret is not None:
@@ -334,6 +308,92 @@ class OAuth:
             time.time() + lifetime if isinstance(lifetime, (int, float)) else None,
             scope if isinstance(scope, str) else None,
         )
+
+
+class OAuth(Authorization):
+    """Authorization for a client's HTTP connections on behalf of a user (`connect_http(..., auth=...)`):
+    the authorization code grant with PKCE.
+
+    `consent` is the application's consent step. Client ids come from `credentials` registered
+    beforehand (for their issuer), else a Client ID Metadata Document at `client_metadata_url` when the
+    authorization server supports them, else dynamic registration with `metadata`. Tokens and
+    registrations live in `store` (in memory by default). `offline_access` asks for refresh tokens
+    where the authorization server offers the scope. One request is authorized (then stepped up) at
+    most `max_attempts` times before its refusal is final.
+    """
+
+    def __init__(
+        self,
+        consent: Consent,
+        metadata: ClientMetadata,
+        *,
+        client_metadata_url: str | None = None,
+        credentials: Iterable[PreRegistered] = (),
+        store: TokenStore | None = None,
+        offline_access: bool = True,
+        max_attempts: int = 3,
+        http: Any = None,
+    ) -> None:
+        super().__init__(
+            metadata, client_metadata_url, credentials, store, offline_access, max_attempts, http
+        )
+        self.consent = consent
+        self.redirect_uri = metadata.redirect_uri
+
+    async def _authorize(
+        self, http: Any, found: Discovered, client: ClientInfo, scopes: tuple[str, ...]
+    ) -> Tokens:
+        """The authorization code flow with PKCE (S256) and the resource indicator."""
+        server = found.server
+        if "S256" not in (server.code_challenge_methods_supported or ()):
+            raise AuthorizationError(f"{found.issuer!r} does not support PKCE with S256")
+        pkce, state = new_pkce(), secrets.token_urlsafe(32)
+        params = {
+            "response_type": "code",
+            "client_id": client.client_id,
+            "redirect_uri": self.redirect_uri,
+            "state": state,
+            "code_challenge": pkce.challenge,
+            "code_challenge_method": "S256",
+            "resource": found.resource,
+        }
+        if scopes:
+            params["scope"] = " ".join(scopes)
+        redirect = await self.consent(_with_query(server.authorization_endpoint, params))
+        code = _code(dict(parse_qsl(urlsplit(redirect).query)), state, server)
+        form = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": self.redirect_uri,
+            "code_verifier": pkce.verifier,
+            "resource": found.resource,
+        }
+        return await self._token(http, found, client, form, None)
+
+
+class ClientCredentials(Authorization):
+    """Authorization of a client acting on its own behalf: the client credentials grant with
+    `credentials` registered beforehand (a secret or a private key), no user and no consent; tokens
+    in `store`, a request authorized at most `max_attempts` times."""
+
+    def __init__(
+        self,
+        credentials: Iterable[PreRegistered],
+        *,
+        store: TokenStore | None = None,
+        max_attempts: int = 3,
+        http: Any = None,
+    ) -> None:
+        super().__init__(None, None, credentials, store, False, max_attempts, http)
+
+    async def _authorize(
+        self, http: Any, found: Discovered, client: ClientInfo, scopes: tuple[str, ...]
+    ) -> Tokens:
+        """The client credentials grant for `scopes`, with the resource indicator."""
+        form = {"grant_type": "client_credentials", "resource": found.resource}
+        if scopes:
+            form["scope"] = " ".join(scopes)
+        return await self._token(http, found, client, form, None)
 
 
 def _code(answer: Mapping[str, str], state: str, server: AuthorizationServerMetadata) -> str:
@@ -407,13 +467,13 @@ def _challenge(response: Any) -> Challenge | None:
 
 @functools.lru_cache(maxsize=None)
 def _flow_class() -> Any:
-    """The `httpx.Auth` class applying an `OAuth` (defined once httpx is imported)."""
+    """The `httpx.Auth` class applying an `Authorization` (defined once httpx is imported)."""
     httpx: Any = importlib.import_module("httpx")
 
     class OAuthFlow(httpx.Auth):  # type: ignore[misc]
         """Sends the access token; answers 401 and 403 insufficient_scope, then retries."""
 
-        def __init__(self, oauth: OAuth) -> None:
+        def __init__(self, oauth: Authorization) -> None:
             self.oauth = oauth
 
         async def async_auth_flow(self, request: Any) -> AsyncGenerator[Any, Any]:

@@ -18,7 +18,7 @@ import itertools
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from ..auth.oauth import OAuth
+from ..auth.oauth import Authorization
 from ..jsonrpc import ProtocolError, encode, load, settle, valid_id
 from ..log import logger
 from ..peer import Peer
@@ -96,9 +96,9 @@ class HttpConnection:
 
     @property
     def authorizing(self) -> bool:
-        """Whether the HTTP client's `OAuth` is authorizing now (waiting on the user, say)."""
+        """Whether the HTTP client's `Authorization` is at work now (waiting on the user, say)."""
         oauth = getattr(getattr(self.http, "auth", None), "oauth", None)
-        return isinstance(oauth, OAuth) and oauth.authorizing
+        return isinstance(oauth, Authorization) and oauth.authorizing
 
     def _headers(self, message: Mapping[str, Any] | None) -> dict[str, str]:
         headers = {"accept": "application/json, text/event-stream"}
@@ -355,7 +355,7 @@ async def connect_http(
     timeout: float = 30.0,
     listen: bool = True,
     http: Any = None,
-    auth: OAuth | None = None,
+    auth: Authorization | None = None,
 ) -> AsyncIterator[HttpConnection]:
     """Connect `client` to the Streamable HTTP server at `url` (needs httpx); `headers` go on every request.
 

@@ -3,9 +3,10 @@
 # Schema sha256: af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01
 # Errata applied: elicit-result-number, request-params-meta
 # Lifecycle: session (initialize)
-"""MCP authorization (OAuth 2.1): `OAuth` for clients (`connect_http(..., auth=...)`), `ResourceServer`
-for servers (`streamable_http_app(..., auth=...)`); standard library and pydantic only, httpx for the
-client's HTTP and an optional JOSE library for `JwtVerifier`, each imported when used."""
+"""MCP authorization (OAuth 2.1). Clients: `OAuth` (on a user's behalf) or `ClientCredentials` (on their
+own) for `connect_http(..., auth=...)`. Servers: `ResourceServer` for `streamable_http_app(..., auth=...)`.
+Standard library and pydantic only; httpx for the client's HTTP and PyJWT for JWTs (`JwtVerifier`,
+private-key client authentication), each imported when used."""
 
 from __future__ import annotations
 
@@ -13,16 +14,18 @@ from .challenge import Challenge, bearer_challenge, format_challenge, parse_chal
 from .errors import AuthorizationError
 from .metadata import AuthorizationServerMetadata, ProtectedResourceMetadata
 from .jwt import JwtVerifier
-from .oauth import Consent, OAuth
+from .oauth import Authorization, ClientCredentials, Consent, OAuth
 from .registration import ClientMetadata, PreRegistered
 from .resource import AccessToken, ResourceServer, ScopesFor, TokenVerifier, access_token
 from .store import ClientInfo, MemoryTokenStore, Tokens, TokenStore
 
 __all__ = [
     "AccessToken",
+    "Authorization",
     "AuthorizationError",
     "AuthorizationServerMetadata",
     "Challenge",
+    "ClientCredentials",
     "ClientInfo",
     "ClientMetadata",
     "Consent",
