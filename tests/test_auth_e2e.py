@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import re
 from types import ModuleType
 from typing import Any
 
@@ -14,6 +15,7 @@ import pytest
 
 from authserver import Authority, authorization_server
 from httpserve import serve
+from shared import REPO_ROOT
 
 ERAS = ["2025-11-25", "2026-07-28"]
 
@@ -131,3 +133,21 @@ def test_a_resource_server_refuses_without_and_with_a_bad_token_and_publishes_it
     assert missing.status_code == 401 and challenge in missing.headers["www-authenticate"]
     assert 'scope="mcp:read"' in missing.headers["www-authenticate"]
     assert forged.status_code == 401 and 'error="invalid_token"' in forged.headers["www-authenticate"]
+
+
+def test_the_readme_s_protected_server_runs_as_written(packages: dict[str, ModuleType]) -> None:
+    section = (REPO_ROOT / "README.md").read_text("utf-8").split("\n## Authorization\n", 1)[1]
+    server = re.findall(r"```python\n(.*?)```", section, re.S)[1]
+    namespace: dict[str, Any] = {}
+    exec(compile(server, "README authorization server", "exec"), namespace)
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
+    call = {"name": "hello", "arguments": {}}
+    with serve(namespace["app"]) as served, httpx.Client() as plain:
+        refused = plain.post(served.url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}, headers=headers)
+        authorized = {**headers, "authorization": "Bearer let-me-in"}
+        opened = plain.post(served.url, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init}, headers=authorized)
+        session = {**authorized, "mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-11-25"}
+        answer = plain.post(served.url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}, headers=session)
+    assert refused.status_code == 401 and 'scope="notes:read"' in refused.headers["www-authenticate"]
+    assert answer.json()["result"]["content"][0]["text"] == "hello alice"
