@@ -252,6 +252,10 @@ class HttpConnection:
             headers = self._headers(None)
             headers["last-event-id"] = seen
             async with self.http.stream("GET", self.url, headers=headers) as response:
+                if response.status_code == 409:
+                    # The server still holds the connection that dropped: it lets go, try again.
+                    idle += 1
+                    continue
                 if response.status_code != 200:
                     future.set_exception(
                         ConnectionError(

@@ -202,7 +202,7 @@ class ServerEndpoint(Endpoint):
     async def _set_log_level(self, revision: Revision, method: str, level: Any) -> Any:
         self.log_level = level
         self.forget_session_meta()
-        return revision.registry.parse_result(method, {})
+        return await self.empty_result(revision, method)
 
     def detached(self) -> None:
         self.bridge.stop_session_listen()

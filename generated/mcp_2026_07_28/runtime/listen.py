@@ -84,7 +84,7 @@ class ListenBridge:
             )
             handler = getattr(endpoint.peer, type(endpoint.peer).handlers[modern.listen])
             self.session_listen = asyncio.ensure_future(self._listen_for_session(handler, params))
-        return revision.registry.parse_result(method, {})
+        return await endpoint.empty_result(revision, method)
 
     async def _listen_for_session(self, handler: Any, params: Any) -> None:
         # The session's channel, not the connection of the request that started it.
