@@ -45,10 +45,10 @@ def test_dist_builds_a_wheel_that_installs_and_imports(tmp_path: Path, schema_di
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         metadata = email.message_from_bytes(archive.read(next(n for n in names if n.endswith("METADATA"))))
-    assert {"acme/mcp/__init__.py", "acme/mcp/types.py", "acme/mcp/py.typed", "acme/mcp/runtime/http/__init__.py"} <= names
+    assert {"acme/mcp/__init__.py", "acme/mcp/types.py", "acme/mcp/py.typed", "acme/mcp/runtime/http/__init__.py", "acme/mcp/runtime/auth/__init__.py"} <= names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert metadata["Version"] == f"2025.11.25.{__version__}"
-    assert (metadata["License-Expression"], metadata.get_all("Provides-Extra")) == ("MIT", ["http"])
+    assert (metadata["License-Expression"], metadata.get_all("Provides-Extra")) == ("MIT", ["http", "jwt"])
     assert metadata.get_all("Requires-Dist") == [f"pydantic<3,>={MIN_PYDANTIC}", 'httpx<1,>=0.27; extra == "http"']
 
     site = tmp_path / "site"

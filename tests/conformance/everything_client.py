@@ -99,6 +99,12 @@ def authorization(scenario: str, context: dict[str, Any]) -> Any:
     )
     if scenario.startswith("auth/client-credentials"):
         return auth.ClientCredentials(credentials)
+    if scenario == "auth/wif-jwt-bearer":
+
+        async def workload_identity() -> str:
+            return str(context["valid_jwt"])
+
+        return auth.JwtBearer(workload_identity, credentials)
     return auth.OAuth(
         consent,
         auth.ClientMetadata("http://localhost:3000/callback", "mcpgen-conformance-client"),

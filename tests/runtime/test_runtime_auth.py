@@ -18,7 +18,10 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from mcpgen.runtime.auth import (
+    Authorization,
     AuthorizationError,
+    ClientCredentials,
+    JwtBearer,
     ClientMetadata,
     OAuth,
     PreRegistered,
@@ -161,6 +164,7 @@ class ScriptedServers:
     def __init__(self, refresh: bool = True) -> None:
         self.authorizations: list[dict[str, str]] = []
         self.grants: list[str] = []
+        self.forms: list[dict[str, str]] = []
         self.refresh = refresh
         self.valid: dict[str, set[str]] = {}
 
@@ -181,7 +185,8 @@ class ScriptedServers:
         if url == "https://as.com/token":
             form = dict(parse_qsl(request.content.decode()))
             self.grants.append(form["grant_type"])
-            scopes = self.authorizations[-1].get("scope", "")
+            self.forms.append(form)
+            scopes = self.authorizations[-1].get("scope", "") if self.authorizations else form.get("scope", "")
             token = f"t{len(self.grants)}"
             self.valid[token] = set(scopes.split())
             answer = {"access_token": token, "token_type": "Bearer", "expires_in": 3600}
@@ -206,7 +211,7 @@ class ScriptedServers:
         return f"{query['redirect_uri']}?code=c&state={query['state']}&iss=https://as.com"
 
 
-def _calls(servers: ScriptedServers, oauth: OAuth, bodies: list[bytes]) -> list[int]:
+def _calls(servers: ScriptedServers, oauth: Authorization, bodies: list[bytes]) -> list[int]:
     async def run() -> list[int]:
         transport = httpx.MockTransport(servers.handle)
         oauth.http = httpx.AsyncClient(transport=transport)
@@ -319,3 +324,20 @@ def test_jwt_access_tokens_are_verified_for_issuer_audience_and_lifetime() -> No
     assert verified is not None and verified.subject == "alice" and verified.scopes == {"a", "b"}
     for bad in (token(aud="https://other.com"), token(iss="https://evil.com"), token(exp=time.time() - 3600), "x.y.z"):
         assert asyncio.run(verifier(bad)) is None
+
+
+def test_clients_on_their_own_behalf_use_their_grant_with_the_resource_and_scopes() -> None:
+    async def workload_token() -> str:
+        return "workload.jwt"
+
+    credentials = [PreRegistered("svc", "secret", issuer="https://as.com")]
+    for authorization, grant in (
+        (ClientCredentials(credentials), "client_credentials"),
+        (JwtBearer(workload_token, credentials), "urn:ietf:params:oauth:grant-type:jwt-bearer"),
+    ):
+        servers = ScriptedServers(refresh=False)
+        assert _calls(servers, authorization, [b"read", b"write"]) == [200, 200]
+        first, second = servers.forms
+        assert (first["grant_type"], first["scope"], first["resource"]) == (grant, "mcp:read", "https://mcp.com/mcp")
+        assert second["scope"] == "mcp:read mcp:write" and not servers.authorizations
+        assert first.get("assertion") == ("workload.jwt" if "jwt" in grant else None)

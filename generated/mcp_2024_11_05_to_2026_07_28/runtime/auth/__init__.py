@@ -4,10 +4,10 @@
 # Schema sha256: 2024-11-05=61cea2392d4f284092d09bc84b9ac488c0d5618ac2b38a56942fc5b99fd960ce, 2025-03-26=e720669548c8100a4282c49e580efd6ddf7f28899ea786fc8db251dbdb356131, 2025-06-18=af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01, 2025-11-25=268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7, 2026-07-28=ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203
 # Errata applied: 2024-11-05: request-params-meta; 2025-03-26: request-params-meta; 2025-06-18: elicit-result-number, request-params-meta; 2025-11-25: elicit-result-number, request-params-meta; 2026-07-28: elicit-result-number, json-value-number-null, input-required-result-type, complete-result-type
 # Lifecycle: 2024-11-05: session (initialize); 2025-03-26: session (initialize); 2025-06-18: session (initialize); 2025-11-25: session (initialize); 2026-07-28: stateless (per-request _meta)
-"""MCP authorization (OAuth 2.1). Clients: `OAuth` (on a user's behalf) or `ClientCredentials` (on their
-own) for `connect_http(..., auth=...)`. Servers: `ResourceServer` for `streamable_http_app(..., auth=...)`.
-Standard library and pydantic only; httpx for the client's HTTP and PyJWT for JWTs (`JwtVerifier`,
-private-key client authentication), each imported when used."""
+"""MCP authorization (OAuth 2.1). Clients: `OAuth` (on a user's behalf), `ClientCredentials` or
+`JwtBearer` (on their own) for `connect_http(..., auth=...)`. Servers: `ResourceServer` for
+`streamable_http_app(..., auth=...)`. Standard library and pydantic only; httpx for the client's HTTP
+and PyJWT for JWTs (`JwtVerifier`, private-key client authentication), each imported when used."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from .challenge import Challenge, bearer_challenge, format_challenge, parse_chal
 from .errors import AuthorizationError
 from .metadata import AuthorizationServerMetadata, ProtectedResourceMetadata
 from .jwt import JwtVerifier
-from .oauth import Authorization, ClientCredentials, Consent, OAuth
+from .oauth import Authorization, ClientCredentials, Consent, JwtBearer, OAuth
 from .registration import ClientMetadata, PreRegistered
 from .resource import AccessToken, ResourceServer, ScopesFor, TokenVerifier, access_token
 from .store import ClientInfo, MemoryTokenStore, Tokens, TokenStore
@@ -30,6 +30,7 @@ __all__ = [
     "ClientInfo",
     "ClientMetadata",
     "Consent",
+    "JwtBearer",
     "JwtVerifier",
     "MemoryTokenStore",
     "OAuth",

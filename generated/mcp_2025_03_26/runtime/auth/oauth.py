@@ -46,6 +46,7 @@ Consent = Callable[[str], Awaitable[str]]
 URL the authorization server redirected back to (with `code`, `state` and perhaps `iss`)."""
 
 OFFLINE_ACCESS = "offline_access"
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 Document = TypeVar("Document", bound=BaseModel)
 
 
@@ -93,7 +94,7 @@ class Authorization:
         """An `httpx.AsyncClient` for the authorization traffic (None: a fresh one each time)."""
         self._found: dict[str, Discovered] = {}
         self._requested: dict[str, tuple[str, ...]] = {}
-        self._lock = asyncio.Lock()
+        self._locks: dict[str, asyncio.Lock] = {}
         self._authorizing = 0
 
     def httpx_auth(self) -> Any:
@@ -103,7 +104,7 @@ class Authorization:
     async def access_token(self, server_url: str) -> str | None:
         """The access token to send to the MCP server at `server_url`, refreshed first if it expired."""
         key = canonical_resource(server_url)
-        async with self._lock:
+        async with self._locks.setdefault(key, asyncio.Lock()):
             tokens = await self.store.get_tokens(key)
             found = self._found.get(key)
             if tokens is not None and tokens.expired() and found is not None:
@@ -130,7 +131,7 @@ class Authorization:
         self, server_url: str, status: int, challenge: Challenge | None, sent: str | None
     ) -> str:
         key = canonical_resource(server_url)
-        async with self._lock:
+        async with self._locks.setdefault(key, asyncio.Lock()):
             tokens = await self.store.get_tokens(key)
             if tokens is not None and tokens.access_token != sent:
                 return tokens.access_token
@@ -391,6 +392,37 @@ class ClientCredentials(Authorization):
     ) -> Tokens:
         """The client credentials grant for `scopes`, with the resource indicator."""
         form = {"grant_type": "client_credentials", "resource": found.resource}
+        if scopes:
+            form["scope"] = " ".join(scopes)
+        return await self._token(http, found, client, form, None)
+
+
+class JwtBearer(Authorization):
+    """Authorization of a workload by the JWT bearer grant (RFC 7523 §2.1): `assertion()` gives the
+    JWT to present (a workload identity token, say), `credentials` the client id registered beforehand;
+    tokens in `store`, a request authorized at most `max_attempts` times."""
+
+    def __init__(
+        self,
+        assertion: Callable[[], Awaitable[str]],
+        credentials: Iterable[PreRegistered],
+        *,
+        store: TokenStore | None = None,
+        max_attempts: int = 3,
+        http: Any = None,
+    ) -> None:
+        super().__init__(None, None, credentials, store, False, max_attempts, http)
+        self.assertion = assertion
+
+    async def _authorize(
+        self, http: Any, found: Discovered, client: ClientInfo, scopes: tuple[str, ...]
+    ) -> Tokens:
+        """The JWT bearer grant for `scopes`, with the resource indicator."""
+        form = {
+            "grant_type": JWT_BEARER,
+            "assertion": await self.assertion(),
+            "resource": found.resource,
+        }
         if scopes:
             form["scope"] = " ".join(scopes)
         return await self._token(http, found, client, form, None)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .challenge import format_challenge
+from .metadata import origin as origin_of
 
 METADATA_PREFIX = "/.well-known/oauth-protected-resource"
 
@@ -64,8 +65,9 @@ class ResourceServer:
 
     `verify` checks bearer tokens; `authorization_servers` are the issuers the protected-resource
     metadata names. Every request needs `required_scopes`, plus what `scopes_for(method, params)`
-    says for each JSON-RPC request. `resource` is the server's canonical URI (default: the URL the
-    request came to); `scopes_supported` and `resource_name` go into the metadata.
+    says for each JSON-RPC request. `resource` is the server's canonical URI, which the metadata's URL
+    in challenges starts with too (default: the URL the request came to; behind a proxy, give it);
+    `scopes_supported` and `resource_name` go into the metadata.
     """
 
     def __init__(
@@ -120,7 +122,8 @@ class ResourceServer:
                 if isinstance(method, str):
                     more = self.scopes_for(method, params if isinstance(params, Mapping) else {})
                     needed += [s for s in more if s not in needed]
-        metadata = origin + self.metadata_path(endpoint_path)
+        base = origin_of(self.resource) if self.resource is not None else origin
+        metadata = base + self.metadata_path(endpoint_path)
         scheme, _, token = (authorization or "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise self._refusal(401, metadata, needed, None, "no bearer token")

@@ -3,10 +3,10 @@
 # Schema sha256: 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7
 # Errata applied: elicit-result-number, request-params-meta
 # Lifecycle: session (initialize)
-"""MCP authorization (OAuth 2.1). Clients: `OAuth` (on a user's behalf) or `ClientCredentials` (on their
-own) for `connect_http(..., auth=...)`. Servers: `ResourceServer` for `streamable_http_app(..., auth=...)`.
-Standard library and pydantic only; httpx for the client's HTTP and PyJWT for JWTs (`JwtVerifier`,
-private-key client authentication), each imported when used."""
+"""MCP authorization (OAuth 2.1). Clients: `OAuth` (on a user's behalf), `ClientCredentials` or
+`JwtBearer` (on their own) for `connect_http(..., auth=...)`. Servers: `ResourceServer` for
+`streamable_http_app(..., auth=...)`. Standard library and pydantic only; httpx for the client's HTTP
+and PyJWT for JWTs (`JwtVerifier`, private-key client authentication), each imported when used."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from .challenge import Challenge, bearer_challenge, format_challenge, parse_chal
 from .errors import AuthorizationError
 from .metadata import AuthorizationServerMetadata, ProtectedResourceMetadata
 from .jwt import JwtVerifier
-from .oauth import Authorization, ClientCredentials, Consent, OAuth
+from .oauth import Authorization, ClientCredentials, Consent, JwtBearer, OAuth
 from .registration import ClientMetadata, PreRegistered
 from .resource import AccessToken, ResourceServer, ScopesFor, TokenVerifier, access_token
 from .store import ClientInfo, MemoryTokenStore, Tokens, TokenStore
@@ -29,6 +29,7 @@ __all__ = [
     "ClientInfo",
     "ClientMetadata",
     "Consent",
+    "JwtBearer",
     "JwtVerifier",
     "MemoryTokenStore",
     "OAuth",
