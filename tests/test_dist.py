@@ -49,7 +49,11 @@ def test_dist_builds_a_wheel_that_installs_and_imports(tmp_path: Path, schema_di
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert metadata["Version"] == f"2025.11.25.{__version__}"
     assert (metadata["License-Expression"], metadata.get_all("Provides-Extra")) == ("MIT", ["http", "jwt"])
-    assert metadata.get_all("Requires-Dist") == [f"pydantic<3,>={MIN_PYDANTIC}", 'httpx<1,>=0.27; extra == "http"']
+    assert metadata.get_all("Requires-Dist") == [
+        f"pydantic<3,>={MIN_PYDANTIC}",
+        'httpx<1,>=0.27; extra == "http"',
+        'PyJWT[crypto]<3,>=2.8; extra == "jwt"',
+    ]
 
     site = tmp_path / "site"
     done = subprocess.run([*PIP, "install", "-q", "--no-deps", "--no-index", "--target", str(site), str(wheel)], capture_output=True, text=True)
