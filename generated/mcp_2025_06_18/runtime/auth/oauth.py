@@ -9,6 +9,7 @@ discovery, registration, the authorization code flow with PKCE, refresh and step
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import base64
 import contextlib
@@ -69,7 +70,7 @@ def _with_query(url: str, params: Mapping[str, str]) -> str:
     return f"{url}{'&' if urlsplit(url).query else '?'}{urlencode(params)}"
 
 
-class Authorization:
+class Authorization(abc.ABC):
     """What `OAuth` and `ClientCredentials` share: answering an MCP server's challenges with discovery,
     registration, a grant (the subclass's `_authorize`), refresh and step-up, tokens kept in `store`.
     """
@@ -247,11 +248,11 @@ class Authorization:
         await self.store.set_client(found.issuer, client)
         return client
 
+    @abc.abstractmethod
     async def _authorize(
         self, http: Any, found: Discovered, client: ClientInfo, scopes: tuple[str, ...]
     ) -> Tokens:
         """Tokens for `scopes` by this authorization's grant."""
-        raise NotImplementedError
 
     async def _refresh(
         self, http: Any, key: str, found: Discovered, tokens: Tokens
