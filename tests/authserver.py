@@ -239,7 +239,8 @@ def authority_app(authority: Authority, key: RSAKey, token_lifetime: int) -> Fla
 
     @app.get("/authorize")
     def authorize() -> Any:
-        return server.create_authorization_response(grant_user=USER)
+        grant = server.get_consent_grant(end_user=USER)
+        return server.create_authorization_response(grant_user=USER, grant=grant)
 
     @app.post("/token")
     def token() -> Any:

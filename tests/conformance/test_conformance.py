@@ -204,6 +204,9 @@ def test_single_revision_client_refuses_a_server_of_another_revision(
 
 REQUIREMENTS = {"2025-11-25": "mcp_2025_11_25", "2026-07-28": "mcp_2026_07_28"}
 """Each requirement set and the single-revision package playing it (the multi-revision package plays each too)."""
+CLIENT_TIMEOUT_MS = 120_000
+"""How long the suite lets each client process run: it starts every scenario's at once, and on a loaded
+2-core machine a few dozen Python processes take longer than its default 30 s to do their part."""
 BACKCOMPAT = ["auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback"]
 """The 2025-03-26 authorization scenarios (no protected-resource metadata; default endpoints)."""
 
@@ -255,6 +258,7 @@ def _run_requirements(node: Path, generated_root: Path, out: Path, package: str,
     """Play the client scenarios `options` select with the conformance client on `package`."""
     client = f"{sys.executable} {HERE / 'everything_client.py'} {package}"
     command = [str(node), str(SUITES["0.2"]), "client", "--command", client, "-o", str(out), *options]
+    command += ["--timeout", str(CLIENT_TIMEOUT_MS)]
     env = {**os.environ, "PYTHONPATH": str(generated_root)}
     return subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=out, env=env)
 
