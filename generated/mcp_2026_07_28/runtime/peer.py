@@ -415,7 +415,12 @@ class Endpoint:
         if handler is None:
             return
         try:
-            await getattr(self.peer, handler)(self.surface_params(revision, method, message, obj))
+            params = self.surface_params(revision, method, message, obj)
+        except ProtocolError as error:  # valid in its revision, but the surface cannot represent it
+            logger.warning("notification %s not delivered: %s", method, error)
+            return
+        try:
+            await getattr(self.peer, handler)(params)
         except Exception:
             logger.exception("notification handler %s failed", handler)
 

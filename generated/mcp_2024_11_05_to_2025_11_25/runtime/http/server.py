@@ -557,8 +557,6 @@ class StreamableHTTP:
             return
         request = _Request(scope)
         sessions = bool(self.eras.session)
-        if sessions and self._sweeper is None:
-            self._sweeper = asyncio.ensure_future(self._sweep())
         if not self._signals:
             self._on_exit_signals()
         access = ACCESS.set(None)
@@ -685,18 +683,29 @@ class StreamableHTTP:
             await session.close()
 
     async def _sweep(self) -> None:
-        """End sessions idle for `session_timeout`, checking a few times per timeout."""
-        while True:
+        """End sessions idle for `session_timeout`, checking a few times per timeout while any exist."""
+        while self.sessions:
             await asyncio.sleep(max(min(self.session_timeout / 4, 30.0), 0.05))
             now = time.monotonic()
             for stale in [
                 s for s in self.sessions.values() if s.idle_for(now) > self.session_timeout
             ]:
-                if self.sessions.pop(stale.id, None) is not None:
+                if stale.id in self.sessions:
                     logger.info(
                         "session %s ended after %.0f s idle", stale.id[:8], self.session_timeout
                     )
-                    await stale.close()
+                    await asyncio.shield(self._end(stale))
+        self._sweeper = None
+
+    async def _end(self, session: _Session) -> None:
+        """Forget and close `session`; the sweeper stops with the last session."""
+        if self.sessions.pop(session.id, None) is None:
+            return
+        sweeper = self._sweeper
+        if not self.sessions and sweeper is not None and sweeper is not asyncio.current_task():
+            self._sweeper = None
+            sweeper.cancel()
+        await session.close()
 
     def _check_origin(self, request: _Request) -> None:
         """Refuse (403) a Host or Origin outside the allow-lists: DNS rebinding protection.
@@ -929,6 +938,8 @@ class StreamableHTTP:
             ok = isinstance(reply, Mapping) and "result" in reply
             if ok:
                 self.sessions[session.id] = session
+                if self._sweeper is None:
+                    self._sweeper = asyncio.ensure_future(self._sweep())
                 session.version = self._negotiated(mapping(reply).get("result"))
             else:
                 await session.close()
@@ -998,8 +1009,7 @@ class StreamableHTTP:
         self._era(request, None)
         session = self._session(request)
         self._same_version(request, session)
-        del self.sessions[session.id]
-        await session.close()
+        await self._end(session)
         await _respond(send, 200)
 
     # --- stateless era -------------------------------------------------------------------------
