@@ -20,7 +20,7 @@ from authlib.oauth2.rfc7591 import ClientRegistrationEndpoint
 from authlib.oauth2.rfc7636 import CodeChallenge
 from authlib.oauth2.rfc9068 import JWTBearerTokenGenerator
 from authlib.oauth2.rfc9207 import IssuerParameter
-from flask import Flask, jsonify, request
+from flask import Flask, jsonify
 from joserfc.jwk import RSAKey
 from werkzeug.serving import make_server
 

@@ -38,7 +38,7 @@ from mcpgen.runtime.auth.metadata import (
     resource_allows,
     resource_metadata_urls,
 )
-from mcpgen.runtime.auth.oauth import _code
+from mcpgen.runtime.auth.grants import _code
 from mcpgen.runtime.auth.pkce import new_pkce
 from mcpgen.runtime.auth.registration import auth_method, requested_auth_method
 from mcpgen.runtime.auth.resource import AccessToken, Refused

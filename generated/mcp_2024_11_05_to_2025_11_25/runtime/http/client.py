@@ -19,7 +19,7 @@ import itertools
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from ..auth.oauth import Authorization
+from ..auth.authorization import Authorization
 from ..jsonrpc import ProtocolError, encode, load, settle, valid_id
 from ..log import logger
 from ..peer import Peer

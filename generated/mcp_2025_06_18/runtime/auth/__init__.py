@@ -14,7 +14,8 @@ from .challenge import Challenge, bearer_challenge, format_challenge, parse_chal
 from .errors import AuthorizationError
 from .metadata import AuthorizationServerMetadata, ProtectedResourceMetadata
 from .jwt import JwtVerifier
-from .oauth import Authorization, ClientCredentials, Consent, JwtBearer, OAuth
+from .authorization import Authorization
+from .grants import ClientCredentials, Consent, JwtBearer, OAuth
 from .registration import ClientMetadata, PreRegistered
 from .resource import AccessToken, ResourceServer, ScopesFor, TokenVerifier, access_token
 from .store import ClientInfo, MemoryTokenStore, Tokens, TokenStore
