@@ -59,9 +59,9 @@ def _union(*groups: Iterable[str]) -> tuple[str, ...]:
 
 
 class Authorization(abc.ABC):
-    """What `OAuth` and `ClientCredentials` share: answering an MCP server's challenges with discovery,
-    registration, a grant (the subclass's `_authorize`), refresh and step-up, tokens kept in `store`.
-    """
+    """A client's authorization with MCP servers (`OAuth`, `ClientCredentials`, `JwtBearer`): their
+    challenges answered with discovery, registration, the subclass's grant (`_authorize`), refresh and
+    step-up; tokens kept in `store`."""
 
     def __init__(
         self,
