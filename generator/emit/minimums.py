@@ -19,5 +19,8 @@ def pydantic_requirement() -> str:
 HTTPX_REQUIREMENT = "httpx>=0.27,<1"
 """What `connect_http` needs (imported only when it runs): the `http` extra of a `--dist` project."""
 
+PYJWT_REQUIREMENT = "PyJWT[crypto]>=2.8,<3"
+"""What `auth.JwtVerifier` needs (imported only when one is made): the `jwt` extra of a `--dist` project."""
+
 REDIS_REQUIREMENT = "redis>=5.0.1,<9"
 """What `runtime.fanout.RedisFanout` needs (imported when it connects): the `redis` extra of a `--dist` project."""

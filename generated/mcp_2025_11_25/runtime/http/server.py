@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..auth.resource import ACCESS, Refused, ResourceServer
 from ..jsonrpc import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -134,6 +135,10 @@ class _Request:
             value = raw_value.decode("latin-1").strip(" \t")
             headers[name] = f"{headers[name]}, {value}" if name in headers else value
         self.headers = headers
+        server = scope.get("server")
+        host = headers.get("host") or (f"{server[0]}:{server[1]}" if server else "localhost")
+        self.origin = f"{scope.get('scheme', 'http')}://{host}"
+        """Where the request came to: scheme and authority (the resource server's URLs start so)."""
 
     def get(self, name: str) -> str | None:
         """A header's value (names are case-insensitive)."""
@@ -517,6 +522,7 @@ class StreamableHTTP:
         session_timeout: float = 3600.0,
         max_batch: int = 100,
         streams: StreamOptions = StreamOptions(),
+        auth: ResourceServer | None = None,
     ) -> None:
         self.make_server = make_server
         self.revisions = revisions
@@ -529,6 +535,7 @@ class StreamableHTTP:
         self.session_timeout = session_timeout
         self.max_batch = max_batch
         self.streams = streams
+        self.auth = auth
         self.sessions: dict[str, _Session] = {}
         self._opening = 0
         """Sessions whose `initialize` is being answered: they count against `max_sessions` already."""
@@ -551,10 +558,17 @@ class StreamableHTTP:
         sessions = bool(self.eras.session)
         if not self._signals:
             self._on_exit_signals()
+        access = ACCESS.set(None)
         try:
+            metadata = self._metadata(request, scope)
+            if metadata is not None:
+                await _respond_json(send, 200, metadata)
+                return
             if self._route(scope) != self.path:
                 raise _Reject(404, None)
             self._check_origin(request)
+            if request.method in ("GET", "DELETE"):
+                await self._admit(request, None)
             if request.method == "POST":
                 await self._post(request, receive, send)
             elif request.method == "GET" and sessions:
@@ -571,6 +585,33 @@ class StreamableHTTP:
                 await _respond(send, reject.status, headers=reject.headers)
             else:
                 await _respond_json(send, reject.status, reject.body, reject.headers)
+        finally:
+            ACCESS.reset(access)
+
+    # --- authorization (an OAuth resource server, runtime/auth/resource.py) --------------------
+
+    def _metadata(self, request: _Request, scope: Scope) -> dict[str, Any] | None:
+        """The protected-resource metadata when the request asks for it (served to anyone)."""
+        auth = self.auth
+        if auth is None or request.method != "GET":
+            return None
+        if self._route(scope) != auth.metadata_path(self.path):
+            return None
+        return auth.metadata(request.origin, self.path)
+
+    async def _admit(self, request: _Request, body: Any) -> None:
+        """Let the request through with its verified token visible to handlers, or refuse it."""
+        if self.auth is None:
+            return
+        messages = body if isinstance(body, list) else [body]
+        try:
+            ACCESS.set(
+                await self.auth.admit(
+                    request.get("authorization"), request.origin, self.path, messages
+                )
+            )
+        except Refused as refused:
+            raise _Reject(refused.status, refused.body, [("www-authenticate", refused.challenge)])
 
     def _route(self, scope: Scope) -> str:
         path: str = scope.get("path", "")
@@ -767,6 +808,7 @@ class StreamableHTTP:
 
     async def _post(self, request: _Request, receive: Receive, send: Send) -> None:
         body = await self._body(request, receive)
+        await self._admit(request, body)
         try:
             stateless = self._era(request, body)
         except _Reject as reject:
@@ -1159,6 +1201,7 @@ def streamable_http_app(
     replay_limit: int = 256,
     replay_bytes: int = 1024 * 1024,
     keepalive: float | None = 15.0,
+    auth: ResourceServer | None = None,
 ) -> StreamableHTTP:
     """An ASGI 3 app serving the MCP endpoint at `path` with a fresh `make_server()` per session or stateless request.
 
@@ -1170,6 +1213,8 @@ def streamable_http_app(
     progress included), each ended after `session_timeout` seconds with nothing to do. SSE streams carry
     `retry_ms`, keep their last `replay_limit` events (at most `replay_bytes` per session, finished
     streams forgotten first) for `Last-Event-ID`, and send a comment every `keepalive` seconds.
+    With `auth` the endpoint is an OAuth protected resource: it serves its metadata and admits only
+    requests whose bearer token `auth` verifies (handlers read it with `auth.access_token()`).
     """
     return StreamableHTTP(
         make_server,
@@ -1187,4 +1232,5 @@ def streamable_http_app(
             replay_bytes=replay_bytes,
             keepalive=keepalive,
         ),
+        auth=auth,
     )
