@@ -24,7 +24,7 @@ async def heard(watch: Watch, count: int, timeout: float = 10) -> list[str]:
 
 def nothing_more(watch: Watch) -> bool:
     """Whether `watch` has nothing left to hear."""
-    return watch.queue.empty()
+    return not watch.pending
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +51,27 @@ def test_a_watch_hears_what_it_covers_in_publish_order_from_when_it_is_entered()
         return got_a, got_b
 
     assert run(scenario()) == (["file:///a", "file:///dir/x", "file:///a#part"], ["file:///b"])
+
+
+def test_a_listener_too_far_behind_hears_its_watched_uris_instead_of_the_backlog() -> None:
+    fanout = Fanout()
+
+    async def scenario() -> tuple[list[str], list[str]]:
+        async with fanout.watch(["file:///d/", "file:///e"], limit=4) as slow:
+            for uri in ("file:///d/1", "file:///e", "file:///d/1", "file:///d/2"):
+                await fanout.publish(uri)
+            first = await heard(slow, 4)
+            assert nothing_more(slow)
+            for n in range(10):  # more than the limit behind
+                await fanout.publish(f"file:///d/{n}")
+                assert len(slow.pending) <= 4 + 2
+            rest = await heard(slow, len(slow.pending))
+            assert nothing_more(slow)
+        return first, rest
+
+    first, rest = run(scenario())
+    assert first == ["file:///d/1", "file:///e", "file:///d/1", "file:///d/2"], "within the limit: all"
+    assert rest == ["file:///d/", "file:///e", "file:///d/8", "file:///d/9"]
 
 
 def test_redis_carries_every_update_to_every_process_in_publish_order(store: RedisServer) -> None:

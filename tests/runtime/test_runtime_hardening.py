@@ -452,3 +452,52 @@ def test_16_a_stateless_only_server_tells_an_old_client_which_versions_it_speaks
     error = answer.json()["error"]
     assert answer.status == 400 and error["code"] == -32022
     assert error["data"] == {"supported": ["2026-07-28"], "requested": "2025-06-18"} and answer.json()["id"] == 0
+
+
+def test_a_session_belongs_to_whom_its_token_speaks_for(linked: dict[str, ModuleType]) -> None:
+    """On a server with `auth`, another user's valid token with a session's id finds no session (404, as
+    for an unknown id); the owner's refreshed token (same subject and client) goes on using it."""
+    from mcpgen.runtime.auth import ResourceServer
+    from mcpgen.runtime.auth.resource import AccessToken
+
+    people = {"alice-1": ("alice", "app"), "alice-2": ("alice", "app"), "bob": ("bob", "app"), "alice-other-app": ("alice", "evil")}
+
+    async def verify(token: str) -> AccessToken | None:
+        if token not in people:
+            return None
+        subject, client = people[token]
+        return AccessToken(token, frozenset({"mcp"}), client_id=client, subject=subject)
+
+    app = app_of(linked[SESSION], auth=ResourceServer(verify, ["https://as.example"]))
+
+    def bearer(token: str) -> dict[str, str]:
+        return {"authorization": f"Bearer {token}"}
+
+    async def scenario() -> dict[str, Response]:
+        init = {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {"protocolVersion": SESSION, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}},
+        }
+        opened = await exchange(app, "POST", post_headers(**bearer("alice-1")), body(init))
+        session = opened.headers["mcp-session-id"]
+        note = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+        assert (await exchange(app, "POST", post_headers(session, SESSION, **bearer("alice-1")), note)).status == 202
+        echo = body(call("echo", {"text": "hi"}))
+        answers = {
+            f"{token} {method}": await exchange(
+                app, method, post_headers(session, SESSION, **bearer(token)), echo if method == "POST" else b""
+            )
+            for token, method in [("bob", "POST"), ("alice-other-app", "POST"), ("bob", "DELETE"), ("alice-2", "POST")]
+        }
+        answers["unknown"] = await exchange(app, "POST", post_headers("nope", SESSION, **bearer("alice-1")), echo)
+        return answers
+
+    answers = run(scenario())
+    for intruder in ("bob POST", "alice-other-app POST", "bob DELETE", "unknown"):
+        assert answers[intruder].status == 404, intruder
+        assert answers[intruder].json() == answers["unknown"].json(), "indistinguishable from an unknown id"
+    owner = answers["alice-2 POST"]
+    assert owner.status == 200 and owner.json()["result"]["content"][0]["text"] == '{"text": "hi"}', owner
+    assert len(app.sessions) == 1, "bob's DELETE ended nothing"

@@ -15,6 +15,7 @@ handler, on any worker, reports a resource updated with `await fanout.publish(ur
 from __future__ import annotations
 
 import asyncio
+import collections
 import importlib
 from collections.abc import Iterable
 from typing import Any
@@ -25,16 +26,34 @@ from .log import logger
 
 class Watch:
     """The updates one listener hears, in the order they were published: an async iterator of URIs,
-    from the moment `async with fanout.watch(uris)` is entered."""
+    from the moment `async with fanout.watch(uris)` is entered.
 
-    def __init__(self, fanout: Fanout, uris: Iterable[str]) -> None:
+    Bounded: a listener `limit` updates behind hears, instead of that backlog, that each resource it
+    watches may have changed (then what comes after), as after a gap in the Redis subscription."""
+
+    def __init__(self, fanout: Fanout, uris: Iterable[str], limit: int = 1024) -> None:
         self.fanout = fanout
         self.uris = tuple(dict.fromkeys(uris))
-        self.queue: asyncio.Queue[str] = asyncio.Queue()
+        self.limit = limit
+        self.pending: collections.deque[str] = collections.deque()
+        """The updates not yet heard, oldest first."""
+        self._ready = asyncio.Event()
 
     def wants(self, uri: str) -> bool:
         """Whether an update of `uri` concerns this watch: a resource it watches, or one under it."""
         return any(covers(watched, uri) for watched in self.uris)
+
+    def put(self, uri: str) -> None:
+        """Queue an update for the listener (collapsing the backlog into its watched URIs when full)."""
+        if len(self.pending) >= self.limit:
+            logger.warning(
+                "a listener fell %d updates behind: it hears its %d watched resources instead",
+                len(self.pending),
+                len(self.uris),
+            )
+            self.pending = collections.deque(self.uris)
+        self.pending.append(uri)
+        self._ready.set()
 
     async def __aenter__(self) -> Watch:
         self.fanout.watches.add(self)
@@ -52,7 +71,10 @@ class Watch:
         return self
 
     async def __anext__(self) -> str:
-        return await self.queue.get()
+        while not self.pending:
+            self._ready.clear()
+            await self._ready.wait()
+        return self.pending.popleft()
 
 
 class Fanout:
@@ -61,9 +83,10 @@ class Fanout:
     def __init__(self) -> None:
         self.watches: set[Watch] = set()
 
-    def watch(self, uris: Iterable[str]) -> Watch:
-        """The updates of `uris` and of the resources under them (`async with ... as heard`)."""
-        return Watch(self, uris)
+    def watch(self, uris: Iterable[str], limit: int = 1024) -> Watch:
+        """The updates of `uris` and of the resources under them (`async with ... as heard`), at most
+        `limit` behind (see `Watch`)."""
+        return Watch(self, uris, limit)
 
     async def ready(self) -> None:
         """Return once what is published from now on reaches the watches (in one process, at once)."""
@@ -76,7 +99,7 @@ class Fanout:
         """Hand an update to the watches covering its URI (each keeps what it has not sent yet)."""
         for watch in self.watches:
             if watch.wants(uri):
-                watch.queue.put_nowait(uri)
+                watch.put(uri)
 
 
 class RedisFanout(Fanout):
@@ -185,4 +208,4 @@ class RedisFanout(Fanout):
     def _resync(self) -> None:
         for watch in self.watches:
             for uri in watch.uris:
-                watch.queue.put_nowait(uri)
+                watch.put(uri)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from ..auth.resource import ACCESS, Refused, ResourceServer
+from ..auth.resource import ACCESS, AccessToken, Refused, ResourceServer
 from ..jsonrpc import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -384,6 +384,11 @@ class _Stream:
         await self.emit(message)
 
 
+def _principal(token: AccessToken | None) -> tuple[str | None, str | None] | None:
+    """Whom a verified access token speaks for (its subject and client), None without `auth`."""
+    return None if token is None else (token.subject, token.client_id)
+
+
 class _Session:
     """A session-era conversation: its Server, the requests it sent the client, its SSE streams."""
 
@@ -402,6 +407,8 @@ class _Session:
         self.closed = False
         self.active = 0
         """Requests of this session being served right now (POSTs and an attached GET stream)."""
+        self.owner: tuple[str | None, str | None] | None = None
+        """Whom the session belongs to on a server with `auth`: its access token's subject and client."""
         server.attach(self)
 
     @contextlib.contextmanager
@@ -830,7 +837,8 @@ class StreamableHTTP:
                 400, error_body(INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required")
             )
         session = self.sessions.get(session_id)
-        if session is None:
+        if session is None or session.owner != _principal(ACCESS.get()):
+            # Another user's session is not found either: its id alone grants nothing.
             raise _Reject(404, error_body(INVALID_REQUEST, "Session not found"))
         session.last_seen = time.monotonic()
         return session
@@ -840,7 +848,9 @@ class StreamableHTTP:
             raise _Reject(
                 503, error_body(INTERNAL_ERROR, "Too many sessions"), [("retry-after", "1")]
             )
-        return _Session(secrets.token_urlsafe(24), self.make_server(), self)
+        session = _Session(secrets.token_urlsafe(24), self.make_server(), self)
+        session.owner = _principal(ACCESS.get())
+        return session
 
     def _same_version(self, request: _Request, session: _Session) -> None:
         """Refuse a request whose `MCP-Protocol-Version` is not its session's (absent, or the version the
