@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -191,9 +192,10 @@ def test_a_broken_generator_fails_validate(generator_break: str, expected: str, 
 
 def test_an_installed_mcpgen_leaves_nothing_in_the_temp_dir(schema_dir: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"  # the wheel's layout (pyproject's package-dir), without the checkout's generated/
-    shutil.copytree(REPO_ROOT / "generator", site / "mcpgen", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO_ROOT / "templates", site / "mcpgen" / "templates", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO_ROOT / "schema", site / "mcpgen" / "schema", ignore=shutil.ignore_patterns("__pycache__"))
+    package_dir = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    for package, folder in sorted(package_dir.items()):  # parents before children: "mcpgen" < "mcpgen.runtime"
+        target = site.joinpath(*package.split("."))
+        shutil.copytree(REPO_ROOT / folder, target, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True)
     temp = tmp_path / "tmp"
     temp.mkdir()
     path = _jsonl(tmp_path / "ok.jsonl", _conversation(schema_dir))

@@ -197,11 +197,12 @@ def attempt(document: dict[str, Any], erratum: ErratumPatch) -> tuple[dict[str, 
 
 
 def _absent(document: dict[str, Any], erratum: ErratumPatch) -> bool:
-    """Whether `document` lacks what `erratum` corrects: a place one of its tests reads (a draft from
-    before the definition or field existed has nothing to correct, so nothing to warn about)."""
-    return any(
-        op["op"] == "test" and _lookup(document, jsonpointer.JsonPointer(op["path"]).parts) is _MISSING
-        for op in erratum.patch
+    """Whether `document` lacks everything `erratum` corrects: every place its tests read (a draft from
+    before the definition or field existed has nothing to correct, so nothing to warn about; one that has
+    part of it does, and hears why the rest does not apply)."""
+    tests = [op for op in erratum.patch if op["op"] == "test"]
+    return bool(tests) and all(
+        _lookup(document, jsonpointer.JsonPointer(op["path"]).parts) is _MISSING for op in tests
     )
 
 
