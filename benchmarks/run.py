@@ -1,6 +1,6 @@
 """mcpgen benchmarks: generation, parsing, import time and memory, side by side with baselines.
 
-Usage: python benchmarks/run.py [--quick] [--schema-dir DIR] [--reps N]
+Usage: python benchmarks/run.py [--quick] [--schema-dir DIR] [--reps N] [--only PART]
 
 Every number is a median over repetitions, and each baseline runs interleaved with what it is
 compared against, so that load from other processes hits both alike.
@@ -342,6 +342,17 @@ def bench_http_echo(schema_dir: Path, reps: int, seconds: float, work: Path, tab
         bench_http(out, reps, seconds, lambda w, ours, base, ratio: table.add(w, ours, base, fmt_ratio(ratio, "http")), http)
 
 
+def bench_fanout_latency(schema_dir: Path, reps: int, touches: int, work: Path, table: Table) -> None:
+    """A `touch` heard by 1,000 listen streams: the README's Scaling out example on two workers through
+    Redis, against one worker holding every stream (needs redis-server)."""
+    from fanout_bench import bench_fanout
+
+    print("\n== fan-out of resource updates (uvicorn, loopback, Redis; medians of each run's percentiles) ==", flush=True)
+    out = work / "fanout"
+    run_child(mcpgen_argv("2024-11-05..2026-07-28", out / "mcp_2024_11_05_to_2026_07_28", schema_dir))
+    bench_fanout(out, reps, touches, table.add)
+
+
 def uncompiled_modules() -> int:
     """How many of the installed mcpgen's modules Python would compile from source at every start."""
     import importlib.util
@@ -358,11 +369,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help=f"one revision ({QUICK_REVISION}), fewer repetitions")
     parser.add_argument("--schema-dir", type=Path, default=Path(os.environ.get("MCPGEN_SCHEMA_DIR", Path(__file__).resolve().parents[2] / "shared" / "mcp-spec")))
     parser.add_argument("--reps", type=int, help="repetitions per measurement (default 5, quick 3)")
-    parser.add_argument("--only", choices=("generation", "parse", "import", "multi", "http"), action="append", help="run only these parts")
+    parser.add_argument("--only", choices=("generation", "parse", "import", "multi", "http", "fanout"), action="append", help="run only these parts")
     args = parser.parse_args()
     reps = args.reps or (3 if args.quick else 5)
     revisions = (QUICK_REVISION,) if args.quick else REVISIONS
-    parts = args.only or ["generation", "parse", "import", "multi", "http"]
+    parts = args.only or ["generation", "parse", "import", "multi", "http", "fanout"]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}, reps {reps}")
     if uncompiled := uncompiled_modules():
         print(f"note: {uncompiled} of mcpgen's modules have no bytecode cache, so each run compiles them (an editable "
@@ -381,6 +392,8 @@ def main() -> None:
             bench_multi(revisions, args.schema_dir, 0.3 if args.quick else 1.0, reps, work, table)
         if "http" in parts:
             bench_http_echo(args.schema_dir, reps, 1.0 if args.quick else 3.0, work, table)
+        if "fanout" in parts:
+            bench_fanout_latency(args.schema_dir, reps, 10 if args.quick else 30, work, table)
     print("\n" + table.markdown())
 
 

@@ -23,7 +23,7 @@ from typing import Any
 DISABLE_ENV = "MCPGEN_NO_CACHE"
 FORMAT = 3
 _LIBRARIES = {"black": "black", "datamodel-code-generator": "datamodel_code_generator", "jinja2": "jinja2", "pydantic": "pydantic"}
-_PARTS = ("mcpgen", "mcpgen.templates", "mcpgen.schema")
+_PARTS = ("mcpgen", "mcpgen.runtime", "mcpgen.templates", "mcpgen.schema")
 _SUFFIXES = (".py", ".jinja", ".json")
 
 
@@ -71,7 +71,8 @@ def installed_version(library: str, module: str) -> str:
 
 @lru_cache(maxsize=1)
 def fingerprint() -> str:
-    """sha256 over mcpgen's code, templates and errata, the generating libraries' versions and Python's."""
+    """sha256 over mcpgen's code (its runtime too, a folder of its own in an editable install),
+    templates and errata, the generating libraries' versions and Python's."""
     digest = hashlib.sha256(f"mcpgen-cache-{FORMAT}\0{sys.version_info[:2]}\0".encode())
     for library, module in _LIBRARIES.items():
         digest.update(f"{library}=={installed_version(library, module)}\0".encode())

@@ -61,7 +61,7 @@ def reported(func: F) -> F:
             return func(*args, **kwargs)
         except McpgenError as exc:
             fail(str(exc), exc.exit_code)
-        except (KeyboardInterrupt, click.exceptions.Abort):
+        except (KeyboardInterrupt, click.exceptions.Abort, Interrupted):
             click.echo(INTERRUPTED, err=True)
             sys.exit(INTERRUPT_EXIT)
         except click.exceptions.Exit:
@@ -81,8 +81,26 @@ def reported(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+class Interrupted(Exception):
+    """A Ctrl-C carried past click's own handling of KeyboardInterrupt (which writes a blank line first)."""
+
+
 class ReportingGroup(click.Group):
     """A click group whose whole run, option parsing included, reports errors in the one style."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        """Parse the command line; a Ctrl-C meanwhile is reported as one line."""
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            raise Interrupted from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; a Ctrl-C outside its own reporting (a lazy import) is reported as one line."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise Interrupted from None
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         """Run the command line; click's own errors come out as one `mcpgen: error:` line too."""

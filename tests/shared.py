@@ -72,8 +72,9 @@ def missing(reason: str) -> NoReturn:
 
 
 def kept_by_a_docstring(text: str) -> str:
-    """The docstring contract, stated independently of the emitter: lone surrogates shown as
-    escapes, tabs expanded, line ends trimmed, then `inspect.cleandoc`."""
+    """The docstring contract, stated independently of the emitter: links to the spec's site made
+    absolute, lone surrogates shown as escapes, tabs expanded, line ends trimmed, then `inspect.cleandoc`."""
+    text = text.replace("](/", "](https://modelcontextprotocol.io/")
     text = "".join(f"\\u{ord(c):04x}" if 0xD800 <= ord(c) <= 0xDFFF else c for c in text)
     return inspect.cleandoc("\n".join(line.rstrip() for line in text.expandtabs().split("\n")))
 

@@ -121,3 +121,20 @@ def test_the_package_name_does_not_change_the_bytes(tmp_path: Path, schema_dir: 
     assert any(p.parent.name == "runtime" for p in files)
     for path in files:
         assert path.read_bytes() == (tmp_path / "deep.vendored.mcp_b" / path.relative_to(a)).read_bytes()
+
+
+def test_an_edit_of_the_runtime_source_misses_the_package_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runtime is copied into every package, so its bytes are part of the key, also in an editable
+    install, where `runtime/` is a folder apart from the rest of mcpgen."""
+    import shutil
+    from importlib import resources
+
+    from mcpgen import cache
+
+    real = resources.files
+    before = cache.fingerprint.__wrapped__()
+    copy = tmp_path / "runtime"
+    shutil.copytree(Path(str(real("mcpgen.runtime"))), copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "peer.py").write_text((copy / "peer.py").read_text() + "\n# edited\n")
+    monkeypatch.setattr(cache.resources, "files", lambda part: copy if part == "mcpgen.runtime" else real(part))
+    assert cache.fingerprint.__wrapped__() != before

@@ -107,6 +107,19 @@ def test_a_draft_fixed_upstream_gets_the_other_errata_and_a_warning(schema_dir: 
     assert apply_errata(draft, "draft").warnings == ()  # no errata of its own: the others are tried silently
 
 
+def test_a_draft_without_what_an_erratum_corrects_gets_no_warning_of_it(schema_dir: Path) -> None:
+    """A draft from before a definition or field existed has nothing to correct: no erratum about it
+    applies and none warns, while one whose place exists but differs still warns."""
+    draft = _pinned(schema_dir, NEWEST)
+    del _defs(draft)["InputRequiredResult"]
+    del _defs(draft)["JSONValue"]["anyOf"][2]["type"]
+    _set(draft, "/$defs/ElicitResult/properties/content/additionalProperties/anyOf/1/type", ["string", "number"])
+    fixed = apply_errata(draft, NEWEST)
+    assert [e.id for e in fixed.applied] == ["complete-result-type"]
+    (warning,) = fixed.warnings
+    assert warning.startswith("erratum 2026-07-28/elicit-result-number not applied (test failed at /$defs/ElicitResult/")
+
+
 def test_an_erratum_that_does_not_hold_everywhere_changes_nothing(schema_dir: Path) -> None:
     draft = _pinned(schema_dir, NEWEST)
     _set(draft, "/$defs/ListToolsResult/properties/resultType", {"const": "complete", "type": "string"})

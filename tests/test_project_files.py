@@ -50,7 +50,9 @@ def test_the_readme_states_the_suite_time_and_a_quick_subset_of_real_test_files(
     assert paths and all((REPO_ROOT / path).exists() for path in paths)
 
 
-def test_httpx_is_advised_for_the_application_not_for_mcpgen() -> None:
+def test_httpx_redis_and_pyjwt_are_advised_for_the_application_not_for_mcpgen() -> None:
     extras = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    assert "http" not in extras  # nothing of mcpgen imports httpx: an extra would install it in the wrong place
-    assert "mcpgen[http]" not in (REPO_ROOT / "README.md").read_text()
+    # Nothing of mcpgen imports them, the generated packages do: an extra would install them in the wrong place.
+    assert not {"http", "redis", "jwt"} & set(extras)
+    readme = (REPO_ROOT / "README.md").read_text()
+    assert "mcpgen[http]" not in readme and "mcpgen[redis]" not in readme

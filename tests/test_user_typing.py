@@ -31,11 +31,22 @@ async def use(client: Client) -> None:
     reveal_type(await client.get_prompt({{"name": "x"}}))
     listed: t25.ListPromptsResult = await client.list_prompts()
     print(listed.prompts)
+    reveal_type(await client.call_tool({{"name": "x", "arguments": {{"a": 1}}}}))
+    reveal_type(await client.call_tool(t25.CallToolRequestParams(name="x"), task={{"ttl": 1000}}))
+    try:
+        await client.get_prompt({{"name": "x"}})
+    except Exception as exc:
+        print(str(exc))
 '''
 
 BAD_CODE = '''
-from {v25} import types as t25
+from {v25} import Client, types as t25
 t25.TextContent(type="image", text="hi")
+
+
+async def use(client: Client) -> None:
+    await client.get_prompt({{"nmae": "x"}})
+    await client.call_tool({{"nmae": "x"}})
 '''
 
 
@@ -77,12 +88,29 @@ def test_results_are_typed_per_method(mypy_report: tuple[str, str]) -> None:
     assert {"InitializeRequest", "JSONRPCErrorResponse", "CallToolRequest"} <= members(types[4])
     assert "list[" not in types[4]  # 2025-11-25 has no batches
     assert members(types[5]) == {"GetPromptResult"}
+    assert members(types[6]) == {"CallToolResult"}  # no task asked for: the plain result
+    assert members(types[7]) == {"CreateTaskResult"}  # a task asked for: the task
     assert "error:" not in good, good  # constants as defaults, typed calls: no casts, no complaints
 
 
 def test_a_wrong_constant_is_a_type_error(mypy_report: tuple[str, str]) -> None:
     _, bad = mypy_report
     assert 'Argument "type" to "TextContent" has incompatible type "Literal[\'image\']"' in bad, bad
+
+
+def test_a_misspelled_key_of_a_params_dict_is_a_type_error(mypy_report: tuple[str, str]) -> None:
+    _, bad = mypy_report
+    assert 'bad.py:7: error: Argument 1 to "get_prompt" of "Client" has incompatible type' in bad, bad
+    assert 'bad.py:8: error: No overload variant of "call_tool"' in bad, bad
+
+
+def test_a_protocol_error_says_what_was_wrong(packages: dict[str, Any]) -> None:
+    pkg: ModuleType = packages["2025-11-25"]
+    server = pkg.Server()
+    with pytest.raises(pkg.ProtocolError) as error:
+        asyncio.run(server.create_message({"maxTokens": "many"}))
+    assert str(error.value).startswith("Invalid params for sampling/createMessage: ")
+    assert "maxTokens" in str(error.value) and "messages: Field required" in str(error.value)
 
 
 def test_constants_are_filled_by_constructors_and_still_required_on_the_wire(packages: dict[str, Any]) -> None:

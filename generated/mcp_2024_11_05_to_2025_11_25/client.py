@@ -8,9 +8,9 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, cast
+from typing import Any, ClassVar, Mapping, cast, overload
 
-from . import types
+from . import dicts, types
 from .revisions import REVISIONS
 from .runtime.facts import Capability
 from .runtime.client import ClientBase
@@ -68,7 +68,7 @@ class Client(ClientBase):
 
     async def on_ping(self, params: types.RequestParams | None) -> types.EmptyResult:
         """Answer 'ping' with an empty result."""
-        return types.EmptyResult.model_validate({})
+        return cast(types.EmptyResult, await self._mcp_empty_result("ping"))
 
     async def on_get_task(self, params: types.GetTaskRequestParams) -> types.GetTaskResult:
         """Answer 'tasks/get'; -32601 (method not found) until overridden.
@@ -166,25 +166,25 @@ class Client(ClientBase):
         return None
 
     async def initialize(
-        self, params: types.InitializeRequestParams | Mapping[str, Any]
+        self, params: types.InitializeRequestParams | dicts.InitializeRequestParams
     ) -> types.InitializeResult:
         """Send 'initialize' to the server and return its validated result."""
         return cast("types.InitializeResult", await self._mcp_call("initialize", params))
 
     async def ping(
-        self, params: types.RequestParams | Mapping[str, Any] | None = None
+        self, params: types.RequestParams | dicts.RequestParams | None = None
     ) -> types.EmptyResult:
         """Send 'ping' to the server and return its validated result."""
         return cast("types.EmptyResult", await self._mcp_call("ping", params))
 
     async def list_resources(
-        self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
+        self, params: types.PaginatedRequestParams | dicts.PaginatedRequestParams | None = None
     ) -> types.ListResourcesResult:
         """Send 'resources/list' to the server and return its validated result."""
         return cast("types.ListResourcesResult", await self._mcp_call("resources/list", params))
 
     async def list_resource_templates(
-        self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
+        self, params: types.PaginatedRequestParams | dicts.PaginatedRequestParams | None = None
     ) -> types.ListResourceTemplatesResult:
         """Send 'resources/templates/list' to the server and return its validated result."""
         return cast(
@@ -193,52 +193,72 @@ class Client(ClientBase):
         )
 
     async def read_resource(
-        self, params: types.ReadResourceRequestParams | Mapping[str, Any]
+        self, params: types.ReadResourceRequestParams | dicts.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         """Send 'resources/read' to the server and return its validated result."""
         return cast("types.ReadResourceResult", await self._mcp_call("resources/read", params))
 
     async def subscribe(
-        self, params: types.SubscribeRequestParams | Mapping[str, Any]
+        self, params: types.SubscribeRequestParams | dicts.SubscribeRequestParams
     ) -> types.EmptyResult:
         """Send 'resources/subscribe' to the server and return its validated result."""
         return cast("types.EmptyResult", await self._mcp_call("resources/subscribe", params))
 
     async def unsubscribe(
-        self, params: types.UnsubscribeRequestParams | Mapping[str, Any]
+        self, params: types.UnsubscribeRequestParams | dicts.UnsubscribeRequestParams
     ) -> types.EmptyResult:
         """Send 'resources/unsubscribe' to the server and return its validated result."""
         return cast("types.EmptyResult", await self._mcp_call("resources/unsubscribe", params))
 
     async def list_prompts(
-        self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
+        self, params: types.PaginatedRequestParams | dicts.PaginatedRequestParams | None = None
     ) -> types.ListPromptsResult:
         """Send 'prompts/list' to the server and return its validated result."""
         return cast("types.ListPromptsResult", await self._mcp_call("prompts/list", params))
 
     async def get_prompt(
-        self, params: types.GetPromptRequestParams | Mapping[str, Any]
+        self, params: types.GetPromptRequestParams | dicts.GetPromptRequestParams
     ) -> types.GetPromptResult:
         """Send 'prompts/get' to the server and return its validated result."""
         return cast("types.GetPromptResult", await self._mcp_call("prompts/get", params))
 
     async def list_tools(
-        self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
+        self, params: types.PaginatedRequestParams | dicts.PaginatedRequestParams | None = None
     ) -> types.ListToolsResult:
         """Send 'tools/list' to the server and return its validated result."""
         return cast("types.ListToolsResult", await self._mcp_call("tools/list", params))
 
+    @overload
     async def call_tool(
-        self, params: types.CallToolRequestParams | Mapping[str, Any]
+        self,
+        params: types.CallToolRequestParams | dicts.CallToolRequestParams,
+        *,
+        task: None = None,
+    ) -> types.CallToolResult: ...
+
+    @overload
+    async def call_tool(
+        self,
+        params: types.CallToolRequestParams | dicts.CallToolRequestParams,
+        *,
+        task: types.TaskMetadata | Mapping[str, Any],
+    ) -> types.CreateTaskResult: ...
+
+    async def call_tool(
+        self,
+        params: types.CallToolRequestParams | dicts.CallToolRequestParams,
+        *,
+        task: types.TaskMetadata | Mapping[str, Any] | None = None,
     ) -> types.CallToolResult | types.CreateTaskResult:
-        """Send 'tools/call' to the server and return its validated result."""
+        """Send 'tools/call' to the server and return its validated result;
+        with `task`, ask for a task instead and return what the server answers for it."""
         return cast(
             "types.CallToolResult | types.CreateTaskResult",
-            await self._mcp_call("tools/call", params),
+            await self._mcp_call("tools/call", params, task),
         )
 
     async def get_task(
-        self, params: types.GetTaskRequestParams | Mapping[str, Any]
+        self, params: types.GetTaskRequestParams | dicts.GetTaskRequestParams
     ) -> types.GetTaskResult:
         """Send 'tasks/get' to the server and return its validated result.
 
@@ -247,7 +267,7 @@ class Client(ClientBase):
         return cast("types.GetTaskResult", await self._mcp_call("tasks/get", params))
 
     async def get_task_payload(
-        self, params: types.GetTaskPayloadRequestParams | Mapping[str, Any]
+        self, params: types.GetTaskPayloadRequestParams | dicts.GetTaskPayloadRequestParams
     ) -> types.GetTaskPayloadResult:
         """Send 'tasks/result' to the server and return its validated result.
 
@@ -256,7 +276,7 @@ class Client(ClientBase):
         return cast("types.GetTaskPayloadResult", await self._mcp_call("tasks/result", params))
 
     async def cancel_task(
-        self, params: types.CancelTaskRequestParams | Mapping[str, Any]
+        self, params: types.CancelTaskRequestParams | dicts.CancelTaskRequestParams
     ) -> types.CancelTaskResult:
         """Send 'tasks/cancel' to the server and return its validated result.
 
@@ -265,7 +285,7 @@ class Client(ClientBase):
         return cast("types.CancelTaskResult", await self._mcp_call("tasks/cancel", params))
 
     async def list_tasks(
-        self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
+        self, params: types.PaginatedRequestParams | dicts.PaginatedRequestParams | None = None
     ) -> types.ListTasksResult:
         """Send 'tasks/list' to the server and return its validated result.
 
@@ -274,37 +294,37 @@ class Client(ClientBase):
         return cast("types.ListTasksResult", await self._mcp_call("tasks/list", params))
 
     async def set_level(
-        self, params: types.SetLevelRequestParams | Mapping[str, Any]
+        self, params: types.SetLevelRequestParams | dicts.SetLevelRequestParams
     ) -> types.EmptyResult:
         """Send 'logging/setLevel' to the server and return its validated result."""
         return cast("types.EmptyResult", await self._mcp_call("logging/setLevel", params))
 
     async def complete(
-        self, params: types.CompleteRequestParams | Mapping[str, Any]
+        self, params: types.CompleteRequestParams | dicts.CompleteRequestParams
     ) -> types.CompleteResult:
         """Send 'completion/complete' to the server and return its validated result."""
         return cast("types.CompleteResult", await self._mcp_call("completion/complete", params))
 
     async def notify_cancelled(
-        self, params: types.CancelledNotificationParams | Mapping[str, Any]
+        self, params: types.CancelledNotificationParams | dicts.CancelledNotificationParams
     ) -> None:
         """Send 'notifications/cancelled' to the server."""
         await self._mcp_notify("notifications/cancelled", params)
 
     async def notify_initialized(
-        self, params: types.NotificationParams | Mapping[str, Any] | None = None
+        self, params: types.NotificationParams | dicts.NotificationParams | None = None
     ) -> None:
         """Send 'notifications/initialized' to the server."""
         await self._mcp_notify("notifications/initialized", params)
 
     async def notify_progress(
-        self, params: types.ProgressNotificationParams | Mapping[str, Any]
+        self, params: types.ProgressNotificationParams | dicts.ProgressNotificationParams
     ) -> None:
         """Send 'notifications/progress' to the server."""
         await self._mcp_notify("notifications/progress", params)
 
     async def notify_task_status(
-        self, params: types.TaskStatusNotificationParams | Mapping[str, Any]
+        self, params: types.TaskStatusNotificationParams | dicts.TaskStatusNotificationParams
     ) -> None:
         """Send 'notifications/tasks/status' to the server.
 
@@ -313,7 +333,7 @@ class Client(ClientBase):
         await self._mcp_notify("notifications/tasks/status", params)
 
     async def notify_roots_list_changed(
-        self, params: types.NotificationParams | Mapping[str, Any] | None = None
+        self, params: types.NotificationParams | dicts.NotificationParams | None = None
     ) -> None:
         """Send 'notifications/roots/list_changed' to the server."""
         await self._mcp_notify("notifications/roots/list_changed", params)

@@ -64,6 +64,138 @@ REVISIONS = Revisions(
                 Strip(method="notifications/progress", part="params", wire_name="message"),
                 Strip(method="notifications/resources/updated", part="params", wire_name="_meta"),
                 Strip(method="notifications/message", part="params", wire_name="_meta"),
+                Strip(
+                    method="initialize",
+                    part="params",
+                    wire_name="elicitation",
+                    path=("capabilities",),
+                ),
+                Strip(
+                    method="initialize", part="params", wire_name="tasks", path=("capabilities",)
+                ),
+                Strip(
+                    method="initialize",
+                    part="params",
+                    wire_name="description",
+                    path=("clientInfo",),
+                ),
+                Strip(method="initialize", part="params", wire_name="icons", path=("clientInfo",)),
+                Strip(method="initialize", part="params", wire_name="title", path=("clientInfo",)),
+                Strip(
+                    method="initialize", part="params", wire_name="websiteUrl", path=("clientInfo",)
+                ),
+                Strip(
+                    method="initialize",
+                    part="result",
+                    wire_name="completions",
+                    path=("capabilities",),
+                ),
+                Strip(
+                    method="initialize", part="result", wire_name="tasks", path=("capabilities",)
+                ),
+                Strip(
+                    method="initialize",
+                    part="result",
+                    wire_name="description",
+                    path=("serverInfo",),
+                ),
+                Strip(method="initialize", part="result", wire_name="icons", path=("serverInfo",)),
+                Strip(method="initialize", part="result", wire_name="title", path=("serverInfo",)),
+                Strip(
+                    method="initialize", part="result", wire_name="websiteUrl", path=("serverInfo",)
+                ),
+                Strip(
+                    method="resources/list",
+                    part="result",
+                    wire_name="icons",
+                    path=("resources", "*"),
+                ),
+                Strip(
+                    method="resources/list",
+                    part="result",
+                    wire_name="title",
+                    path=("resources", "*"),
+                ),
+                Strip(
+                    method="resources/list",
+                    part="result",
+                    wire_name="lastModified",
+                    path=("resources", "*", "annotations"),
+                ),
+                Strip(
+                    method="resources/templates/list",
+                    part="result",
+                    wire_name="icons",
+                    path=("resourceTemplates", "*"),
+                ),
+                Strip(
+                    method="resources/templates/list",
+                    part="result",
+                    wire_name="title",
+                    path=("resourceTemplates", "*"),
+                ),
+                Strip(
+                    method="resources/templates/list",
+                    part="result",
+                    wire_name="lastModified",
+                    path=("resourceTemplates", "*", "annotations"),
+                ),
+                Strip(
+                    method="prompts/list", part="result", wire_name="icons", path=("prompts", "*")
+                ),
+                Strip(
+                    method="prompts/list", part="result", wire_name="title", path=("prompts", "*")
+                ),
+                Strip(
+                    method="prompts/list",
+                    part="result",
+                    wire_name="title",
+                    path=("prompts", "*", "arguments", "*"),
+                ),
+                Strip(
+                    method="prompts/get",
+                    part="result",
+                    wire_name="lastModified",
+                    path=("messages", "*", "content", "annotations"),
+                ),
+                Strip(
+                    method="tools/list", part="result", wire_name="annotations", path=("tools", "*")
+                ),
+                Strip(
+                    method="tools/list", part="result", wire_name="execution", path=("tools", "*")
+                ),
+                Strip(method="tools/list", part="result", wire_name="icons", path=("tools", "*")),
+                Strip(
+                    method="tools/list",
+                    part="result",
+                    wire_name="outputSchema",
+                    path=("tools", "*"),
+                ),
+                Strip(method="tools/list", part="result", wire_name="title", path=("tools", "*")),
+                Strip(
+                    method="tools/list",
+                    part="result",
+                    wire_name="$schema",
+                    path=("tools", "*", "inputSchema"),
+                ),
+                Strip(
+                    method="tools/call",
+                    part="result",
+                    wire_name="lastModified",
+                    path=("content", "*", "annotations"),
+                ),
+                Strip(
+                    method="sampling/createMessage",
+                    part="params",
+                    wire_name="lastModified",
+                    path=("messages", "*", "content", "annotations"),
+                ),
+                Strip(
+                    method="sampling/createMessage",
+                    part="result",
+                    wire_name="lastModified",
+                    path=("content", "annotations"),
+                ),
             ),
         ),
         Revision(
@@ -111,6 +243,129 @@ REVISIONS = Revisions(
                 Strip(method="notifications/progress", part="params", wire_name="_meta"),
                 Strip(method="notifications/resources/updated", part="params", wire_name="_meta"),
                 Strip(method="notifications/message", part="params", wire_name="_meta"),
+                Strip(
+                    method="initialize",
+                    part="params",
+                    wire_name="elicitation",
+                    path=("capabilities",),
+                ),
+                Strip(
+                    method="initialize", part="params", wire_name="tasks", path=("capabilities",)
+                ),
+                Strip(
+                    method="initialize",
+                    part="params",
+                    wire_name="description",
+                    path=("clientInfo",),
+                ),
+                Strip(method="initialize", part="params", wire_name="icons", path=("clientInfo",)),
+                Strip(method="initialize", part="params", wire_name="title", path=("clientInfo",)),
+                Strip(
+                    method="initialize", part="params", wire_name="websiteUrl", path=("clientInfo",)
+                ),
+                Strip(
+                    method="initialize", part="result", wire_name="tasks", path=("capabilities",)
+                ),
+                Strip(
+                    method="initialize",
+                    part="result",
+                    wire_name="description",
+                    path=("serverInfo",),
+                ),
+                Strip(method="initialize", part="result", wire_name="icons", path=("serverInfo",)),
+                Strip(method="initialize", part="result", wire_name="title", path=("serverInfo",)),
+                Strip(
+                    method="initialize", part="result", wire_name="websiteUrl", path=("serverInfo",)
+                ),
+                Strip(
+                    method="resources/list",
+                    part="result",
+                    wire_name="icons",
+                    path=("resources", "*"),
+                ),
+                Strip(
+                    method="resources/list",
+                    part="result",
+                    wire_name="title",
+                    path=("resources", "*"),
+                ),
+                Strip(
+                    method="resources/list",
+                    part="result",
+                    wire_name="lastModified",
+                    path=("resources", "*", "annotations"),
+                ),
+                Strip(
+                    method="resources/templates/list",
+                    part="result",
+                    wire_name="icons",
+                    path=("resourceTemplates", "*"),
+                ),
+                Strip(
+                    method="resources/templates/list",
+                    part="result",
+                    wire_name="title",
+                    path=("resourceTemplates", "*"),
+                ),
+                Strip(
+                    method="resources/templates/list",
+                    part="result",
+                    wire_name="lastModified",
+                    path=("resourceTemplates", "*", "annotations"),
+                ),
+                Strip(
+                    method="prompts/list", part="result", wire_name="icons", path=("prompts", "*")
+                ),
+                Strip(
+                    method="prompts/list", part="result", wire_name="title", path=("prompts", "*")
+                ),
+                Strip(
+                    method="prompts/list",
+                    part="result",
+                    wire_name="title",
+                    path=("prompts", "*", "arguments", "*"),
+                ),
+                Strip(
+                    method="prompts/get",
+                    part="result",
+                    wire_name="lastModified",
+                    path=("messages", "*", "content", "annotations"),
+                ),
+                Strip(
+                    method="tools/list", part="result", wire_name="execution", path=("tools", "*")
+                ),
+                Strip(method="tools/list", part="result", wire_name="icons", path=("tools", "*")),
+                Strip(
+                    method="tools/list",
+                    part="result",
+                    wire_name="outputSchema",
+                    path=("tools", "*"),
+                ),
+                Strip(method="tools/list", part="result", wire_name="title", path=("tools", "*")),
+                Strip(
+                    method="tools/list",
+                    part="result",
+                    wire_name="$schema",
+                    path=("tools", "*", "inputSchema"),
+                ),
+                Strip(
+                    method="tools/call",
+                    part="result",
+                    wire_name="lastModified",
+                    path=("content", "*", "annotations"),
+                ),
+                Strip(
+                    method="sampling/createMessage",
+                    part="params",
+                    wire_name="lastModified",
+                    path=("messages", "*", "content", "annotations"),
+                ),
+                Strip(
+                    method="sampling/createMessage",
+                    part="result",
+                    wire_name="lastModified",
+                    path=("content", "annotations"),
+                ),
             ),
         ),
         Revision(
@@ -164,6 +419,69 @@ REVISIONS = Revisions(
                 Strip(method="notifications/progress", part="params", wire_name="_meta"),
                 Strip(method="notifications/resources/updated", part="params", wire_name="_meta"),
                 Strip(method="notifications/message", part="params", wire_name="_meta"),
+                Strip(
+                    method="initialize", part="params", wire_name="tasks", path=("capabilities",)
+                ),
+                Strip(
+                    method="initialize",
+                    part="params",
+                    wire_name="description",
+                    path=("clientInfo",),
+                ),
+                Strip(method="initialize", part="params", wire_name="icons", path=("clientInfo",)),
+                Strip(
+                    method="initialize", part="params", wire_name="websiteUrl", path=("clientInfo",)
+                ),
+                Strip(
+                    method="initialize", part="result", wire_name="tasks", path=("capabilities",)
+                ),
+                Strip(
+                    method="initialize",
+                    part="result",
+                    wire_name="description",
+                    path=("serverInfo",),
+                ),
+                Strip(method="initialize", part="result", wire_name="icons", path=("serverInfo",)),
+                Strip(
+                    method="initialize", part="result", wire_name="websiteUrl", path=("serverInfo",)
+                ),
+                Strip(
+                    method="resources/list",
+                    part="result",
+                    wire_name="icons",
+                    path=("resources", "*"),
+                ),
+                Strip(
+                    method="resources/templates/list",
+                    part="result",
+                    wire_name="icons",
+                    path=("resourceTemplates", "*"),
+                ),
+                Strip(
+                    method="prompts/list", part="result", wire_name="icons", path=("prompts", "*")
+                ),
+                Strip(
+                    method="tools/list", part="result", wire_name="execution", path=("tools", "*")
+                ),
+                Strip(method="tools/list", part="result", wire_name="icons", path=("tools", "*")),
+                Strip(
+                    method="tools/list",
+                    part="result",
+                    wire_name="$schema",
+                    path=("tools", "*", "inputSchema"),
+                ),
+                Strip(
+                    method="tools/list",
+                    part="result",
+                    wire_name="$schema",
+                    path=("tools", "*", "outputSchema"),
+                ),
+                Strip(
+                    method="elicitation/create",
+                    part="params",
+                    wire_name="$schema",
+                    path=("requestedSchema",),
+                ),
             ),
         ),
         Revision(
@@ -200,6 +518,7 @@ REVISIONS = Revisions(
                 server_capabilities="ServerCapabilities",
                 client_capabilities="ClientCapabilities",
                 tasks_result="CreateTaskResult",
+                task_key="task",
             ),
             fills=(),
             strips=(),

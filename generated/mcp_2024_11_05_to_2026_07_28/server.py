@@ -8,9 +8,9 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, cast
+from typing import Any, ClassVar, Mapping, cast, overload
 
-from . import types
+from . import dicts, types
 from .revisions import REVISIONS
 from .runtime.facts import Capability
 from .runtime.server import ServerBase
@@ -118,25 +118,29 @@ class Server(ServerBase):
         return None
 
     async def notify_cancelled(
-        self, params: types.CancelledNotificationParams | Mapping[str, Any]
+        self, params: types.CancelledNotificationParams | dicts.CancelledNotificationParams
     ) -> None:
         """Send 'notifications/cancelled' to the client."""
         await self._mcp_notify("notifications/cancelled", params)
 
     async def notify_progress(
-        self, params: types.ProgressNotificationParams | Mapping[str, Any]
+        self, params: types.ProgressNotificationParams | dicts.ProgressNotificationParams
     ) -> None:
         """Send 'notifications/progress' to the client."""
         await self._mcp_notify("notifications/progress", params)
 
     async def notify_resource_list_changed(
-        self, params: types.NotificationParams | Mapping[str, Any] | None = None
+        self, params: types.NotificationParams | dicts.NotificationParams | None = None
     ) -> None:
         """Send 'notifications/resources/list_changed' to the client."""
         await self._mcp_notify("notifications/resources/list_changed", params)
 
     async def notify_subscriptions_acknowledged(
-        self, params: types.SubscriptionsAcknowledgedNotificationParams | Mapping[str, Any]
+        self,
+        params: (
+            types.SubscriptionsAcknowledgedNotificationParams
+            | dicts.SubscriptionsAcknowledgedNotificationParams
+        ),
     ) -> None:
         """Send 'notifications/subscriptions/acknowledged' to the client.
 
@@ -145,25 +149,27 @@ class Server(ServerBase):
         await self._mcp_notify("notifications/subscriptions/acknowledged", params)
 
     async def notify_resource_updated(
-        self, params: types.ResourceUpdatedNotificationParams | Mapping[str, Any]
+        self,
+        params: types.ResourceUpdatedNotificationParams | dicts.ResourceUpdatedNotificationParams,
     ) -> None:
         """Send 'notifications/resources/updated' to the client."""
         await self._mcp_notify("notifications/resources/updated", params)
 
     async def notify_prompt_list_changed(
-        self, params: types.NotificationParams | Mapping[str, Any] | None = None
+        self, params: types.NotificationParams | dicts.NotificationParams | None = None
     ) -> None:
         """Send 'notifications/prompts/list_changed' to the client."""
         await self._mcp_notify("notifications/prompts/list_changed", params)
 
     async def notify_tool_list_changed(
-        self, params: types.NotificationParams | Mapping[str, Any] | None = None
+        self, params: types.NotificationParams | dicts.NotificationParams | None = None
     ) -> None:
         """Send 'notifications/tools/list_changed' to the client."""
         await self._mcp_notify("notifications/tools/list_changed", params)
 
     async def notify_logging_message(
-        self, params: types.LoggingMessageNotificationParams | Mapping[str, Any]
+        self,
+        params: types.LoggingMessageNotificationParams | dicts.LoggingMessageNotificationParams,
     ) -> None:
         """Send 'notifications/message' to the client."""
         await self._mcp_notify("notifications/message", params)

@@ -7,9 +7,9 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, cast
+from typing import Any, ClassVar, Mapping, cast, overload
 
-from . import types
+from . import dicts, types
 from .revisions import REVISIONS
 from .runtime.facts import Capability
 from .runtime.client import ClientBase
@@ -57,7 +57,7 @@ class Client(ClientBase):
 
     async def on_ping(self, params: types.PingRequestParams | None) -> types.EmptyResult:
         """Answer 'ping' with an empty result."""
-        return types.EmptyResult.model_validate({})
+        return cast(types.EmptyResult, await self._mcp_empty_result("ping"))
 
     async def on_create_message(
         self, params: types.CreateMessageRequestParams
@@ -110,25 +110,31 @@ class Client(ClientBase):
         return None
 
     async def initialize(
-        self, params: types.InitializeRequestParams | Mapping[str, Any]
+        self, params: types.InitializeRequestParams | dicts.InitializeRequestParams
     ) -> types.InitializeResult:
         """Send 'initialize' to the server and return its validated result."""
         return cast("types.InitializeResult", await self._mcp_call("initialize", params))
 
     async def ping(
-        self, params: types.PingRequestParams | Mapping[str, Any] | None = None
+        self, params: types.PingRequestParams | dicts.PingRequestParams | None = None
     ) -> types.EmptyResult:
         """Send 'ping' to the server and return its validated result."""
         return cast("types.EmptyResult", await self._mcp_call("ping", params))
 
     async def list_resources(
-        self, params: types.ListResourcesRequestParams | Mapping[str, Any] | None = None
+        self,
+        params: types.ListResourcesRequestParams | dicts.ListResourcesRequestParams | None = None,
     ) -> types.ListResourcesResult:
         """Send 'resources/list' to the server and return its validated result."""
         return cast("types.ListResourcesResult", await self._mcp_call("resources/list", params))
 
     async def list_resource_templates(
-        self, params: types.ListResourceTemplatesRequestParams | Mapping[str, Any] | None = None
+        self,
+        params: (
+            types.ListResourceTemplatesRequestParams
+            | dicts.ListResourceTemplatesRequestParams
+            | None
+        ) = None,
     ) -> types.ListResourceTemplatesResult:
         """Send 'resources/templates/list' to the server and return its validated result."""
         return cast(
@@ -137,79 +143,87 @@ class Client(ClientBase):
         )
 
     async def read_resource(
-        self, params: types.ReadResourceRequestParams | Mapping[str, Any]
+        self, params: types.ReadResourceRequestParams | dicts.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
         """Send 'resources/read' to the server and return its validated result."""
         return cast("types.ReadResourceResult", await self._mcp_call("resources/read", params))
 
     async def subscribe(
-        self, params: types.SubscribeRequestParams | Mapping[str, Any]
+        self, params: types.SubscribeRequestParams | dicts.SubscribeRequestParams
     ) -> types.EmptyResult:
         """Send 'resources/subscribe' to the server and return its validated result."""
         return cast("types.EmptyResult", await self._mcp_call("resources/subscribe", params))
 
     async def unsubscribe(
-        self, params: types.UnsubscribeRequestParams | Mapping[str, Any]
+        self, params: types.UnsubscribeRequestParams | dicts.UnsubscribeRequestParams
     ) -> types.EmptyResult:
         """Send 'resources/unsubscribe' to the server and return its validated result."""
         return cast("types.EmptyResult", await self._mcp_call("resources/unsubscribe", params))
 
     async def list_prompts(
-        self, params: types.ListPromptsRequestParams | Mapping[str, Any] | None = None
+        self, params: types.ListPromptsRequestParams | dicts.ListPromptsRequestParams | None = None
     ) -> types.ListPromptsResult:
         """Send 'prompts/list' to the server and return its validated result."""
         return cast("types.ListPromptsResult", await self._mcp_call("prompts/list", params))
 
     async def get_prompt(
-        self, params: types.GetPromptRequestParams | Mapping[str, Any]
+        self, params: types.GetPromptRequestParams | dicts.GetPromptRequestParams
     ) -> types.GetPromptResult:
         """Send 'prompts/get' to the server and return its validated result."""
         return cast("types.GetPromptResult", await self._mcp_call("prompts/get", params))
 
     async def list_tools(
-        self, params: types.ListToolsRequestParams | Mapping[str, Any] | None = None
+        self, params: types.ListToolsRequestParams | dicts.ListToolsRequestParams | None = None
     ) -> types.ListToolsResult:
         """Send 'tools/list' to the server and return its validated result."""
         return cast("types.ListToolsResult", await self._mcp_call("tools/list", params))
 
     async def call_tool(
-        self, params: types.CallToolRequestParams | Mapping[str, Any]
+        self, params: types.CallToolRequestParams | dicts.CallToolRequestParams
     ) -> types.CallToolResult:
         """Send 'tools/call' to the server and return its validated result."""
         return cast("types.CallToolResult", await self._mcp_call("tools/call", params))
 
     async def set_level(
-        self, params: types.SetLevelRequestParams | Mapping[str, Any]
+        self, params: types.SetLevelRequestParams | dicts.SetLevelRequestParams
     ) -> types.EmptyResult:
         """Send 'logging/setLevel' to the server and return its validated result."""
         return cast("types.EmptyResult", await self._mcp_call("logging/setLevel", params))
 
     async def complete(
-        self, params: types.CompleteRequestParams | Mapping[str, Any]
+        self, params: types.CompleteRequestParams | dicts.CompleteRequestParams
     ) -> types.CompleteResult:
         """Send 'completion/complete' to the server and return its validated result."""
         return cast("types.CompleteResult", await self._mcp_call("completion/complete", params))
 
     async def notify_cancelled(
-        self, params: types.CancelledNotificationParams | Mapping[str, Any]
+        self, params: types.CancelledNotificationParams | dicts.CancelledNotificationParams
     ) -> None:
         """Send 'notifications/cancelled' to the server."""
         await self._mcp_notify("notifications/cancelled", params)
 
     async def notify_initialized(
-        self, params: types.InitializedNotificationParams | Mapping[str, Any] | None = None
+        self,
+        params: (
+            types.InitializedNotificationParams | dicts.InitializedNotificationParams | None
+        ) = None,
     ) -> None:
         """Send 'notifications/initialized' to the server."""
         await self._mcp_notify("notifications/initialized", params)
 
     async def notify_progress(
-        self, params: types.ProgressNotificationParams | Mapping[str, Any]
+        self, params: types.ProgressNotificationParams | dicts.ProgressNotificationParams
     ) -> None:
         """Send 'notifications/progress' to the server."""
         await self._mcp_notify("notifications/progress", params)
 
     async def notify_roots_list_changed(
-        self, params: types.RootsListChangedNotificationParams | Mapping[str, Any] | None = None
+        self,
+        params: (
+            types.RootsListChangedNotificationParams
+            | dicts.RootsListChangedNotificationParams
+            | None
+        ) = None,
     ) -> None:
         """Send 'notifications/roots/list_changed' to the server."""
         await self._mcp_notify("notifications/roots/list_changed", params)

@@ -7,9 +7,9 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, cast
+from typing import Any, ClassVar, Mapping, cast, overload
 
-from . import types
+from . import dicts, types
 from .revisions import REVISIONS
 from .runtime.facts import Capability
 from .runtime.server import ServerBase
@@ -67,7 +67,7 @@ class Server(ServerBase):
 
     async def on_ping(self, params: types.PingRequestParams | None) -> types.EmptyResult:
         """Answer 'ping' with an empty result."""
-        return types.EmptyResult.model_validate({})
+        return cast(types.EmptyResult, await self._mcp_empty_result("ping"))
 
     async def on_list_resources(
         self, params: types.ListResourcesRequestParams | None
@@ -142,13 +142,13 @@ class Server(ServerBase):
         return None
 
     async def ping(
-        self, params: types.PingRequestParams | Mapping[str, Any] | None = None
+        self, params: types.PingRequestParams | dicts.PingRequestParams | None = None
     ) -> types.EmptyResult:
         """Send 'ping' to the client and return its validated result."""
         return cast("types.EmptyResult", await self._mcp_call("ping", params))
 
     async def create_message(
-        self, params: types.CreateMessageRequestParams | Mapping[str, Any]
+        self, params: types.CreateMessageRequestParams | dicts.CreateMessageRequestParams
     ) -> types.CreateMessageResult:
         """Send 'sampling/createMessage' to the client and return its validated result."""
         return cast(
@@ -156,55 +156,70 @@ class Server(ServerBase):
         )
 
     async def list_roots(
-        self, params: types.ListRootsRequestParams | Mapping[str, Any] | None = None
+        self, params: types.ListRootsRequestParams | dicts.ListRootsRequestParams | None = None
     ) -> types.ListRootsResult:
         """Send 'roots/list' to the client and return its validated result."""
         return cast("types.ListRootsResult", await self._mcp_call("roots/list", params))
 
     async def elicit(
-        self, params: types.ElicitRequestParams | Mapping[str, Any]
+        self, params: types.ElicitRequestParams | dicts.ElicitRequestParams
     ) -> types.ElicitResult:
         """Send 'elicitation/create' to the client and return its validated result."""
         return cast("types.ElicitResult", await self._mcp_call("elicitation/create", params))
 
     async def notify_cancelled(
-        self, params: types.CancelledNotificationParams | Mapping[str, Any]
+        self, params: types.CancelledNotificationParams | dicts.CancelledNotificationParams
     ) -> None:
         """Send 'notifications/cancelled' to the client."""
         await self._mcp_notify("notifications/cancelled", params)
 
     async def notify_progress(
-        self, params: types.ProgressNotificationParams | Mapping[str, Any]
+        self, params: types.ProgressNotificationParams | dicts.ProgressNotificationParams
     ) -> None:
         """Send 'notifications/progress' to the client."""
         await self._mcp_notify("notifications/progress", params)
 
     async def notify_resource_list_changed(
-        self, params: types.ResourceListChangedNotificationParams | Mapping[str, Any] | None = None
+        self,
+        params: (
+            types.ResourceListChangedNotificationParams
+            | dicts.ResourceListChangedNotificationParams
+            | None
+        ) = None,
     ) -> None:
         """Send 'notifications/resources/list_changed' to the client."""
         await self._mcp_notify("notifications/resources/list_changed", params)
 
     async def notify_resource_updated(
-        self, params: types.ResourceUpdatedNotificationParams | Mapping[str, Any]
+        self,
+        params: types.ResourceUpdatedNotificationParams | dicts.ResourceUpdatedNotificationParams,
     ) -> None:
         """Send 'notifications/resources/updated' to the client."""
         await self._mcp_notify("notifications/resources/updated", params)
 
     async def notify_prompt_list_changed(
-        self, params: types.PromptListChangedNotificationParams | Mapping[str, Any] | None = None
+        self,
+        params: (
+            types.PromptListChangedNotificationParams
+            | dicts.PromptListChangedNotificationParams
+            | None
+        ) = None,
     ) -> None:
         """Send 'notifications/prompts/list_changed' to the client."""
         await self._mcp_notify("notifications/prompts/list_changed", params)
 
     async def notify_tool_list_changed(
-        self, params: types.ToolListChangedNotificationParams | Mapping[str, Any] | None = None
+        self,
+        params: (
+            types.ToolListChangedNotificationParams | dicts.ToolListChangedNotificationParams | None
+        ) = None,
     ) -> None:
         """Send 'notifications/tools/list_changed' to the client."""
         await self._mcp_notify("notifications/tools/list_changed", params)
 
     async def notify_logging_message(
-        self, params: types.LoggingMessageNotificationParams | Mapping[str, Any]
+        self,
+        params: types.LoggingMessageNotificationParams | dicts.LoggingMessageNotificationParams,
     ) -> None:
         """Send 'notifications/message' to the client."""
         await self._mcp_notify("notifications/message", params)

@@ -48,6 +48,7 @@ REVISIONS = Revisions(
                 server_capabilities="ServerCapabilities",
                 client_capabilities="ClientCapabilities",
                 tasks_result="CreateTaskResult",
+                task_key="task",
             ),
             fills=(),
             strips=(),

@@ -7,9 +7,9 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, cast
+from typing import Any, ClassVar, Mapping, cast, overload
 
-from . import types
+from . import dicts, types
 from .revisions import REVISIONS
 from .runtime.facts import Capability
 from .runtime.server import ServerBase
@@ -76,7 +76,7 @@ class Server(ServerBase):
 
     async def on_ping(self, params: types.RequestParams | None) -> types.EmptyResult:
         """Answer 'ping' with an empty result."""
-        return types.EmptyResult.model_validate({})
+        return cast(types.EmptyResult, await self._mcp_empty_result("ping"))
 
     async def on_list_resources(
         self, params: types.PaginatedRequestParams | None
@@ -175,46 +175,66 @@ class Server(ServerBase):
         return None
 
     async def ping(
-        self, params: types.RequestParams | Mapping[str, Any] | None = None
+        self, params: types.RequestParams | dicts.RequestParams | None = None
     ) -> types.EmptyResult:
         """Send 'ping' to the client and return its validated result."""
         return cast("types.EmptyResult", await self._mcp_call("ping", params))
 
     async def get_task(
-        self, params: types.GetTaskRequestParams | Mapping[str, Any]
+        self, params: types.GetTaskRequestParams | dicts.GetTaskRequestParams
     ) -> types.GetTaskResult:
         """Send 'tasks/get' to the client and return its validated result."""
         return cast("types.GetTaskResult", await self._mcp_call("tasks/get", params))
 
     async def get_task_payload(
-        self, params: types.GetTaskPayloadRequestParams | Mapping[str, Any]
+        self, params: types.GetTaskPayloadRequestParams | dicts.GetTaskPayloadRequestParams
     ) -> types.GetTaskPayloadResult:
         """Send 'tasks/result' to the client and return its validated result."""
         return cast("types.GetTaskPayloadResult", await self._mcp_call("tasks/result", params))
 
     async def cancel_task(
-        self, params: types.CancelTaskRequestParams | Mapping[str, Any]
+        self, params: types.CancelTaskRequestParams | dicts.CancelTaskRequestParams
     ) -> types.CancelTaskResult:
         """Send 'tasks/cancel' to the client and return its validated result."""
         return cast("types.CancelTaskResult", await self._mcp_call("tasks/cancel", params))
 
     async def list_tasks(
-        self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
+        self, params: types.PaginatedRequestParams | dicts.PaginatedRequestParams | None = None
     ) -> types.ListTasksResult:
         """Send 'tasks/list' to the client and return its validated result."""
         return cast("types.ListTasksResult", await self._mcp_call("tasks/list", params))
 
+    @overload
     async def create_message(
-        self, params: types.CreateMessageRequestParams | Mapping[str, Any]
+        self,
+        params: types.CreateMessageRequestParams | dicts.CreateMessageRequestParams,
+        *,
+        task: None = None,
+    ) -> types.CreateMessageResult: ...
+
+    @overload
+    async def create_message(
+        self,
+        params: types.CreateMessageRequestParams | dicts.CreateMessageRequestParams,
+        *,
+        task: types.TaskMetadata | Mapping[str, Any],
+    ) -> types.CreateTaskResult: ...
+
+    async def create_message(
+        self,
+        params: types.CreateMessageRequestParams | dicts.CreateMessageRequestParams,
+        *,
+        task: types.TaskMetadata | Mapping[str, Any] | None = None,
     ) -> types.CreateMessageResult | types.CreateTaskResult:
-        """Send 'sampling/createMessage' to the client and return its validated result."""
+        """Send 'sampling/createMessage' to the client and return its validated result;
+        with `task`, ask for a task instead and return what the client answers for it."""
         return cast(
             "types.CreateMessageResult | types.CreateTaskResult",
-            await self._mcp_call("sampling/createMessage", params),
+            await self._mcp_call("sampling/createMessage", params, task),
         )
 
     async def list_roots(
-        self, params: types.RequestParams | Mapping[str, Any] | None = None
+        self, params: types.RequestParams | dicts.RequestParams | None = None
     ) -> types.ListRootsResult:
         """Send 'roots/list' to the client and return its validated result."""
         return cast("types.ListRootsResult", await self._mcp_call("roots/list", params))
@@ -229,55 +249,61 @@ class Server(ServerBase):
         )
 
     async def notify_cancelled(
-        self, params: types.CancelledNotificationParams | Mapping[str, Any]
+        self, params: types.CancelledNotificationParams | dicts.CancelledNotificationParams
     ) -> None:
         """Send 'notifications/cancelled' to the client."""
         await self._mcp_notify("notifications/cancelled", params)
 
     async def notify_progress(
-        self, params: types.ProgressNotificationParams | Mapping[str, Any]
+        self, params: types.ProgressNotificationParams | dicts.ProgressNotificationParams
     ) -> None:
         """Send 'notifications/progress' to the client."""
         await self._mcp_notify("notifications/progress", params)
 
     async def notify_task_status(
-        self, params: types.TaskStatusNotificationParams | Mapping[str, Any]
+        self, params: types.TaskStatusNotificationParams | dicts.TaskStatusNotificationParams
     ) -> None:
         """Send 'notifications/tasks/status' to the client."""
         await self._mcp_notify("notifications/tasks/status", params)
 
     async def notify_resource_list_changed(
-        self, params: types.NotificationParams | Mapping[str, Any] | None = None
+        self, params: types.NotificationParams | dicts.NotificationParams | None = None
     ) -> None:
         """Send 'notifications/resources/list_changed' to the client."""
         await self._mcp_notify("notifications/resources/list_changed", params)
 
     async def notify_resource_updated(
-        self, params: types.ResourceUpdatedNotificationParams | Mapping[str, Any]
+        self,
+        params: types.ResourceUpdatedNotificationParams | dicts.ResourceUpdatedNotificationParams,
     ) -> None:
         """Send 'notifications/resources/updated' to the client."""
         await self._mcp_notify("notifications/resources/updated", params)
 
     async def notify_prompt_list_changed(
-        self, params: types.NotificationParams | Mapping[str, Any] | None = None
+        self, params: types.NotificationParams | dicts.NotificationParams | None = None
     ) -> None:
         """Send 'notifications/prompts/list_changed' to the client."""
         await self._mcp_notify("notifications/prompts/list_changed", params)
 
     async def notify_tool_list_changed(
-        self, params: types.NotificationParams | Mapping[str, Any] | None = None
+        self, params: types.NotificationParams | dicts.NotificationParams | None = None
     ) -> None:
         """Send 'notifications/tools/list_changed' to the client."""
         await self._mcp_notify("notifications/tools/list_changed", params)
 
     async def notify_logging_message(
-        self, params: types.LoggingMessageNotificationParams | Mapping[str, Any]
+        self,
+        params: types.LoggingMessageNotificationParams | dicts.LoggingMessageNotificationParams,
     ) -> None:
         """Send 'notifications/message' to the client."""
         await self._mcp_notify("notifications/message", params)
 
     async def notify_elicitation_complete(
-        self, params: types.ElicitationCompleteNotificationParams | Mapping[str, Any]
+        self,
+        params: (
+            types.ElicitationCompleteNotificationParams
+            | dicts.ElicitationCompleteNotificationParams
+        ),
     ) -> None:
         """Send 'notifications/elicitation/complete' to the client."""
         await self._mcp_notify("notifications/elicitation/complete", params)

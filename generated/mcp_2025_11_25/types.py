@@ -306,7 +306,7 @@ class AudioContent(_McpModel):
     """Audio provided to or from an LLM."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     data: str
@@ -332,7 +332,7 @@ class BaseMetadata(_McpModel):
 
 class BlobResourceContents(_McpModel):
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     blob: str
     """A base64-encoded string representing the binary data of the item."""
     mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
@@ -361,7 +361,7 @@ class CallToolRequestParams(_McpModel):
     """Parameters for a `tools/call` request."""
 
     meta: _Omittable[CallToolRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     arguments: _Omittable[dict[str, Any]] = None
     """Arguments to use for the tool call."""
     name: str
@@ -376,7 +376,7 @@ class CallToolRequestParams(_McpModel):
 
 
 class CallToolRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -386,7 +386,7 @@ class CallToolResult(_McpModel):
     """The server's response to a tool call."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     content: list[ContentBlock]
     """A list of content objects that represent the unstructured result of the tool call."""
     is_error: _Omittable[bool] = Field(default=None, alias="isError")
@@ -419,11 +419,11 @@ class CancelTaskRequestParams(_McpModel):
     task_id: str = Field(alias="taskId")
     """The task identifier to cancel."""
     meta: _Omittable[CancelTaskRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
 
 class CancelTaskRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -433,7 +433,7 @@ class CancelTaskResult(_McpModel):
     """The response to a tasks/cancel request."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     created_at: str = Field(alias="createdAt")
     """ISO 8601 timestamp when the task was created."""
     last_updated_at: str = Field(alias="lastUpdatedAt")
@@ -474,7 +474,7 @@ class CancelledNotificationParams(_McpModel):
     """Parameters for a `notifications/cancelled` notification."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     reason: _Omittable[str] = None
     """An optional string describing the reason for the cancellation. This MAY be logged or presented to the user."""
     request_id: _Omittable[RequestId] = Field(default=None, alias="requestId")
@@ -761,14 +761,14 @@ ClientRequest = Annotated[
 
 class Result(_McpModel):
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
 
 class GetTaskResult(_McpModel):
     """The response to a tasks/get request."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     created_at: str = Field(alias="createdAt")
     """ISO 8601 timestamp when the task was created."""
     last_updated_at: str = Field(alias="lastUpdatedAt")
@@ -795,14 +795,14 @@ class GetTaskPayloadResult(_McpModel):
     For example, a tools/call task would return the CallToolResult structure."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ListTasksResult(_McpModel):
     """The response to a tasks/list request."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
@@ -815,7 +815,7 @@ class CreateMessageResult(_McpModel):
     to inspect the response (human in the loop) and decide whether to allow the server to see it."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     content: (
         Annotated[
             TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent,
@@ -844,7 +844,7 @@ class ListRootsResult(_McpModel):
     or file that the server can operate on."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     roots: list[Root]
 
 
@@ -852,7 +852,7 @@ class ElicitResult(_McpModel):
     """The client's response to an elicitation request."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     action: Literal["accept", "cancel", "decline"]
     """The user action in response to the elicitation.
     - "accept": User submitted the form/confirmed the action
@@ -880,7 +880,7 @@ class CompleteRequestParams(_McpModel):
     """Parameters for a `completion/complete` request."""
 
     meta: _Omittable[CompleteRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     argument: CompleteRequestParamsArgument
     """The argument's information"""
     context: _Omittable[CompleteRequestParamsContext] = None
@@ -889,7 +889,7 @@ class CompleteRequestParams(_McpModel):
 
 
 class CompleteRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -915,7 +915,7 @@ class CompleteResult(_McpModel):
     """The server's response to a completion/complete request"""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     completion: CompleteResultCompletion
 
 
@@ -932,7 +932,7 @@ class TextContent(_McpModel):
     """Text provided to or from an LLM."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     text: str
@@ -944,7 +944,7 @@ class ImageContent(_McpModel):
     """An image provided to or from an LLM."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     data: str
@@ -961,7 +961,7 @@ class ResourceLink(_McpModel):
     """
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     description: _Omittable[str] = None
@@ -1005,7 +1005,7 @@ class EmbeddedResource(_McpModel):
     of the LLM and/or the user."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     resource: TextResourceContents | BlobResourceContents
@@ -1031,7 +1031,7 @@ class CreateMessageRequestParams(_McpModel):
     """Parameters for a `sampling/createMessage` request."""
 
     meta: _Omittable[CreateMessageRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     include_context: _Omittable[Literal["allServers", "none", "thisServer"]] = Field(
         default=None, alias="includeContext"
     )
@@ -1070,7 +1070,7 @@ class CreateMessageRequestParams(_McpModel):
 
 
 class CreateMessageRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1080,7 +1080,7 @@ class CreateTaskResult(_McpModel):
     """A response to a task-augmented request."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     task: Task
 
 
@@ -1101,7 +1101,7 @@ class ElicitRequestFormParams(_McpModel):
     """The parameters for a request to elicit non-sensitive information from the user via a form in the client."""
 
     meta: _Omittable[ElicitRequestFormParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     message: str
     """The message to present to the user describing what information is being requested."""
     mode: _Omittable[Literal["form"]] = None
@@ -1119,7 +1119,7 @@ class ElicitRequestFormParams(_McpModel):
 
 
 class ElicitRequestFormParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1139,7 +1139,7 @@ class ElicitRequestURLParams(_McpModel):
     """The parameters for a request to elicit information from the user via a URL in the client."""
 
     meta: _Omittable[ElicitRequestURLParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     elicitation_id: str = Field(alias="elicitationId")
     """The ID of the elicitation, which must be unique within the context of the server.
     The client MUST treat this ID as an opaque value."""
@@ -1163,7 +1163,7 @@ ElicitRequestParams = ElicitRequestURLParams | ElicitRequestFormParams
 
 
 class ElicitRequestURLParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1287,7 +1287,7 @@ class GetPromptRequestParams(_McpModel):
     """Parameters for a `prompts/get` request."""
 
     meta: _Omittable[GetPromptRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     arguments: _Omittable[dict[str, str]] = None
     """Arguments to use for templating the prompt."""
     name: str
@@ -1295,7 +1295,7 @@ class GetPromptRequestParams(_McpModel):
 
 
 class GetPromptRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1305,7 +1305,7 @@ class GetPromptResult(_McpModel):
     """The server's response to a prompts/get request from the client."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     description: _Omittable[str] = None
     """An optional description for the prompt."""
     messages: list[PromptMessage]
@@ -1315,11 +1315,11 @@ class GetTaskPayloadRequestParams(_McpModel):
     task_id: str = Field(alias="taskId")
     """The task identifier to retrieve results for."""
     meta: _Omittable[GetTaskPayloadRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
 
 class GetTaskPayloadRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1329,11 +1329,11 @@ class GetTaskRequestParams(_McpModel):
     task_id: str = Field(alias="taskId")
     """The task identifier to query."""
     meta: _Omittable[GetTaskRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
 
 class GetTaskRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1419,7 +1419,7 @@ class InitializeRequestParams(_McpModel):
     """Parameters for an `initialize` request."""
 
     meta: _Omittable[InitializeRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     capabilities: ClientCapabilities
     client_info: Implementation = Field(alias="clientInfo")
     protocol_version: str = Field(alias="protocolVersion")
@@ -1427,7 +1427,7 @@ class InitializeRequestParams(_McpModel):
 
 
 class InitializeRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1437,7 +1437,7 @@ class InitializeResult(_McpModel):
     """After receiving an initialize request from the client, the server sends this response."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     capabilities: ServerCapabilities
     instructions: _Omittable[str] = None
     """Instructions describing how to use the server and its features.
@@ -1493,7 +1493,7 @@ class ListPromptsResult(_McpModel):
     """The server's response to a prompts/list request from the client."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
@@ -1504,7 +1504,7 @@ class ListResourceTemplatesResult(_McpModel):
     """The server's response to a resources/templates/list request from the client."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
@@ -1515,7 +1515,7 @@ class ListResourcesResult(_McpModel):
     """The server's response to a resources/list request from the client."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
@@ -1541,7 +1541,7 @@ class ListToolsResult(_McpModel):
     """The server's response to a tools/list request from the client."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
@@ -1569,7 +1569,7 @@ class LoggingMessageNotificationParams(_McpModel):
     """Parameters for a `notifications/message` notification."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     data: Any
     """The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here."""
     level: LoggingLevel
@@ -1643,7 +1643,7 @@ class Notification(_McpModel):
 
 class NotificationParams(_McpModel):
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
 
 class NumberSchema(_McpModel):
@@ -1666,14 +1666,14 @@ class PaginatedRequestParams(_McpModel):
     """Common parameters for paginated requests."""
 
     meta: _Omittable[PaginatedRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     cursor: _Omittable[str] = None
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
 
 
 class PaginatedRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1681,7 +1681,7 @@ class PaginatedRequestParamsMeta(_McpModel):
 
 class PaginatedResult(_McpModel):
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
@@ -1715,7 +1715,7 @@ class ProgressNotificationParams(_McpModel):
     """Parameters for a `notifications/progress` notification."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     message: _Omittable[str] = None
     """An optional message describing the current progress."""
     progress: int | float
@@ -1734,7 +1734,7 @@ class Prompt(_McpModel):
     """A prompt or prompt template that the server offers."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     arguments: _Omittable[list[PromptArgument]] = None
     """A list of arguments to use for templating the prompt."""
     description: _Omittable[str] = None
@@ -1817,13 +1817,13 @@ class ReadResourceRequestParams(_McpModel):
     """Parameters for a `resources/read` request."""
 
     meta: _Omittable[ReadResourceRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     uri: str
     """The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it."""
 
 
 class ReadResourceRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1833,7 +1833,7 @@ class ReadResourceResult(_McpModel):
     """The server's response to a resources/read request from the client."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     contents: list[TextResourceContents | BlobResourceContents]
 
 
@@ -1858,11 +1858,11 @@ class RequestParams(_McpModel):
     """Common params for any request."""
 
     meta: _Omittable[RequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
 
 class RequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1872,7 +1872,7 @@ class Resource(_McpModel):
     """A known resource that the server is capable of reading."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     description: _Omittable[str] = None
@@ -1912,7 +1912,7 @@ class ResourceContents(_McpModel):
     """The contents of a specific resource or sub-resource."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     uri: str
@@ -1933,13 +1933,13 @@ class ResourceRequestParams(_McpModel):
     """Common parameters when working with resources."""
 
     meta: _Omittable[ResourceRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     uri: str
     """The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it."""
 
 
 class ResourceRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1949,7 +1949,7 @@ class ResourceTemplate(_McpModel):
     """A template description for resources available on the server."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     description: _Omittable[str] = None
@@ -2001,7 +2001,7 @@ class ResourceUpdatedNotificationParams(_McpModel):
     """Parameters for a `notifications/resources/updated` notification."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     uri: str
     """The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to."""
 
@@ -2014,7 +2014,7 @@ class Root(_McpModel):
     """Represents a root directory or file that the server can operate on."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     name: _Omittable[str] = None
     """An optional name for the root. This can be used to provide a human-readable
     identifier for the root, which may be useful for display purposes or for
@@ -2029,7 +2029,7 @@ class SamplingMessage(_McpModel):
     """Describes a message issued to or received from an LLM API."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     content: (
         Annotated[
             TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent,
@@ -2047,7 +2047,7 @@ class ToolUseContent(_McpModel):
     """Optional metadata about the tool use. Clients SHOULD preserve this field when
     including tool uses in subsequent sampling requests to enable caching optimizations.
 
-    See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     id: str
     """A unique identifier for this tool use.
 
@@ -2066,7 +2066,7 @@ class ToolResultContent(_McpModel):
     """Optional metadata about the tool result. Clients SHOULD preserve this field when
     including tool results in subsequent sampling requests to enable caching optimizations.
 
-    See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     content: list[ContentBlock]
     """The unstructured result content of the tool use.
 
@@ -2218,13 +2218,13 @@ class SetLevelRequestParams(_McpModel):
     """Parameters for a `logging/setLevel` request."""
 
     meta: _Omittable[SetLevelRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     level: LoggingLevel
     """The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message."""
 
 
 class SetLevelRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -2237,13 +2237,13 @@ class SubscribeRequestParams(_McpModel):
     """Parameters for a `resources/subscribe` request."""
 
     meta: _Omittable[SubscribeRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     uri: str
     """The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it."""
 
 
 class SubscribeRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -2276,7 +2276,7 @@ class TaskAugmentedRequestParams(_McpModel):
     """Common params for any task-augmented request."""
 
     meta: _Omittable[TaskAugmentedRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     task: _Omittable[TaskMetadata] = None
     """If specified, the caller is requesting task-augmented execution for this request.
     The request will return a CreateTaskResult immediately, and the actual result can be
@@ -2287,7 +2287,7 @@ class TaskAugmentedRequestParams(_McpModel):
 
 
 class TaskAugmentedRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -2309,7 +2309,7 @@ class TaskStatusNotificationParams(_McpModel):
     """Parameters for a `notifications/tasks/status` notification."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     created_at: str = Field(alias="createdAt")
     """ISO 8601 timestamp when the task was created."""
     last_updated_at: str = Field(alias="lastUpdatedAt")
@@ -2332,7 +2332,7 @@ class TaskStatusNotificationParams(_McpModel):
 
 class TextResourceContents(_McpModel):
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     text: str
@@ -2366,7 +2366,7 @@ class Tool(_McpModel):
     """Definition for a tool the client can call."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     annotations: _Omittable[ToolAnnotations] = None
     """Optional additional tool information.
 
@@ -2521,13 +2521,13 @@ class UnsubscribeRequestParams(_McpModel):
     """Parameters for a `resources/unsubscribe` request."""
 
     meta: _Omittable[UnsubscribeRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
     uri: str
     """The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it."""
 
 
 class UnsubscribeRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""

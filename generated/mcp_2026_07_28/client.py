@@ -7,9 +7,9 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping, cast
+from typing import Any, ClassVar, Mapping, cast, overload
 
-from . import types
+from . import dicts, types
 from .revisions import REVISIONS
 from .runtime.facts import Capability
 from .runtime.client import ClientBase
@@ -102,19 +102,19 @@ class Client(ClientBase):
         raise self._mcp_not_found("elicitation/create")
 
     async def discover(
-        self, params: types.RequestParams | Mapping[str, Any] | None = None
+        self, params: types.RequestParams | dicts.RequestParams | None = None
     ) -> types.DiscoverResult:
         """Send 'server/discover' to the server and return its validated result."""
         return cast("types.DiscoverResult", await self._mcp_call("server/discover", params))
 
     async def list_resources(
-        self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
+        self, params: types.PaginatedRequestParams | dicts.PaginatedRequestParams | None = None
     ) -> types.ListResourcesResult:
         """Send 'resources/list' to the server and return its validated result."""
         return cast("types.ListResourcesResult", await self._mcp_call("resources/list", params))
 
     async def list_resource_templates(
-        self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
+        self, params: types.PaginatedRequestParams | dicts.PaginatedRequestParams | None = None
     ) -> types.ListResourceTemplatesResult:
         """Send 'resources/templates/list' to the server and return its validated result."""
         return cast(
@@ -123,7 +123,7 @@ class Client(ClientBase):
         )
 
     async def read_resource(
-        self, params: types.ReadResourceRequestParams | Mapping[str, Any]
+        self, params: types.ReadResourceRequestParams | dicts.ReadResourceRequestParams
     ) -> types.InputRequiredResult | types.ReadResourceResult:
         """Send 'resources/read' to the server and return its validated result."""
         return cast(
@@ -132,7 +132,8 @@ class Client(ClientBase):
         )
 
     async def subscriptions_listen(
-        self, params: types.SubscriptionsListenRequestParams | Mapping[str, Any]
+        self,
+        params: types.SubscriptionsListenRequestParams | dicts.SubscriptionsListenRequestParams,
     ) -> types.SubscriptionsListenResult:
         """Send 'subscriptions/listen' to the server and return its validated result."""
         return cast(
@@ -140,13 +141,13 @@ class Client(ClientBase):
         )
 
     async def list_prompts(
-        self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
+        self, params: types.PaginatedRequestParams | dicts.PaginatedRequestParams | None = None
     ) -> types.ListPromptsResult:
         """Send 'prompts/list' to the server and return its validated result."""
         return cast("types.ListPromptsResult", await self._mcp_call("prompts/list", params))
 
     async def get_prompt(
-        self, params: types.GetPromptRequestParams | Mapping[str, Any]
+        self, params: types.GetPromptRequestParams | dicts.GetPromptRequestParams
     ) -> types.InputRequiredResult | types.GetPromptResult:
         """Send 'prompts/get' to the server and return its validated result."""
         return cast(
@@ -155,13 +156,13 @@ class Client(ClientBase):
         )
 
     async def list_tools(
-        self, params: types.PaginatedRequestParams | Mapping[str, Any] | None = None
+        self, params: types.PaginatedRequestParams | dicts.PaginatedRequestParams | None = None
     ) -> types.ListToolsResult:
         """Send 'tools/list' to the server and return its validated result."""
         return cast("types.ListToolsResult", await self._mcp_call("tools/list", params))
 
     async def call_tool(
-        self, params: types.CallToolRequestParams | Mapping[str, Any]
+        self, params: types.CallToolRequestParams | dicts.CallToolRequestParams
     ) -> types.InputRequiredResult | types.CallToolResult:
         """Send 'tools/call' to the server and return its validated result."""
         return cast(
@@ -170,13 +171,13 @@ class Client(ClientBase):
         )
 
     async def complete(
-        self, params: types.CompleteRequestParams | Mapping[str, Any]
+        self, params: types.CompleteRequestParams | dicts.CompleteRequestParams
     ) -> types.CompleteResult:
         """Send 'completion/complete' to the server and return its validated result."""
         return cast("types.CompleteResult", await self._mcp_call("completion/complete", params))
 
     async def notify_cancelled(
-        self, params: types.CancelledNotificationParams | Mapping[str, Any]
+        self, params: types.CancelledNotificationParams | dicts.CancelledNotificationParams
     ) -> None:
         """Send 'notifications/cancelled' to the server."""
         await self._mcp_notify("notifications/cancelled", params)

@@ -34,7 +34,6 @@ REVISIONS = Revisions(
                     versions_key="supportedVersions",
                     capabilities_key="capabilities",
                     instructions_key="instructions",
-                    server_info_key="io.modelcontextprotocol/serverInfo",
                     meta_key="_meta",
                     version_key="io.modelcontextprotocol/protocolVersion",
                     client_capabilities_key="io.modelcontextprotocol/clientCapabilities",
@@ -44,6 +43,7 @@ REVISIONS = Revisions(
                     supported_key="supported",
                     header_mismatch_code=-32020,
                     missing_capability_code=-32021,
+                    server_info_path=("_meta", "io.modelcontextprotocol/serverInfo"),
                     name_headers=(
                         ("resources/read", "uri"),
                         ("prompts/get", "name"),

@@ -19,6 +19,7 @@ FACADES: tuple[tuple[str, str, str], ...] = (
     ("jsonrpc.py", "jsonrpc", "JSON-RPC 2.0 basics shared by every revision of this package: errors, decoding, ids."),
     ("stdio.py", "stdio", "Newline-delimited JSON-RPC over stdio for this package's Server and Client."),
     ("http.py", "http", "Streamable HTTP for this package's Server and Client (the client needs httpx)."),
+    ("auth.py", "auth", "Authorization for this package's HTTP Client (OAuth) and Server (ResourceServer)."),
 )
 """(file, runtime module, docstring) of each module that exposes a runtime module under the package's name."""
 

@@ -103,13 +103,19 @@ def string_literal(text: str) -> str:
     return "".join(out)
 
 
+SPEC_SITE = "https://modelcontextprotocol.io"
+"""Where the schema's root-relative links (`[…](/specification/…)`) point: absolute, an IDE opens them."""
+
+
 def doc_text(text: str) -> str:
-    """What a docstring keeps of `text`: tabs expanded, line ends and the common indent trimmed.
+    """What a docstring keeps of `text`: tabs expanded, line ends and the common indent trimmed, and
+    Markdown links to the spec's site made absolute.
 
     Black and Python (3.13 dedents docstrings) may change exactly this much of a docstring's
     whitespace, so the emitted docstring's `inspect.cleandoc` value is `doc_text(text)`. A lone
     surrogate shows as its `\\udXXX` escape: CPython encodes class docstrings to UTF-8.
     """
+    text = text.replace("](/", f"]({SPEC_SITE}/")
     visible = text.encode("utf-8", "backslashreplace").decode("utf-8")
     lines = [line.rstrip() for line in visible.expandtabs().split("\n")]
     return inspect.cleandoc("\n".join(lines))

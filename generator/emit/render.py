@@ -16,6 +16,7 @@ import jinja2
 from ..model import ir
 from .layout import bracketed, from_import, rhs, tuple_literal, wrapped
 from .minimums import MIN_PYDANTIC
+from .dict_views import dicts_view
 from .package_views import FACADES, facade_view, package_view
 from .views import revision_view
 
@@ -32,12 +33,16 @@ REVISION_FILES: tuple[tuple[str, str], ...] = (
     ("types.py", "types.py.jinja"),
     ("methods.py", "methods.py.jinja"),
 )
+DICTS = ("dicts.py", "dicts.py.jinja")
 REVISION_INIT = ("__init__.py", "revision_init.py.jinja")
-SURFACE_TYPES = ("types.py", "surface_types.py.jinja")
+SURFACE_TEMPLATE = "surface.py.jinja"
+SURFACE_MODULES = ("types", "dicts")
+"""The modules a multi-revision package re-exports from its surface revision at its top."""
 MARKER_FILE = "py.typed"
 RUNTIME_DIR = "runtime"
 TEMPLATES: tuple[str, ...] = (
-    *(t for _, t in (*SHARED_FILES, *REVISION_FILES, REVISION_INIT, SURFACE_TYPES)),
+    *(t for _, t in (*SHARED_FILES, *REVISION_FILES, DICTS, REVISION_INIT)),
+    SURFACE_TEMPLATE,
     PEER_TEMPLATE,
     FACADE_TEMPLATE,
 )
@@ -134,7 +139,11 @@ def render_sources(package: ir.Package, part: Part = "all") -> Sources:
             targets = (*REVISION_FILES, REVISION_INIT) if package.multi else REVISION_FILES
             for name, template in targets:
                 files[prefix + name] = env.get_template(template).render(v=rview)
+            dicts = dicts_view(revision.protocol, view.header)
+            files[prefix + DICTS[0]] = env.get_template(DICTS[1]).render(v=dicts)
         if package.multi:
-            files[SURFACE_TYPES[0]] = env.get_template(SURFACE_TYPES[1]).render(v=view)
+            surface = env.get_template(SURFACE_TEMPLATE)
+            for module in SURFACE_MODULES:
+                files[f"{module}.py"] = surface.render(v=view, module=module)
         files[MARKER_FILE] = ""
     return Sources(files, verbatim)

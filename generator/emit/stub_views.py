@@ -27,11 +27,13 @@ class AttributeView:
 
 @dataclass(frozen=True)
 class MemberView:
-    """A method of the generated class: its `def` line (laid out), docstring and body, as source."""
+    """A method of the generated class: its `def` line (laid out), docstring and body, as source; an
+    overload has a decorator and no docstring."""
 
     signature: str
     doc: str
     body: str
+    decorator: str | None = None
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,8 @@ def _handler(package: ir.Package, side: ir.Side, m: ir.MethodSpec, name: str) ->
     if m.kind == "notification":
         text, body = f"Called on {method}; does nothing until overridden.", "return None"
     elif m.name == lifecycle.ping:
-        text, body = f"Answer {method} with an empty result.", f"return {result}.model_validate({{}})"
+        text = f"Answer {method} with an empty result."
+        body = f"return cast({result}, await self._mcp_empty_result({string_literal(m.name)}))"
     elif side == "server" and m.name == _handshake(lifecycle):
         text = f"Answer {method} from the name, version, instructions and capabilities."
         body = f"return cast({result}, self._mcp_handshake())"
@@ -129,29 +132,79 @@ def _handler(package: ir.Package, side: ir.Side, m: ir.MethodSpec, name: str) ->
     return MemberView(signature, indent_doc(text, 8, definition=True) or '""""""', body)
 
 
-def _call(package: ir.Package, side: ir.Side, m: ir.MethodSpec, name: str) -> MemberView:
-    """A typed outgoing call: surface params (model or mapping) in, the surface result out."""
+def _call(package: ir.Package, side: ir.Side, m: ir.MethodSpec, name: str) -> list[MemberView]:
+    """A typed outgoing call: surface params (the model or its dict form) in, the surface result out; a
+    task-augmentable request takes `task=` and is overloaded, so only a call that asks for a task is
+    typed as returning the task result."""
     surface = package.surface_revision
     peer = "client" if side == "server" else "server"
     meta_filled = side == "client" and surface.lifecycle.modern is not None
-    params = f"types.{m.params}" if m.params else "None"
+    params = f"types.{m.params} | dicts.{m.params}" if m.params and _has_dict(surface.protocol, m) else (
+        f"types.{m.params} | Mapping[str, Any]" if m.params else "None | Mapping[str, Any]"
+    )
     optional = _params_optional(surface.protocol, m, meta_filled)
-    arguments = f"self, params: {params} | Mapping[str, Any]" + (" | None = None" if optional else "")
-    if m.kind == "request":
-        result = result_annotation(m)
-        text = f"Send {m.name!r} to the {peer} and return its validated result."
-        body = bracketed(8, "return cast(", f'"{result}", await self._mcp_call({string_literal(m.name)}, params)', ")")
-    else:
-        result, text = "None", f"Send {m.name!r} to the {peer}."
-        body = f"await self._mcp_notify({string_literal(m.name)}, params)"
+    arguments = f"self, params: {params}" + (" | None = None" if optional else "")
     missing = _missing_in(package, m.name)
-    if missing:
-        text += (
-            f"\n\nRaises ProtocolError (-32601) in sessions of protocol version {', '.join(missing)}, "
-            "which do not have this method."
-        )
-    signature = bracketed(4, f"async def {name}(", arguments, f") -> {result}:")
-    return MemberView(signature, indent_doc(text, 8, definition=True) or '""""""', body)
+    gate = (
+        f"\n\nRaises ProtocolError (-32601) in sessions of protocol version {', '.join(missing)}, "
+        "which do not have this method."
+        if missing
+        else ""
+    )
+    if m.kind != "request":
+        text = f"Send {m.name!r} to the {peer}.{gate}"
+        body = f"await self._mcp_notify({string_literal(m.name)}, params)"
+        signature = bracketed(4, f"async def {name}(", arguments, ") -> None:")
+        return [MemberView(signature, indent_doc(text, 8, definition=True) or '""""""', body)]
+    result = result_annotation(m)
+    task = _task_annotation(surface, m)
+    if task is None:
+        text = f"Send {m.name!r} to the {peer} and return its validated result.{gate}"
+        body = bracketed(8, "return cast(", f'"{result}", await self._mcp_call({string_literal(m.name)}, params)', ")")
+        signature = bracketed(4, f"async def {name}(", arguments, f") -> {result}:")
+        return [MemberView(signature, indent_doc(text, 8, definition=True) or '""""""', body)]
+    plain = " | ".join(f"types.{r}" for r in _result_names(m) if r not in m.opt_in_results)
+    tasked = " | ".join(f"types.{r}" for r in m.opt_in_results)
+    text = (
+        f"Send {m.name!r} to the {peer} and return its validated result;\nwith `task`, ask for a task "
+        f"instead and return what the {peer} answers for it.{gate}"
+    )
+    call = f'"{result}", await self._mcp_call({string_literal(m.name)}, params, task)'
+    overload = "@overload"
+    return [
+        MemberView(bracketed(4, f"async def {name}(", f"{arguments}, *, task: None = None", f") -> {plain}: ..."), "", "", overload),
+        MemberView(bracketed(4, f"async def {name}(", f"{arguments}, *, task: {task}", f") -> {tasked}: ..."), "", "", overload),
+        MemberView(
+            bracketed(4, f"async def {name}(", f"{arguments}, *, task: {task} | None = None", f") -> {result}:"),
+            indent_doc(text, 8, definition=True) or '""""""',
+            bracketed(8, "return cast(", call, ")"),
+        ),
+    ]
+
+
+def _result_names(m: ir.MethodSpec) -> list[str]:
+    """The definitions a request's result may be (its result union's members)."""
+    t = m.result_type
+    members = ir.alternatives(t) if t is not None else ()
+    found = [x.name for x in members if isinstance(x, ir.Ref)]
+    return found or ([m.result] if m.result else [])
+
+
+def _has_dict(protocol: ir.Protocol, m: ir.MethodSpec) -> bool:
+    """Whether `dicts.py` has the dict form of `m`'s params (it has one for every params model)."""
+    return isinstance(next((d for d in protocol.definitions if d.name == m.params), None), ir.Model)
+
+
+def _task_annotation(surface: ir.Revision, m: ir.MethodSpec) -> str | None:
+    """The type of the `task` a task-augmentable request takes, None for any other request."""
+    key = surface.lifecycle.task_key
+    if not m.opt_in_results or key is None or not m.params:
+        return None
+    model = next((d for d in surface.protocol.definitions if d.name == m.params), None)
+    field = next((f for f in model.fields if f.wire_name == key), None) if isinstance(model, ir.Model) else None
+    if field is None or not isinstance(field.type, ir.Ref):
+        return None
+    return f"types.{field.type.name} | Mapping[str, Any]"
 
 
 def _retyped(name: str, annotation: str, doc: str, asynchronous: bool = False, runtime: str = "") -> MemberView:
@@ -240,7 +293,7 @@ def side_view(package: ir.Package, side: ir.Side) -> SideView:
             )
         )
     members += [_handler(package, side, by_name[h.method], h.python_name) for h in names.handlers]
-    members += [_call(package, side, by_name[c.method], c.python_name) for c in names.calls]
+    members += [member for c in names.calls for member in _call(package, side, by_name[c.method], c.python_name)]
     module, base = BASES[side]
     revisions = [r.protocol.revision for r in package.revisions]
     speaks = f"MCP {', '.join(revisions)}" + (f" (surface {package.surface})" if package.multi else "")

@@ -165,7 +165,7 @@ def apply_errata(schema: dict[str, Any], revision: str, *, pinned: bool = False)
         document, failure = attempt(document, erratum)
         if failure is None:
             applied.append(erratum)
-        elif erratum.revision == revision:
+        elif erratum.revision == revision and (pinned or not _absent(document, erratum)):
             if pinned:
                 raise _stale(erratum, failure)
             missed.setdefault(erratum.id, (erratum, failure))
@@ -194,6 +194,15 @@ def attempt(document: dict[str, Any], erratum: ErratumPatch) -> tuple[dict[str, 
         except (jsonpatch.JsonPatchConflict, jsonpointer.JsonPointerException):  # e.g. an array index past the end
             return document, f"{path} not found"
     return out, None
+
+
+def _absent(document: dict[str, Any], erratum: ErratumPatch) -> bool:
+    """Whether `document` lacks what `erratum` corrects: a place one of its tests reads (a draft from
+    before the definition or field existed has nothing to correct, so nothing to warn about)."""
+    return any(
+        op["op"] == "test" and _lookup(document, jsonpointer.JsonPointer(op["path"]).parts) is _MISSING
+        for op in erratum.patch
+    )
 
 
 def corrected_schema(source: SchemaSource) -> Corrected:

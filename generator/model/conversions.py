@@ -47,6 +47,7 @@ class _Check:
     source: ir.Revision
     target: ir.Revision
     fills: list[ir.Fill] = field(default_factory=list)
+    strips: list[ir.Strip] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     seen: set[tuple[str, str, str]] = field(default_factory=set)
 
@@ -76,7 +77,9 @@ class _Check:
             t = d.type
         return t
 
-    def compare(self, s: ir.TypeExpr, t: ir.TypeExpr, at: Path) -> None:
+    def compare(self, s: ir.TypeExpr, t: ir.TypeExpr, at: Path, certain: bool = True) -> None:
+        """Compare a source type with a target type at `at`; `certain`: every value there is of these
+        types (no union picked them), so what the target's model lacks can be left out there."""
         rs, rt = self.resolve(s, self.sdefs), self.resolve(t, self.tdefs)
         if isinstance(rt, ir.AnyType) or isinstance(rs, ir.AnyType):
             return
@@ -87,11 +90,11 @@ class _Check:
         elif isinstance(rt, ir.UnionOf):
             self.into_union(rs, rt, at)
         elif isinstance(rs, ir.Model) and isinstance(rt, ir.Model):
-            self.models(rs, rt, at)
+            self.models(rs, rt, at, certain)
         elif isinstance(rs, ir.ListOf) and isinstance(rt, ir.ListOf):
-            self.compare(rs.item, rt.item, at.item())
+            self.compare(rs.item, rt.item, at.item(), certain)
         elif isinstance(rs, ir.DictOf) and isinstance(rt, ir.DictOf):
-            self.compare(rs.value, rt.value, at.item())
+            self.compare(rs.value, rt.value, at.item(), certain)
         elif isinstance(rs, (ir.Model, ir.DictOf)) and isinstance(rt, (ir.Model, ir.DictOf)):
             return  # a map of any keys against declared properties: validation decides each value
         else:
@@ -106,7 +109,7 @@ class _Check:
         for member in rs.members:
             before = self.problems
             self.problems = []
-            self.compare(member, t, at)
+            self.compare(member, t, at, certain=False)
             outcomes.append(self.problems)
             self.problems = before
         if not any(not found for found in outcomes):
@@ -123,7 +126,7 @@ class _Check:
             models = [m for m in (self.resolve(x, self.tdefs) for x in members) if isinstance(m, ir.Model)]
             match = _same_tag(rs, models, rt.discriminator) if rt.discriminator else _closest(rs, models)
             if match is not None:
-                self.models(rs, match, at)
+                self.models(rs, match, at, certain=False)
             elif not models and not any(isinstance(x, (ir.DictOf, ir.AnyType)) for x in members):
                 self.problem(at.text, f"an object in {self.names[0]} has no counterpart in {self.names[1]}")
             return
@@ -131,12 +134,21 @@ class _Check:
         if not any(_kind(_objectless(self.resolve(x, self.tdefs))) in (kind, "any", "mixed") for x in members):
             self.problem(at.text, f"a {kind} in {self.names[0]} has no counterpart in {self.names[1]}")
 
-    def models(self, s: ir.Model, t: ir.Model, at: Path) -> None:
-        key = (s.name, t.name, at.text if at.top else "")
+    def models(self, s: ir.Model, t: ir.Model, at: Path, certain: bool = True) -> None:
+        key = (s.name, t.name, at.text if at.top else f"{at.method} {at.part}")
         if key in self.seen:
             return
         self.seen.add(key)
         sfields = {f.wire_name: f for f in s.fields}
+        if certain and not at.top:
+            # A field the surface has and the target does not (a newer feature its peers cannot read) is
+            # left out, below the top level as at it: so a revision never gets half of a feature.
+            theirs = {f.wire_name for f in t.fields}
+            self.strips += [
+                ir.Strip(at.method, at.part, f.wire_name, at.path)
+                for f in s.fields
+                if f.wire_name not in theirs and f.wire_name != META
+            ]
         for tf in t.fields:
             sf = sfields.get(tf.wire_name)
             if at.params and tf.wire_name == META and self.target.lifecycle.modern is not None:
@@ -280,4 +292,4 @@ def check_conversions(
             f"cannot convert {check.names[0]} messages to {check.names[1]}: {shown}"
             + (f" (and {more} more)" if more > 0 else "")
         )
-    return tuple(dict.fromkeys(check.fills)), tuple(strips)
+    return tuple(dict.fromkeys(check.fills)), tuple(dict.fromkeys([*strips, *check.strips]))

@@ -207,9 +207,7 @@ def _modern(find: _Finder, spec: ir.MethodSpec) -> facts.Modern:
         versions_key="supportedVersions",
         capabilities_key="capabilities",
         instructions_key=find.key(result, "instructions"),
-        server_info_key=find.wanted(
-            result_meta, SERVER_INFO_META, f"{result.name}.{META}", "discovery answers do not name the server"
-        ),
+        server_info_path=_server_info_path(find, result, result_meta),
         meta_key=META,
         version_key=VERSION_META,
         client_capabilities_key=find.wanted(
@@ -225,6 +223,17 @@ def _modern(find: _Finder, spec: ir.MethodSpec) -> facts.Modern:
         tool_headers=tool_headers(protocol),
         **_listen(find, request_meta),
     )
+
+
+def _server_info_path(find: _Finder, result: ir.Model, result_meta: ir.Model | None) -> tuple[str, ...]:
+    """Where a discovery result names the server: in its `_meta` (2026-07-28), else a top-level
+    `serverInfo` (drafts of 2026-05 to 2026-07), else nowhere (noted: the answer names no server)."""
+    if find.key(result_meta, SERVER_INFO_META):
+        return (META, SERVER_INFO_META)
+    if find.key(result, "serverInfo"):
+        return ("serverInfo",)
+    find.note(f"{result.name} names no server ({META} {SERVER_INFO_META!r}, serverInfo): discovery answers do not name the server")
+    return ()
 
 
 def _error_code(find: _Finder, definition: str) -> int | None:
@@ -262,6 +271,7 @@ def lifecycle(protocol: ir.Protocol) -> facts.Lifecycle:
         server_capabilities=SERVER_CAPABILITIES if find.model(SERVER_CAPABILITIES) else None,
         client_capabilities=CLIENT_CAPABILITIES if find.model(CLIENT_CAPABILITIES) else None,
         tasks_result=CREATE_TASK_RESULT if find.model(CREATE_TASK_RESULT) else None,
+        task_key=TASK_PARAM if find.model(CREATE_TASK_RESULT) else None,
     )
     if initialize is not None and discover is not None:
         find.note(f"it defines both {INITIALIZE} and {DISCOVER}: no session runs")
@@ -286,7 +296,8 @@ def _implementation(
     if initialize is not None:
         info = find.ref_model(find.model(initialize.result), "serverInfo")
     elif discover is not None:
-        info = find.ref_model(find.ref_model(find.model(discover.result), META), SERVER_INFO_META)
+        result = find.model(discover.result)
+        info = find.ref_model(find.ref_model(result, META), SERVER_INFO_META) or find.ref_model(result, "serverInfo")
     else:
         return None
     if info is None or not (find.key(info, "name") and find.key(info, "version")):

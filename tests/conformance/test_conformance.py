@@ -1,5 +1,6 @@
 """The official MCP conformance suite (`@modelcontextprotocol/conformance`, pinned in package-lock.json) against
-the generated Streamable HTTP transport: every server check and the OAuth-free client scenarios must pass.
+the generated Streamable HTTP transport: every server check, and every scenario the suite scores for a
+revision (`--requirements`, authorization included) on both sides, must pass.
 
 Node ≥ 22 comes from the `node` npm package installed beside the suite (`npm ci --prefix tests/conformance`).
 """
@@ -9,10 +10,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -28,6 +31,9 @@ SUITES = {
 }
 PASSING = {"SUCCESS", "INFO"}
 """Statuses that count as passed; FAILURE, WARNING and SKIPPED all fail the test."""
+SCORED_PASSING = PASSING | {"SKIPPED"}
+"""Statuses the suite's scoring does not count as failed: a check of a scored scenario may be skipped
+(a 2026-07-28 client sends no `initialize`, so the check of its headers does not apply)."""
 
 
 @pytest.fixture(scope="module")
@@ -73,19 +79,27 @@ def _fixture_server(generated_root: Path, package: str) -> Iterator[str]:
         assert b"Traceback" not in stderr, stderr.decode()
 
 
+RUN_STAMP = re.compile(r"-\d{4}-\d\d-\d\dT[\d-]+Z$")
+"""The time the suite appends to each scenario's result folder."""
+
+
 def _checks(out: Path) -> list[dict[str, Any]]:
+    """Every check the suite wrote under `out`, with its scenario (`auth/...` scenarios sit a level deeper)."""
     found: list[dict[str, Any]] = []
-    for path in sorted(out.glob("*/checks.json")):
+    for path in sorted(out.rglob("checks.json")):
+        scenario = RUN_STAMP.sub("", path.parent.relative_to(out).as_posix())
         for check in json.loads(path.read_text("utf-8")):
-            found.append({"scenario": path.parent.name, **check})
+            found.append({"scenario": scenario, **check})
     return found
 
 
-def _assert_all_pass(checks: list[dict[str, Any]], done: subprocess.CompletedProcess[str]) -> None:
+def _assert_all_pass(
+    checks: list[dict[str, Any]], done: subprocess.CompletedProcess[str], passing: set[str] = PASSING
+) -> None:
     bad = [
         f"{c['scenario']}: {c['id']} {c['status']} {c.get('errorMessage', '')}"
         for c in checks
-        if c["status"] not in PASSING
+        if c["status"] not in passing
     ]
     assert not bad, "\n".join(bad)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -184,3 +198,89 @@ def test_single_revision_client_refuses_a_server_of_another_revision(
 ) -> None:
     done, _ = _run_client(node, generated_root, tmp_path, "0.1", "sse-retry", SINGLE)
     assert "the server speaks protocol versions 2025-03-26; this client speaks 2025-11-25" in done.stdout + done.stderr
+
+
+# --- the requirement sets: what the suite scores for a revision (SDK tiering), on both sides -----------
+
+REQUIREMENTS = {"2025-11-25": "mcp_2025_11_25", "2026-07-28": "mcp_2026_07_28"}
+"""Each requirement set and the single-revision package playing it (the multi-revision package plays each too)."""
+CLIENT_TIMEOUT_MS = 120_000
+"""How long the suite lets each client process run: it starts every scenario's at once, and on a loaded
+2-core machine a few dozen Python processes take longer than its default 30 s to do their part."""
+BACKCOMPAT = ["auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback"]
+"""The 2025-03-26 authorization scenarios (no protected-resource metadata; default endpoints)."""
+
+
+def _scored(node: Path, side: str, revision: str) -> list[str]:
+    """The scenarios the suite scores for `side` ("client" or "server") at `revision`, as it lists them."""
+    listing = subprocess.run(
+        [str(node), str(SUITES["0.2"]), "list", f"--{side}", "--requirements", revision],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
+    section = listing.split(f"{side.capitalize()} scenarios (test against a {side}):", 1)[1]
+    scored = [line.strip()[2:] for line in section.split("\n\n", 1)[0].splitlines() if line.strip().startswith("- ")]
+    assert scored, listing
+    return scored
+
+
+def _assert_scored_pass(
+    checks: list[dict[str, Any]], scored: list[str], done: subprocess.CompletedProcess[str]
+) -> None:
+    """Every scored scenario ran and passed every check; the others (extensions) are reported as a warning."""
+    ran = {c["scenario"] for c in checks}
+    assert not [s for s in scored if s not in ran], f"scored scenarios that did not run: {set(scored) - ran}"
+    _assert_all_pass([c for c in checks if c["scenario"] in scored], done, SCORED_PASSING)
+    others: dict[str, list[str]] = {}
+    for check in checks:
+        if check["scenario"] not in scored:
+            others.setdefault(check["scenario"], []).append(check["status"])
+    if others:
+        report = ", ".join(
+            f"{name} {'passes' if all(s in PASSING for s in statuses) else 'fails'}"
+            for name, statuses in sorted(others.items())
+        )
+        warnings.warn(f"scenarios run but not scored: {report}", stacklevel=2)
+
+
+@pytest.mark.parametrize("revision", REQUIREMENTS)
+def test_server_requirements_pass(node: Path, generated_root: Path, tmp_path: Path, revision: str) -> None:
+    """`server --requirements` on the fixture server of the revision's package: every scored scenario passes."""
+    with _fixture_server(generated_root, REQUIREMENTS[revision]) as url:
+        command = [str(node), str(SUITES["0.2"]), "server", "--url", url, "--requirements", revision]
+        done = subprocess.run([*command, "-o", str(tmp_path)], capture_output=True, text=True, timeout=900, cwd=tmp_path)
+    checks = [{**c, "scenario": c["scenario"].removeprefix("server-")} for c in _checks(tmp_path)]
+    _assert_scored_pass(checks, _scored(node, "server", revision), done)
+
+
+def _run_requirements(node: Path, generated_root: Path, out: Path, package: str, options: list[str]) -> Any:
+    """Play the client scenarios `options` select with the conformance client on `package`."""
+    client = f"{sys.executable} {HERE / 'everything_client.py'} {package}"
+    command = [str(node), str(SUITES["0.2"]), "client", "--command", client, "-o", str(out), *options]
+    command += ["--timeout", str(CLIENT_TIMEOUT_MS)]
+    env = {**os.environ, "PYTHONPATH": str(generated_root)}
+    return subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=out, env=env)
+
+
+@pytest.mark.parametrize("package", ["single", MULTI_SERVER])
+@pytest.mark.parametrize("revision", REQUIREMENTS)
+def test_client_requirements_pass(
+    node: Path, generated_root: Path, tmp_path: Path, revision: str, package: str
+) -> None:
+    """`client --requirements`: every scored scenario, authorization included, passes with the package's client."""
+    name = REQUIREMENTS[revision] if package == "single" else package
+    done = _run_requirements(node, generated_root, tmp_path, name, ["--requirements", revision])
+    _assert_scored_pass(_checks(tmp_path), _scored(node, "client", revision), done)
+
+
+@pytest.mark.parametrize("scenario", BACKCOMPAT)
+def test_2025_03_26_authorization_scenarios_pass(
+    node: Path, generated_root: Path, tmp_path: Path, scenario: str
+) -> None:
+    """A 2025-03-26 client authorizes with a server that has no protected-resource metadata."""
+    options = ["--scenario", scenario, "--spec-version", "2025-03-26"]
+    done = _run_requirements(node, generated_root, tmp_path, "mcp_2025_03_26", options)
+    checks = _checks(tmp_path)
+    assert {c["scenario"] for c in checks} == {scenario}, done.stdout[-3000:]
+    _assert_all_pass(checks, done)

@@ -14,7 +14,11 @@ from .packages import generate_package
 from .schemas import Schema, mcp_schema, obj, ref, request, result
 
 DOC = 'Say """hi""" with a \\ backslash,\n\ta tab and a closing quote"'
-FIELD_DOC = "The name, as 'shown'."
+FIELD_DOC = "The name, as 'shown'. See [the spec](/specification/2025-11-25/basic/index#meta) or [x](https://e.org/a)."
+FIELD_DOC_KEPT = (
+    "The name, as 'shown'. See [the spec](https://modelcontextprotocol.io/specification/2025-11-25/basic/index#meta)"
+    " or [x](https://e.org/a)."
+)
 
 
 def object_schema() -> Schema:
@@ -115,7 +119,7 @@ def test_descriptions_become_docstrings(pkg: ModuleType) -> None:
     assert (
         isinstance(doc, ast.Expr)
         and isinstance(doc.value, ast.Constant)
-        and doc.value.value == FIELD_DOC
+        and doc.value.value == FIELD_DOC_KEPT  # links to the spec's site made absolute: an IDE opens them
     )
 
 

@@ -311,3 +311,5 @@ def test_http_answers_any_body_with_json_rpc_never_a_500_and_keeps_serving(
     assert after.status == 200 and after.json()["result"]["content"], after
     assert tracebacks.found == []
     assert len(endpoint.app.sessions) <= sessions + 1  # a fuzzed `initialize` may open one session
+    left = [t for t in asyncio.all_tasks(endpoint.loop) if not t.done()]
+    assert len(left) <= 1, left  # the idle-session sweeper only: no task left behind by a request

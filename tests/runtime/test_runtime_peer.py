@@ -132,6 +132,30 @@ def test_notifications_never_get_an_answer_and_unknown_ones_are_dropped(
     )
 
 
+def test_a_notification_the_surface_cannot_represent_is_not_delivered_and_logged_in_one_line(
+    linked: dict[str, ModuleType], caplog: pytest.LogCaptureFixture
+) -> None:
+    pkg = linked["2024-11-05..2026-07-28"]
+    seen = []
+
+    class Hears(pkg.Server):
+        async def on_cancelled(self, params: Any) -> None:
+            seen.append(params)
+
+    server = session_server(pkg, Hears)
+    # Valid in 2025-11-25 (requestId optional there), not representable in the 2026-07-28 surface.
+    bare = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"reason": "x"}}
+    whole = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}}
+    with caplog.at_level(logging.WARNING):
+        assert run(server.handle(bare)) is None
+        assert run(server.handle(whole)) is None
+    assert [p.model_dump(by_alias=True)["requestId"] for p in seen] == [9]
+    assert [r.levelname for r in caplog.records] == ["WARNING"]
+    assert caplog.records[0].exc_info is None
+    assert "notifications/cancelled not delivered" in caplog.text and "requestId" in caplog.text
+    assert run(server.handle(request("ping")))["result"] == {}
+
+
 def test_a_cancelled_request_is_not_answered_and_its_handler_stops(session: ModuleType) -> None:
     pkg = session
     started, stopped = asyncio.Event(), []
@@ -232,3 +256,26 @@ def test_a_client_and_server_talk_over_in_memory_stdio(linked: dict[str, ModuleT
         result = run(client.call_tool({"name": "echo", "arguments": {"x": 1}}))
         assert result.content[0].text == "{'x': 1}", revision
         assert client.protocol_version == pkg.SUPPORTED_VERSIONS[-1]
+
+
+def test_a_session_of_an_older_revision_is_offered_every_capability_its_revision_holds(
+    linked: dict[str, ModuleType],
+) -> None:
+    """A 2026-07-28 surface's capabilities in a 2025-11-25 session: its flags are kept, what 2025-11-25
+    lacks is left out. (The session revision's capability models were read before pydantic resolved
+    their annotations, which it never does for them: every flag was lost.)"""
+    pkg = linked["2024-11-05..2026-07-28"]
+    t = pkg.types
+
+    class Declares(pkg.Server):  # type: ignore[misc,name-defined]
+        capabilities = t.ServerCapabilities(
+            resources=t.ServerCapabilitiesResources(subscribe=True, listChanged=True),
+            tools=t.ServerCapabilitiesTools(listChanged=True),
+            extensions={"io.example/x": {}},
+        )
+
+    reply = run(Declares().handle(request("initialize", INIT, 0)))
+    assert reply["result"]["capabilities"] == {
+        "resources": {"subscribe": True, "listChanged": True},
+        "tools": {"listChanged": True},
+    }

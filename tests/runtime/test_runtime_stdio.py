@@ -1,148 +1,265 @@
-"""The stdio transport of the runtime source (runtime/stdio.py): how lines are read, answered and paired
-with our requests, cancellation, and the end of input."""
+"""The stdio transport of the runtime source on real pipes, files and processes: serving this process's
+stdin and stdout until end of input or a signal, connecting to a server subprocess (cancellation goes
+to the server, a server that does not exit is stopped), and lines it cannot take or answers it cannot
+write."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import json
+import os
+import select
+import signal
+import sys
+import textwrap
+import time
+from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, Iterator
 
 import pytest
 
-from mcpgen.runtime.stdio import Connection
-from wiring import V25, initialize, request, run
+from mcpgen.runtime import stdio
 
-
-@pytest.fixture
-def v25(linked: dict[str, ModuleType]) -> ModuleType:
-    return linked[V25]
-
-
-class Lines:
-    """A Connection for `peer` whose written messages are kept, decoded."""
-
-    def __init__(self, peer: Any) -> None:
-        self.written: list[Any] = []
-
-        async def write(data: bytes) -> None:
-            assert data.endswith(b"\n") and data.count(b"\n") == 1
-            self.written.append(json.loads(data))
-
-        self.connection = Connection(peer, write)
-        peer.attach(self.connection)
-
-    async def settled(self) -> None:
-        """Wait for the handlers the lines started."""
-        while self.connection._tasks:
-            await asyncio.gather(*self.connection._tasks, return_exceptions=True)
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "c", "version": "1"},
+    },
+}
 
 
 def line(message: Any) -> bytes:
     return json.dumps(message).encode() + b"\n"
 
 
-def test_lines_that_are_not_json_get_a_parse_error_and_the_connection_goes_on(
-    v25: ModuleType,
-) -> None:
-    async def scenario() -> list[Any]:
-        lines = Lines(v25.Server())
-        await lines.connection.receive(b"{not json\n")
-        await lines.connection.receive(line(request("ping", None, 2)))
-        await lines.settled()
-        return lines.written
-
-    written = run(scenario())
-    assert written[0]["error"]["code"] == -32700 and written[0]["id"] is None
-    assert written[1] == {"jsonrpc": "2.0", "id": 2, "result": {}}
+def call(request_id: int, name: str) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": {}},
+    }
 
 
-def test_responses_settle_our_requests_errors_included_and_unusable_ids_are_ignored(
-    v25: ModuleType,
-) -> None:
-    async def scenario() -> tuple[Any, Any]:
-        lines = Lines(v25.Client())
-        first = asyncio.ensure_future(lines.connection.request("ping", None))
-        second = asyncio.ensure_future(lines.connection.request("ping", None))
-        await asyncio.sleep(0)
-        await lines.connection.receive(line({"jsonrpc": "2.0", "id": [1], "result": {}}))
-        await lines.connection.receive(line({"jsonrpc": "2.0", "id": {"a": 1}, "result": {}}))
-        await lines.connection.receive(line({"jsonrpc": "2.0", "id": 1, "result": {"ok": 1}}))
-        error = {"code": -32000, "message": "busy", "data": {"retry": 1}}
-        await lines.connection.receive(line({"jsonrpc": "2.0", "id": 2, "error": error}))
-        done = await asyncio.wait_for(first, 2)
-        with pytest.raises(v25.ProtocolError) as refused:
-            await asyncio.wait_for(second, 2)
-        return done, refused.value
-
-    result, error = run(scenario())
-    assert result == {"ok": 1}
-    assert (error.code, error.message, error.data) == (-32000, "busy", {"retry": 1})
+@pytest.fixture
+def pkg(linked: dict[str, ModuleType]) -> ModuleType:
+    return linked["2025-11-25"]
 
 
-def test_cancelling_a_call_tells_the_peer_but_never_for_the_handshake(v25: ModuleType) -> None:
-    async def scenario() -> list[Any]:
-        client = v25.Client()
-        lines = Lines(client)
-        for method, params in (("tools/list", None), ("initialize", initialize(V25)["params"])):
-            call = asyncio.ensure_future(lines.connection.request(method, params))
-            await asyncio.sleep(0.01)
-            call.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await call
-        return lines.written
+def tools(pkg: ModuleType, seen: list[str]) -> Any:
+    """A server whose tool `slow` runs until cancelled and `bad` answers what JSON cannot carry."""
 
-    written = run(scenario())
-    assert [m.get("method") for m in written] == [
-        "tools/list",
-        "notifications/cancelled",
-        "initialize",
-    ]
-    assert written[1]["params"] == {"requestId": written[0]["id"]}
-
-
-def test_an_answer_json_cannot_carry_a_lone_surrogate_is_answered_with_an_internal_error(
-    v25: ModuleType,
-) -> None:
-    class Surrogate(v25.Server):
+    class Tools(pkg.Server):
         async def on_call_tool(self, params: Any) -> Any:
-            return v25.types.CallToolResult(content=[v25.types.TextContent(text="\ud800")])
+            seen.append(params.name)
+            if params.name == "slow":
+                try:
+                    await asyncio.sleep(60)
+                except asyncio.CancelledError:
+                    seen.append("slow cancelled")
+                    raise
+            text = "\ud800" if params.name == "bad" else params.name
+            return pkg.types.CallToolResult(content=[pkg.types.TextContent(text=text)])
 
-    async def scenario() -> list[Any]:
-        lines = Lines(Surrogate())
-        await lines.connection.receive(line(initialize(V25)))
-        await lines.connection.receive(line(request("tools/call", {"name": "t"}, 5)))
-        await lines.settled()
-        return lines.written
-
-    written = run(scenario())
-    assert written[-1]["id"] == 5 and written[-1]["error"]["code"] == -32603
+    return Tools()
 
 
-def test_an_overlong_line_is_a_parse_error_and_the_end_of_input_fails_what_waits(
-    v25: ModuleType,
-) -> None:
-    async def scenario() -> tuple[list[Any], BaseException | None]:
-        lines = Lines(v25.Client())
-        pending = asyncio.ensure_future(lines.connection.request("ping", None))
-        script: list[Any] = [ValueError("too long"), line(request("ping", None, "p")), b""]
-
-        async def readline() -> bytes:
-            await asyncio.sleep(0.01)
-            step = script.pop(0)
-            if isinstance(step, Exception):
-                raise step
-            return step
-
-        await asyncio.wait_for(lines.connection.run(readline), 2)
-        failure = None
+@contextlib.contextmanager
+def pipes(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[int, io.BufferedReader]]:
+    """This process's stdin and stdout as pipes: the write end of stdin, the read end of stdout.
+    (Set inside the test: pytest puts its own capture back on sys.stdout after fixtures run.)"""
+    stdin_r, stdin_w = os.pipe()
+    stdout_r, stdout_w = os.pipe()
+    stdin = open(stdin_r, "r", closefd=True)
+    stdout = open(stdout_w, "w", closefd=True)
+    reader = open(stdout_r, "rb", buffering=0)
+    with monkeypatch.context() as patched:
+        patched.setattr(sys, "stdin", stdin)
+        patched.setattr(sys, "stdout", stdout)
         try:
-            await asyncio.wait_for(pending, 2)
-        except (ConnectionError, asyncio.TimeoutError) as exc:
-            failure = exc
-        return lines.written, failure
+            yield stdin_w, reader
+        finally:
+            os.close(stdin_w)
+            for f in (stdin, stdout, reader):
+                f.close()
 
-    written, failure = run(scenario())
-    assert written[1]["error"]["code"] == -32700 and written[1]["id"] is None
-    assert written[2] == {"jsonrpc": "2.0", "id": "p", "result": {}}
-    assert isinstance(failure, ConnectionError)
+
+async def read_answers(reader: io.BufferedReader, count: int) -> list[Any]:
+    """The next `count` lines the server writes, as JSON (read in a thread: the pipe blocks)."""
+
+    def read() -> list[Any]:
+        got, buffer = [], b""
+        deadline = time.monotonic() + 20
+        while len(got) < count:
+            assert time.monotonic() < deadline, f"only {got} came"
+            if not select.select([reader], [], [], 0.2)[0]:
+                continue
+            chunk = reader.read(65536)
+            assert chunk, f"stdout closed after {got}"
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            got += [json.loads(x) for x in lines if x.strip()]
+        return got
+
+    return await asyncio.to_thread(read)
+
+
+def test_serve_stdio_answers_on_pipes_and_a_signal_stops_it_quietly(
+    pkg: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[str] = []
+    server = tools(pkg, seen)
+
+    async def main() -> list[Any]:
+        serving = asyncio.ensure_future(stdio.serve_stdio(server))
+        os.write(stdin_w, line(INIT) + line(call(1, "fast")) + line(call(2, "slow")))
+        answers = await read_answers(reader, 2)
+        while "slow" not in seen:
+            await asyncio.sleep(0.01)
+        os.kill(os.getpid(), signal.SIGTERM)
+        await asyncio.wait_for(serving, 10)  # returns: no exception, no exit
+        return answers
+
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        with pipes(monkeypatch) as (stdin_w, reader):
+            answers = asyncio.run(main())
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert [a["id"] for a in answers] == [0, 1]
+    assert answers[1]["result"]["content"][0]["text"] == "fast"
+    assert seen == ["fast", "slow", "slow cancelled"], "the handler still running is cancelled"
+
+
+def test_serve_stdio_reads_a_regular_file_to_its_end(
+    pkg: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_bytes(line(INIT) + b"\n  \n" + line(call(1, "a")) + b"{not json\n")
+    out = io.BytesIO()
+    monkeypatch.setattr(sys, "stdin", open(source))
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, write_through=True))
+    seen: list[str] = []
+    try:
+        asyncio.run(asyncio.wait_for(stdio.serve_stdio(tools(pkg, seen)), 20))
+    finally:
+        sys.stdin.close()
+    answers = [json.loads(x) for x in out.getvalue().splitlines()]
+    by_id = {a.get("id"): a for a in answers}  # requests run concurrently: any order
+    assert len(answers) == 3 and set(by_id) == {0, 1, None}
+    assert by_id[1]["result"]["content"][0]["text"] == "a"
+    assert by_id[None]["error"]["code"] == -32700
+
+
+class Lines:
+    """A peer's side of a `Connection`: the lines it wrote, and lines to feed it."""
+
+    def __init__(self, feed: list[bytes | type[ValueError]]) -> None:
+        self.written: list[Any] = []
+        self.feed = feed
+
+    async def write(self, data: bytes) -> None:
+        self.written.append(json.loads(data))
+
+    async def readline(self) -> bytes:
+        item = self.feed.pop(0) if self.feed else b""
+        if isinstance(item, type):
+            raise item("Separator is found, but chunk is longer than limit")
+        return item
+
+
+def test_a_line_over_the_limit_gets_a_parse_error_and_an_unwritable_answer_an_internal_error(
+    pkg: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
+    seen: list[str] = []
+    server = tools(pkg, seen)
+    lines = Lines([line(INIT), ValueError, line(call(1, "bad")), line(call(2, "good"))])
+    connection = stdio.Connection(server, lines.write)
+    server.attach(connection)
+    asyncio.run(asyncio.wait_for(connection.run(lines.readline), 20))
+    by_id = {a.get("id"): a for a in lines.written}
+    assert by_id[None]["error"] == {"code": -32700, "message": "Parse error: message too long"}
+    assert by_id[1]["error"]["code"] == -32603, "a lone surrogate cannot be written as JSON"
+    assert by_id[2]["result"]["content"][0]["text"] == "good"
+    assert "could not be written as JSON" in caplog.text
+
+
+SERVER = textwrap.dedent(
+    """
+    import asyncio, sys
+    from {pkg} import Server, types
+    from {pkg}.stdio import serve_stdio
+
+    class Slow(Server):
+        async def on_call_tool(self, params):
+            try:
+                await asyncio.sleep(60)
+            except asyncio.CancelledError:
+                print("cancelled", params.name, file=sys.stderr, flush=True)
+                raise
+
+    asyncio.run(serve_stdio(Slow()))
+    """
+)
+
+
+def test_connect_stdio_runs_a_server_process_and_cancelling_a_call_tells_it(
+    pkg: ModuleType, tmp_path: Path
+) -> None:
+    root = Path(pkg.__path__[0]).parent
+    log = tmp_path / "stderr.txt"
+
+    async def main() -> None:
+        client = pkg.Client()
+        env = {**os.environ, "PYTHONPATH": str(root)}
+        command = [sys.executable, "-c", SERVER.format(pkg=pkg.__name__)]
+        with open(log, "w") as err:
+            async with stdio.connect_stdio(client, command, env=env, stderr=err) as connection:
+                await asyncio.wait_for(client.start_session(), 30)
+                with pytest.raises(asyncio.TimeoutError):
+                    await asyncio.wait_for(client.call_tool({"name": "t", "arguments": {}}), 0.5)
+                deadline = time.monotonic() + 20
+                while "cancelled" not in log.read_text():
+                    assert time.monotonic() < deadline, "the server never heard of the cancellation"
+                    await asyncio.sleep(0.05)
+            with pytest.raises(ConnectionError):
+                await connection.request("ping", None)
+
+    asyncio.run(main())
+    assert log.read_text().strip() == "cancelled t"
+
+
+def test_connect_stdio_stops_a_server_that_ignores_end_of_input_and_sigterm(
+    pkg: ModuleType,
+) -> None:
+    stubborn = (
+        "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN);"
+        " print('{\"jsonrpc\": \"2.0\", \"method\": \"up\"}', flush=True); time.sleep(120)"
+    )
+
+    async def main() -> float:
+        client = pkg.Client()
+        up = asyncio.Event()
+
+        def trace(direction: str, message: Any) -> None:
+            if direction == "in" and message.get("method") == "up":
+                up.set()
+
+        command = [sys.executable, "-c", stubborn]
+        async with stdio.connect_stdio(client, command, trace=trace) as connection:
+            await asyncio.wait_for(up.wait(), 30)  # SIGTERM is ignored from here on
+            started = time.monotonic()
+        elapsed = time.monotonic() - started
+        with pytest.raises(ConnectionError):
+            await connection.request("ping", None)
+        return elapsed
+
+    elapsed = asyncio.run(asyncio.wait_for(main(), 60))
+    assert 9 < elapsed < 30, f"end of input, then SIGTERM, then SIGKILL: {elapsed:.1f} s"

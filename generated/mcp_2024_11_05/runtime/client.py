@@ -14,6 +14,8 @@ input is answered by the client's own handlers and the request sent again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Awaitable
 from typing import Any, ClassVar, Mapping, cast
 
 from .convert import dump, project_capabilities
@@ -106,6 +108,24 @@ class ClientBase(Peer):
         )
 
 
+async def _answered(channel: Any, pending: Awaitable[Any], timeout: float) -> Any:
+    """The result of `pending`, asyncio.TimeoutError once it waited `timeout` seconds for the server;
+    time the channel spends authorizing (the user consenting, say) does not count."""
+    task = asyncio.ensure_future(pending)
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=timeout)
+            if done:
+                return task.result()
+            if not getattr(channel, "authorizing", False):
+                raise asyncio.TimeoutError
+    finally:
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
 class ClientEndpoint(Endpoint):
     """A client's side of a conversation: the server's handshake answer and the negotiation."""
 
@@ -143,7 +163,8 @@ class ClientEndpoint(Endpoint):
             modern = revision.modern
             assert modern is not None
             try:
-                raw = await asyncio.wait_for(
+                raw = await _answered(
+                    self.attached,
                     self.peer.send_request(
                         modern.discover, self.outgoing_params(revision, modern.discover, {})
                     ),
@@ -170,7 +191,12 @@ class ClientEndpoint(Endpoint):
                 if legacy_versions:
                     return None
                 raise
-            result = revision.registry.parse_result(modern.discover, raw)
+            try:
+                result = revision.registry.parse_result(modern.discover, raw)
+            except ProtocolError:
+                if legacy_versions:
+                    return None  # an answer that is no discovery result: a session-era server
+                raise
             offered = handshake_info(revision, result).versions
             shared = [v for v in modern_versions if v in offered]
             if not shared:

@@ -16,6 +16,7 @@ Two directions:
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,19 @@ from .revisions import Revision
 
 if TYPE_CHECKING:
     from .server import ServerEndpoint
+
+
+SESSION_ACKNOWLEDGED: contextvars.ContextVar[asyncio.Future[None] | None] = contextvars.ContextVar(
+    "mcp_session_acknowledged", default=None
+)
+"""Inside a run of the listen handler for a session's subscriptions: resolved by its acknowledgement."""
+
+
+def acknowledged_for_session() -> None:
+    """The listen handler running for a session's subscriptions sent its acknowledgement."""
+    acknowledged = SESSION_ACKNOWLEDGED.get()
+    if acknowledged is not None and not acknowledged.done():
+        acknowledged.set_result(None)
 
 
 @dataclass
@@ -67,28 +81,45 @@ class ListenBridge:
     async def session_subscribe(self, revision: Revision, method: str, uri: Any, add: bool) -> Any:
         """Update the session's subscribed resources and run the listen handler again for them. Its
         notifications go out on the session, but not those the session's revision lacks (the
-        acknowledgement)."""
-        endpoint = self.endpoint
-        modern = endpoint.surface.modern
-        assert modern is not None and modern.listen and modern.listen_filter_key
-        assert modern.resource_subscriptions_key
+        acknowledgement). The request is answered once the new run has acknowledged (or ended), and
+        only then is the previous run stopped: no update is missed while the subscriptions change.
+        """
         if add and uri not in self.uris:
             self.uris.append(uri)
         elif not add and uri in self.uris:
             self.uris.remove(uri)
-        self.stop_session_listen()
-        if self.uris:
-            wire = {modern.listen_filter_key: {modern.resource_subscriptions_key: list(self.uris)}}
-            params = endpoint.surface.registry.adapter(modern.listen, "params").validate_python(
-                endpoint.completed(revision, modern.listen, wire)
-            )
-            handler = getattr(endpoint.peer, type(endpoint.peer).handlers[modern.listen])
-            self.session_listen = asyncio.ensure_future(self._listen_for_session(handler, params))
-        return revision.registry.parse_result(method, {})
+        previous, self.session_listen = self.session_listen, None
+        try:
+            if self.uris:
+                await self._start_session_listen(revision)
+        finally:
+            if previous is not None:
+                previous.cancel()
+        return await self.endpoint.empty_result(revision, method)
 
-    async def _listen_for_session(self, handler: Any, params: Any) -> None:
+    async def _start_session_listen(self, revision: Revision) -> None:
+        """Run the listen handler for the session's subscribed URIs until it acknowledges (or ends)."""
+        endpoint = self.endpoint
+        modern = endpoint.surface.modern
+        assert modern is not None and modern.listen and modern.listen_filter_key
+        assert modern.resource_subscriptions_key
+        wire = {modern.listen_filter_key: {modern.resource_subscriptions_key: list(self.uris)}}
+        params = endpoint.surface.registry.adapter(modern.listen, "params").validate_python(
+            endpoint.completed(revision, modern.listen, wire)
+        )
+        handler = getattr(endpoint.peer, type(endpoint.peer).handlers[modern.listen])
+        acknowledged = asyncio.get_running_loop().create_future()
+        listen = self.session_listen = asyncio.ensure_future(
+            self._listen_for_session(handler, params, acknowledged)
+        )
+        await asyncio.wait((listen, acknowledged), return_when=asyncio.FIRST_COMPLETED)
+
+    async def _listen_for_session(
+        self, handler: Any, params: Any, acknowledged: asyncio.Future[None]
+    ) -> None:
         # The session's channel, not the connection of the request that started it.
         self.endpoint.within(route=None, for_session=True)
+        SESSION_ACKNOWLEDGED.set(acknowledged)
         try:
             await handler(params)
         except asyncio.CancelledError:
@@ -235,10 +266,10 @@ def _wants(stream: Stream, method: str, params: Any) -> bool:
     if method != modern.resource_updated or not modern.resource_updated_uri_key:
         return True
     uri = (dump(params) or {}).get(modern.resource_updated_uri_key)
-    return any(_covers(watched, uri) for watched in stream.uris)
+    return any(covers(watched, uri) for watched in stream.uris)
 
 
-def _covers(watched: Any, uri: Any) -> bool:
+def covers(watched: Any, uri: Any) -> bool:
     """Whether an update of `uri` concerns a stream watching `watched`: the resource or one under it."""
     if uri == watched:
         return True

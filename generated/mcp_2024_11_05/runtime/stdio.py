@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import signal
 import sys
-from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 
 from .jsonrpc import (
     INTERNAL_ERROR,
@@ -175,7 +176,9 @@ async def _stdin_reader() -> Callable[[], Awaitable[bytes]]:
 
 
 async def serve_stdio(server: Peer, trace: Trace | None = None) -> None:
-    """Serve `server` on this process's stdin and stdout until stdin closes; requests run concurrently."""
+    """Serve `server` on this process's stdin and stdout until stdin closes, or until SIGINT or SIGTERM
+    (then it returns quietly: the handlers still running are cancelled); requests run concurrently.
+    """
     readline = await _stdin_reader()
     out = sys.stdout.buffer
 
@@ -185,11 +188,33 @@ async def serve_stdio(server: Peer, trace: Trace | None = None) -> None:
 
     connection = Connection(server, write, trace)
     server.attach(connection)
+    reading = asyncio.ensure_future(connection.run(readline))
     try:
-        await connection.run(readline)
+        with _stopped_by_signals(reading):
+            with contextlib.suppress(asyncio.CancelledError):
+                await reading
     finally:
         server.attach(None)
         await connection.aclose()
+
+
+@contextlib.contextmanager
+def _stopped_by_signals(task: asyncio.Future[None]) -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM cancel `task` instead of interrupting the program (where the
+    event loop can take signals: the main thread, not Windows)."""
+    loop = asyncio.get_running_loop()
+    taken = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(signum, task.cancel)
+        except (NotImplementedError, RuntimeError, ValueError):
+            continue
+        taken.append(signum)
+    try:
+        yield
+    finally:
+        for signum in taken:
+            loop.remove_signal_handler(signum)
 
 
 @contextlib.asynccontextmanager

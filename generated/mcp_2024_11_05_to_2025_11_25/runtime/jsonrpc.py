@@ -49,6 +49,19 @@ class ProtocolError(Exception):
         self.message = message
         self.data = data
 
+    def __str__(self) -> str:
+        """The message, and what was wrong where the data says it (validation errors: place and reason)."""
+        details = self.data if isinstance(self.data, list) else []
+        found = [
+            f"{'.'.join(str(part) for part in d['loc']) or '(top)'}: {d['msg']}"
+            for d in details[:5]
+            if isinstance(d, Mapping) and isinstance(d.get("loc"), list) and "msg" in d
+        ]
+        if not found:
+            return self.message
+        more = f" (and {len(details) - len(found)} more)" if len(details) > len(found) else ""
+        return f"{self.message}: {'; '.join(found)}{more}"
+
     def to_error(self) -> dict[str, Any]:
         """The JSON-RPC `error` object for this error."""
         error: dict[str, Any] = {"code": self.code, "message": self.message}

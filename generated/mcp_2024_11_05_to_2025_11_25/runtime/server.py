@@ -23,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 from .convert import dump, project_capabilities
 from .handshake import handshake_result
 from .jsonrpc import INTERNAL_ERROR, ProtocolError, error_details
-from .listen import ListenBridge, stream_methods
+from .listen import ListenBridge, acknowledged_for_session, stream_methods
 from .peer import MAX_INPUT_ROUNDS, REQUEST_ID, Endpoint, Peer
 from .revisions import Revision
 
@@ -203,7 +203,7 @@ class ServerEndpoint(Endpoint):
     async def _set_log_level(self, revision: Revision, method: str, level: Any) -> Any:
         self.log_level = level
         self.forget_session_meta()
-        return revision.registry.parse_result(method, {})
+        return await self.empty_result(revision, method)
 
     def detached(self) -> None:
         self.bridge.stop_session_listen()
@@ -239,6 +239,8 @@ class ServerEndpoint(Endpoint):
         mine = self.context()
         revision = self.revision()
         if mine is not None and mine.for_session and method not in revision.registry.methods:
+            if self.surface.modern is not None and method == self.surface.modern.acknowledged:
+                acknowledged_for_session()
             return
         streams = self.bridge.streams
         modern = (

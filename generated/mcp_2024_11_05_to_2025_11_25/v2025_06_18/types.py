@@ -266,7 +266,7 @@ class AudioContent(_McpModel):
     """Audio provided to or from an LLM."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     data: str
@@ -292,7 +292,7 @@ class BaseMetadata(_McpModel):
 
 class BlobResourceContents(_McpModel):
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     blob: str
     """A base64-encoded string representing the binary data of the item."""
     mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
@@ -319,11 +319,11 @@ class CallToolRequestParams(_McpModel):
     arguments: _Omittable[dict[str, Any]] = None
     name: str
     meta: _Omittable[CallToolRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class CallToolRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -333,7 +333,7 @@ class CallToolResult(_McpModel):
     """The server's response to a tool call."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     content: list[ContentBlock]
     """A list of content objects that represent the unstructured result of the tool call."""
     is_error: _Omittable[bool] = Field(default=None, alias="isError")
@@ -531,14 +531,14 @@ ClientRequest = Annotated[
 
 class Result(_McpModel):
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class CreateMessageResult(_McpModel):
     """The client's response to a sampling/create_message request from the server. The client should inform the user before returning the sampled message, to allow them to inspect the response (human in the loop) and decide whether to allow the server to see it."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     content: Annotated[TextContent | ImageContent | AudioContent, Field(discriminator="type")]
     model: str
     """The name of the model that generated the message."""
@@ -553,7 +553,7 @@ class ListRootsResult(_McpModel):
     or file that the server can operate on."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     roots: list[Root]
 
 
@@ -561,7 +561,7 @@ class ElicitResult(_McpModel):
     """The client's response to an elicitation request."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     action: Literal["accept", "cancel", "decline"]
     """The user action in response to the elicitation.
     - "accept": User submitted the form/confirmed the action
@@ -582,7 +582,7 @@ class CompleteRequestParams(_McpModel):
     """Additional, optional context for completions"""
     ref: Annotated[PromptReference | ResourceTemplateReference, Field(discriminator="type")]
     meta: _Omittable[CompleteRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class CompleteRequestParamsArgument(_McpModel):
@@ -602,7 +602,7 @@ class CompleteRequestParamsContext(_McpModel):
 
 
 class CompleteRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -612,7 +612,7 @@ class CompleteResult(_McpModel):
     """The server's response to a completion/complete request"""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     completion: CompleteResultCompletion
 
 
@@ -629,7 +629,7 @@ class TextContent(_McpModel):
     """Text provided to or from an LLM."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     text: str
@@ -641,7 +641,7 @@ class ImageContent(_McpModel):
     """An image provided to or from an LLM."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     data: str
@@ -658,7 +658,7 @@ class ResourceLink(_McpModel):
     """
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     description: _Omittable[str] = None
@@ -692,7 +692,7 @@ class EmbeddedResource(_McpModel):
     of the LLM and/or the user."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     resource: TextResourceContents | BlobResourceContents
@@ -731,11 +731,11 @@ class CreateMessageRequestParams(_McpModel):
     """An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt."""
     temperature: _Omittable[int | float] = None
     meta: _Omittable[CreateMessageRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class CreateMessageRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -759,7 +759,7 @@ class ElicitRequestParams(_McpModel):
     """A restricted subset of JSON Schema.
     Only top-level properties are allowed, without nesting."""
     meta: _Omittable[ElicitRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ElicitRequestParamsRequestedSchema(_McpModel):
@@ -772,7 +772,7 @@ class ElicitRequestParamsRequestedSchema(_McpModel):
 
 
 class ElicitRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -795,11 +795,11 @@ class GetPromptRequestParams(_McpModel):
     name: str
     """The name of the prompt or prompt template."""
     meta: _Omittable[GetPromptRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class GetPromptRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -809,7 +809,7 @@ class GetPromptResult(_McpModel):
     """The server's response to a prompts/get request from the client."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     description: _Omittable[str] = None
     """An optional description for the prompt."""
     messages: list[PromptMessage]
@@ -836,11 +836,11 @@ class InitializeRequestParams(_McpModel):
     protocol_version: str = Field(alias="protocolVersion")
     """The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well."""
     meta: _Omittable[InitializeRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class InitializeRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -850,7 +850,7 @@ class InitializeResult(_McpModel):
     """After receiving an initialize request from the client, the server sends this response."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     capabilities: ServerCapabilities
     instructions: _Omittable[str] = None
     """Instructions describing how to use the server and its features.
@@ -863,7 +863,7 @@ class InitializeResult(_McpModel):
 
 class InitializedNotificationParams(_McpModel):
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class JSONRPCError(_McpModel):
@@ -914,16 +914,16 @@ JSONRPCMessage = JSONRPCRequest | JSONRPCNotification | JSONRPCResponse | JSONRP
 
 class JSONRPCNotificationParams(_McpModel):
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class JSONRPCRequestParams(_McpModel):
     meta: _Omittable[JSONRPCRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class JSONRPCRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -934,11 +934,11 @@ class ListPromptsRequestParams(_McpModel):
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
     meta: _Omittable[ListPromptsRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ListPromptsRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -948,7 +948,7 @@ class ListPromptsResult(_McpModel):
     """The server's response to a prompts/list request from the client."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
@@ -960,11 +960,11 @@ class ListResourceTemplatesRequestParams(_McpModel):
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
     meta: _Omittable[ListResourceTemplatesRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ListResourceTemplatesRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -974,7 +974,7 @@ class ListResourceTemplatesResult(_McpModel):
     """The server's response to a resources/templates/list request from the client."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
@@ -986,11 +986,11 @@ class ListResourcesRequestParams(_McpModel):
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
     meta: _Omittable[ListResourcesRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ListResourcesRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1000,7 +1000,7 @@ class ListResourcesResult(_McpModel):
     """The server's response to a resources/list request from the client."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
@@ -1022,11 +1022,11 @@ class ListRootsRequest(_McpModel):
 
 class ListRootsRequestParams(_McpModel):
     meta: _Omittable[ListRootsRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ListRootsRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1037,11 +1037,11 @@ class ListToolsRequestParams(_McpModel):
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
     meta: _Omittable[ListToolsRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ListToolsRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1051,7 +1051,7 @@ class ListToolsResult(_McpModel):
     """The server's response to a tools/list request from the client."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
@@ -1145,7 +1145,7 @@ class Notification(_McpModel):
 
 class NotificationParams(_McpModel):
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class NumberSchema(_McpModel):
@@ -1166,11 +1166,11 @@ class PaginatedRequestParams(_McpModel):
     """An opaque token representing the current pagination position.
     If provided, the server should return results starting after this cursor."""
     meta: _Omittable[PaginatedRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class PaginatedRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1178,7 +1178,7 @@ class PaginatedRequestParamsMeta(_McpModel):
 
 class PaginatedResult(_McpModel):
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     next_cursor: _Omittable[str] = Field(default=None, alias="nextCursor")
     """An opaque token representing the pagination position after the last returned result.
     If present, there may be more results available."""
@@ -1186,11 +1186,11 @@ class PaginatedResult(_McpModel):
 
 class PingRequestParams(_McpModel):
     meta: _Omittable[PingRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class PingRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1229,7 +1229,7 @@ class Prompt(_McpModel):
     """A prompt or prompt template that the server offers."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     arguments: _Omittable[list[PromptArgument]] = None
     """A list of arguments to use for templating the prompt."""
     description: _Omittable[str] = None
@@ -1274,7 +1274,7 @@ class PromptListChangedNotification(_McpModel):
 
 class PromptListChangedNotificationParams(_McpModel):
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class PromptMessage(_McpModel):
@@ -1306,11 +1306,11 @@ class ReadResourceRequestParams(_McpModel):
     uri: str
     """The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it."""
     meta: _Omittable[ReadResourceRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ReadResourceRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1320,7 +1320,7 @@ class ReadResourceResult(_McpModel):
     """The server's response to a resources/read request from the client."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     contents: list[TextResourceContents | BlobResourceContents]
 
 
@@ -1331,11 +1331,11 @@ class Request(_McpModel):
 
 class RequestParams(_McpModel):
     meta: _Omittable[RequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class RequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1349,7 +1349,7 @@ class Resource(_McpModel):
     """A known resource that the server is capable of reading."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     description: _Omittable[str] = None
@@ -1379,7 +1379,7 @@ class ResourceContents(_McpModel):
     """The contents of a specific resource or sub-resource."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     uri: str
@@ -1397,14 +1397,14 @@ class ResourceListChangedNotification(_McpModel):
 
 class ResourceListChangedNotificationParams(_McpModel):
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class ResourceTemplate(_McpModel):
     """A template description for resources available on the server."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     annotations: _Omittable[Annotations] = None
     """Optional annotations for the client."""
     description: _Omittable[str] = None
@@ -1454,7 +1454,7 @@ class Root(_McpModel):
     """Represents a root directory or file that the server can operate on."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     name: _Omittable[str] = None
     """An optional name for the root. This can be used to provide a human-readable
     identifier for the root, which may be useful for display purposes or for
@@ -1467,7 +1467,7 @@ class Root(_McpModel):
 
 class RootsListChangedNotificationParams(_McpModel):
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class SamplingMessage(_McpModel):
@@ -1560,11 +1560,11 @@ class SetLevelRequestParams(_McpModel):
     level: LoggingLevel
     """The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message."""
     meta: _Omittable[SetLevelRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class SetLevelRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1574,11 +1574,11 @@ class SubscribeRequestParams(_McpModel):
     uri: str
     """The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it."""
     meta: _Omittable[SubscribeRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class SubscribeRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""
@@ -1586,7 +1586,7 @@ class SubscribeRequestParamsMeta(_McpModel):
 
 class TextResourceContents(_McpModel):
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     """The MIME type of this resource, if known."""
     text: str
@@ -1599,7 +1599,7 @@ class Tool(_McpModel):
     """Definition for a tool the client can call."""
 
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
     annotations: _Omittable[ToolAnnotations] = None
     """Optional additional tool information.
 
@@ -1682,18 +1682,18 @@ class ToolAnnotations(_McpModel):
 
 class ToolListChangedNotificationParams(_McpModel):
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class UnsubscribeRequestParams(_McpModel):
     uri: str
     """The URI of the resource to unsubscribe from."""
     meta: _Omittable[UnsubscribeRequestParamsMeta] = Field(default=None, alias="_meta")
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
 
 class UnsubscribeRequestParamsMeta(_McpModel):
-    """See [General fields: `_meta`](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
+    """See [General fields: `_meta`](https://modelcontextprotocol.io/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage."""
 
     progress_token: _Omittable[ProgressToken] = Field(default=None, alias="progressToken")
     """If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications."""

@@ -9,7 +9,18 @@
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, NamedTuple, get_args
+from functools import lru_cache
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Iterator,
+    Literal,
+    Mapping,
+    NamedTuple,
+    get_args,
+    get_type_hints,
+)
 
 from pydantic import BaseModel, ValidationError
 
@@ -39,11 +50,11 @@ def dump(value: Any) -> Any:
     raise TypeError(f"expected a model or a mapping, not {type(value).__name__}")
 
 
-def fill(value: Any, path: tuple[str, ...], key: str, constant: Any) -> None:
-    """Give every object `path` leads to in `value` (`*`: each item) the member `key`, unless it has one."""
+def objects(value: Any, path: tuple[str, ...]) -> Iterator[dict[str, Any]]:
+    """Every object `path` leads to in `value` (`*`: each item of a list or value of an object)."""
     if not path:
         if isinstance(value, dict):
-            value.setdefault(key, constant)
+            yield value
         return
     head, rest = path[0], path[1:]
     if head == "*":
@@ -53,9 +64,21 @@ def fill(value: Any, path: tuple[str, ...], key: str, constant: Any) -> None:
             else list(value.values()) if isinstance(value, dict) else []
         )
         for item in items:
-            fill(item, rest, key, constant)
+            yield from objects(item, rest)
     elif isinstance(value, dict) and head in value:
-        fill(value[head], rest, key, constant)
+        yield from objects(value[head], rest)
+
+
+def fill(value: Any, path: tuple[str, ...], key: str, constant: Any) -> None:
+    """Give every object `path` leads to in `value` the member `key`, unless it has one."""
+    for found in objects(value, path):
+        found.setdefault(key, constant)
+
+
+def unfill(value: Any, path: tuple[str, ...], key: str) -> None:
+    """Take the member `key` out of every object `path` leads to in `value`."""
+    for found in objects(value, path):
+        found.pop(key, None)
 
 
 def _walk(value: Any, loc: tuple[Any, ...]) -> tuple[list[tuple[Any, Any]], bool]:
@@ -129,7 +152,9 @@ class Plan(NamedTuple):
     strip: frozenset[str]
     fills: tuple[FillRule, ...]
     deep: bool = False
-    """Whether a fill goes below the top level (so a value not our own is copied whole first)."""
+    """Whether a fill or a strip goes below the top level (so a value not our own is copied whole first)."""
+    unfills: tuple[tuple[tuple[str, ...], str], ...] = ()
+    """(path, wire key) of each field left out below the top level."""
 
 
 def make_plan(revision: Revision, method: str, part: Part, peer: bool) -> Plan:
@@ -139,13 +164,16 @@ def make_plan(revision: Revision, method: str, part: Part, peer: bool) -> Plan:
     validate = revision.registry.adapter(method, part).validator.validate_python
     if peer:
         return Plan(validate, revision.version, f"{what} from the peer", frozenset(), ())
-    strip = frozenset(s.wire_name for s in revision.strips if s.method == method and s.part == part)
+    mine = [s for s in revision.strips if s.method == method and s.part == part]
+    strip = frozenset(s.wire_name for s in mine if not s.path)
+    unfills = tuple((s.path, s.wire_name) for s in mine if s.path)
     fills = tuple(
         (f.path, f.wire_name, f.value)
         for f in revision.fills
         if f.method == method and f.part == part
     )
-    return Plan(validate, revision.version, what, strip, fills, any(path for path, _, _ in fills))
+    deep = bool(unfills) or any(path for path, _, _ in fills)
+    return Plan(validate, revision.version, what, strip, fills, deep, unfills)
 
 
 def with_defaults(fills: tuple[FillRule, ...], defaults: Mapping[str, Any]) -> tuple[FillRule, ...]:
@@ -161,7 +189,7 @@ def converted(
     value: Any, how: Plan, *, policy: Policy, code: int, owned: bool = False
 ) -> tuple[Any, Any]:
     """`convert`, validating at once when the plan leaves nothing out and fills nothing in (the common case)."""
-    if not how.strip and not how.fills:
+    if not how.strip and not how.fills and not how.unfills:
         try:
             return how.validate(value), value
         except ValidationError:
@@ -197,9 +225,11 @@ def convert(
     if strip and isinstance(value, dict):
         value = {key: item for key, item in value.items() if key not in strip}
         owned = owned or not how.deep
-    if fills and isinstance(value, dict):
+    if (fills or how.unfills) and isinstance(value, dict):
         if not owned:
             value = copy.deepcopy(value) if how.deep else dict(value)
+        for path, key in how.unfills:
+            unfill(value, path, key)
         for path, key, constant in fills:
             fill(value, path, key, constant)
     try:
@@ -255,6 +285,18 @@ def _model_of(annotation: Any) -> type[BaseModel] | None:
     return None
 
 
+@lru_cache(maxsize=None)
+def _field_models(model: type[BaseModel]) -> dict[str, type[BaseModel] | None]:
+    """A model's fields by wire name, with the model each holds. Read from the resolved type hints: a
+    field's own annotation stays the forward reference written in types.py until pydantic completes
+    the model, which it never does for one only ever validated as part of another."""
+    hints = get_type_hints(model)
+    return {
+        field.alias or name: _model_of(hints.get(name, field.annotation))
+        for name, field in model.model_fields.items()
+    }
+
+
 def project_capabilities(
     wire: Any, model: type[BaseModel] | None, source: type[BaseModel] | None = None
 ) -> Any:
@@ -263,19 +305,13 @@ def project_capabilities(
     """
     if model is None or not isinstance(wire, Mapping):
         return wire
-    fields = {field.alias or name: field for name, field in model.model_fields.items()}
-    theirs = (
-        {field.alias or name: field for name, field in source.model_fields.items()}
-        if source
-        else {}
-    )
+    fields = _field_models(model)
+    theirs = _field_models(source) if source else {}
     out = {}
     for key, value in wire.items():
-        field = fields.get(key)
-        if field is None:
+        if key not in fields:
             continue
-        inner = _model_of(field.annotation)
-        written = _model_of(theirs[key].annotation) if key in theirs else None
+        inner, written = fields[key], theirs.get(key)
         if inner is not None:
             out[key] = project_capabilities(value, inner, written)
         elif written is not None and isinstance(value, Mapping):

@@ -38,16 +38,14 @@ def handshake_info(revision: Revision, result: Any) -> Handshake:
     modern = revision.modern
     if modern is None:
         return Handshake([revision.version], None, None, None)
-    meta = wire.get(modern.meta_key)
     versions = wire.get(modern.versions_key)
+    info: Any = wire if modern.server_info_path else None
+    for key in modern.server_info_path:
+        info = info.get(key) if isinstance(info, dict) else None
     return Handshake(
         versions if isinstance(versions, list) else [],
         wire.get(modern.capabilities_key),
-        (
-            meta.get(modern.server_info_key)
-            if isinstance(meta, dict) and modern.server_info_key
-            else None
-        ),
+        info,
         wire.get(modern.instructions_key) if modern.instructions_key else None,
     )
 
@@ -85,8 +83,12 @@ def handshake_result(
             modern.versions_key: newest_first(revisions.supported),
             modern.capabilities_key: projected,
         }
-        if modern.server_info_key is not None:
-            wire[modern.meta_key] = {modern.server_info_key: info}
+        if modern.server_info_path:
+            *holders, last = modern.server_info_path
+            node = wire
+            for key in holders:
+                node = node.setdefault(key, {})
+            node[last] = info
         if instructions is not None and modern.instructions_key:
             wire[modern.instructions_key] = instructions
         model = revision.model(modern.result)

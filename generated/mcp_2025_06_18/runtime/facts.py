@@ -84,8 +84,6 @@ class Modern:
     versions_key: str
     capabilities_key: str
     instructions_key: str | None
-    server_info_key: str | None
-    """The discovery result's `_meta` key naming the server (None where the schema has none)."""
     meta_key: str
     version_key: str
     client_capabilities_key: str | None
@@ -95,6 +93,8 @@ class Modern:
     supported_key: str | None
     header_mismatch_code: int | None = None
     missing_capability_code: int | None = None
+    server_info_path: tuple[str, ...] = ()
+    """Where the discovery result names the server: its keys from the result down (empty: nowhere)."""
     name_headers: tuple[tuple[str, str], ...] = ()
     """(request method, params field) of each request whose target an HTTP `Mcp-Name` header mirrors."""
     tool_headers: ToolHeaders | None = None
@@ -143,6 +143,8 @@ class Lifecycle:
     """The definitions of each side's capabilities."""
     tasks_result: str | None = None
     """The result a task-augmented request may answer instead of its own (2025-11-25 `CreateTaskResult`)."""
+    task_key: str | None = None
+    """The params key of a request asking for a task instead of its result."""
     missing: tuple[str, ...] = ()
     """Lifecycle facts the schema lacks or renamed, each as a sentence: what the runtime does without."""
 
@@ -161,11 +163,13 @@ class Fill:
 
 @dataclass(frozen=True)
 class Strip:
-    """A top-level field the surface has and this revision does not: left out when converting to it."""
+    """A field the surface has and this revision does not: left out when converting to it."""
 
     method: str
     part: Part
     wire_name: str
+    path: tuple[str, ...] = ()
+    """Field names from the params or result down to the object that loses the field; `*` is every item."""
 
 
 @dataclass(frozen=True)

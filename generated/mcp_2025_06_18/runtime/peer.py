@@ -20,7 +20,7 @@ from typing import Any, Awaitable, ClassVar, Mapping, Protocol, Union
 
 from pydantic import BaseModel, ValidationError
 
-from .convert import Policy, convert, converted, dump, with_defaults
+from .convert import Policy, convert, converted, dump, fill, with_defaults
 from .facts import Capability
 from .jsonrpc import (
     INTERNAL_ERROR,
@@ -151,13 +151,18 @@ class Peer:
         """The protocol version of the message being handled, else the session's, once negotiated."""
         return self._mcp.protocol_version
 
-    async def _mcp_call(self, method: str, params: Any) -> Any:
-        """A typed call: surface params in, the surface result out, converted both ways."""
-        return await self._mcp.call(method, params)
+    async def _mcp_call(self, method: str, params: Any, task: Any = None) -> Any:
+        """A typed call: surface params in (with `task`, asking for a task), the surface result out."""
+        return await self._mcp.call(method, params, task)
 
     async def _mcp_notify(self, method: str, params: Any) -> None:
         """A typed notification, converted to the revision of the conversation."""
         await self._mcp.notify(method, params)
+
+    async def _mcp_empty_result(self, method: str) -> Any:
+        """The surface result of `method` with nothing to say (what a `ping` handler answers by default)."""
+        endpoint = self._mcp
+        return await endpoint.empty_result(endpoint.surface, method)
 
     def _mcp_not_found(self, method: str) -> ProtocolError:
         """The error a handler that is not overridden answers with."""
@@ -410,7 +415,12 @@ class Endpoint:
         if handler is None:
             return
         try:
-            await getattr(self.peer, handler)(self.surface_params(revision, method, message, obj))
+            params = self.surface_params(revision, method, message, obj)
+        except ProtocolError as error:  # valid in its revision, but the surface cannot represent it
+            logger.warning("notification %s not delivered: %s", method, error)
+            return
+        try:
+            await getattr(self.peer, handler)(params)
         except Exception:
             logger.exception("notification handler %s failed", handler)
 
@@ -482,8 +492,16 @@ class Endpoint:
     def builtin(self, revision: Revision, method: str, message: Any) -> Awaitable[Any] | None:
         """What the runtime itself answers: ping where the surface has no handler for it."""
         if method == revision.ping and self.handler(method) is None:
-            return _empty(revision, method)
+            return self.empty_result(revision, method)
         return None
+
+    async def empty_result(self, revision: Revision, method: str) -> Any:
+        """The result of `method` in `revision` with nothing to say: empty, but for the constants and
+        documented values the revision requires (a draft's `resultType`)."""
+        wire: dict[str, Any] = {}
+        for path, key, value in self.result_fills(revision, method):
+            fill(wire, path, key, value)
+        return revision.registry.parse_result(method, wire)
 
     def result_fills(
         self, revision: Revision, method: str | None
@@ -582,10 +600,16 @@ class Endpoint:
         )
         return wire
 
-    async def call(self, method: str, params: Any) -> Any:
-        """A typed call: surface params in, the surface result out, converted both ways."""
+    async def call(self, method: str, params: Any, task: Any = None) -> Any:
+        """A typed call: surface params in, the surface result out, converted both ways; a `task`
+        goes into the params (the request asks for a task instead of its result)."""
         revision = self.revision()
         self.gate(revision, method)
+        if task is not None:
+            key = self.surface.lifecycle.task_key
+            if key is None:
+                raise ProtocolError(INVALID_PARAMS, f"{method}: this protocol has no tasks")
+            params = {**(dump(params) or {}), key: dump(task)}
         wire = self.outgoing_params(revision, method, self.surface_params_wire(method, params))
         result = await self.request(
             revision, method, self.to_revision_params(revision, method, wire)
@@ -664,7 +688,3 @@ class Endpoint:
         """Run what follows as this endpoint with `changes` to its current context (reset the token after)."""
         base = self.context() or Context(self)
         return CONTEXT.set(replace(base, **changes))
-
-
-async def _empty(revision: Revision, method: str) -> Any:
-    return revision.registry.parse_result(method, {})

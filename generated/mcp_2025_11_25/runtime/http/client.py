@@ -18,10 +18,13 @@ import itertools
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from ..auth.authorization import Authorization
 from ..jsonrpc import ProtocolError, encode, load, settle, valid_id
 from ..log import logger
 from ..peer import Peer
+from ..facts import ToolHeaders
 from .common import at, encode_header, eras, header_params, header_text, is_response, mapping
+from .common import valid_header_params
 from .server import _cancel
 
 
@@ -34,6 +37,14 @@ class _Event:
         self.id: str | None = None
         self.retry: int | None = None
         self.data: list[str] = []
+
+
+def _usable(tool: Any, keys: ToolHeaders) -> bool:
+    """Whether a listed tool's header annotations are valid; one that is not is dropped (logged)."""
+    if not isinstance(tool, Mapping) or valid_header_params(tool.get(keys.schema_key)):
+        return True
+    logger.warning("tool %.100r dropped: invalid x-mcp-header annotations", tool.get(keys.name_key))
+    return False
 
 
 async def _events(lines: AsyncIterator[str]) -> AsyncIterator[_Event]:
@@ -82,6 +93,12 @@ class HttpConnection:
         self._tools: dict[str, dict[str, tuple[str, ...]]] = {}
         self._pending: dict[Any, asyncio.Future[Any]] = {}
         self._closed = False
+
+    @property
+    def authorizing(self) -> bool:
+        """Whether the HTTP client's `Authorization` is at work now (waiting on the user, say)."""
+        oauth = getattr(getattr(self.http, "auth", None), "oauth", None)
+        return isinstance(oauth, Authorization) and oauth.authorizing
 
     def _headers(self, message: Mapping[str, Any] | None) -> dict[str, str]:
         headers = {"accept": "application/json, text/event-stream"}
@@ -148,6 +165,9 @@ class HttpConnection:
                 self.version = version
         keys = self.eras.tool_headers
         if keys is not None and method == keys.listing:
+            tools = result.get(keys.tools_key)
+            if isinstance(tools, list):
+                tools[:] = [t for t in tools if _usable(t, keys)]
             for tool in result.get(keys.tools_key) or ():
                 if isinstance(tool, Mapping) and isinstance(tool.get(keys.name_key), str):
                     self._tools[tool[keys.name_key]] = header_params(tool.get(keys.schema_key))
@@ -237,6 +257,10 @@ class HttpConnection:
             headers = self._headers(None)
             headers["last-event-id"] = seen
             async with self.http.stream("GET", self.url, headers=headers) as response:
+                if response.status_code == 409:
+                    # The server still holds the connection that dropped: it lets go, try again.
+                    idle += 1
+                    continue
                 if response.status_code != 200:
                     future.set_exception(
                         ConnectionError(
@@ -335,13 +359,17 @@ async def connect_http(
     timeout: float = 30.0,
     listen: bool = True,
     http: Any = None,
+    auth: Authorization | None = None,
 ) -> AsyncIterator[HttpConnection]:
     """Connect `client` to the Streamable HTTP server at `url` (needs httpx); `headers` go on every request.
 
     `listen` opens the standalone GET stream after the handshake, for server messages outside any
     request. `http` may be an `httpx.AsyncClient` of your own (then `headers` and `timeout` are yours too).
+    `auth` authorizes every request (an own `http` takes `auth=oauth.httpx_auth()` instead).
     """
     own = http is None
+    if auth is not None and not own:
+        raise ValueError("give your own http client auth=oauth.httpx_auth() instead of auth=")
     if own:
         try:
             httpx: Any = importlib.import_module("httpx")
@@ -350,7 +378,9 @@ async def connect_http(
                 "connect_http needs httpx, an optional dependency: pip install httpx"
             ) from None
         http = httpx.AsyncClient(
-            headers=dict(headers or {}), timeout=httpx.Timeout(timeout, read=None)
+            headers=dict(headers or {}),
+            timeout=httpx.Timeout(timeout, read=None),
+            auth=auth.httpx_auth() if auth is not None else None,
         )
     connection = HttpConnection(client, http, url, listen)
     client.attach(connection)

@@ -150,6 +150,35 @@ def header_params(input_schema: Any) -> dict[str, tuple[str, ...]]:
     return found
 
 
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z")
+HEADER_TYPES = ("string", "integer", "boolean")
+"""The property types an `x-mcp-header` may mark."""
+
+
+def valid_header_params(input_schema: Any) -> bool:
+    """Whether every `x-mcp-header` of a tool's inputSchema is usable: a header-name token, on a string,
+    integer or boolean property, unique regardless of case (a client drops a tool failing this)."""
+    seen: set[str] = set()
+
+    def walk(schema: Any, depth: int) -> bool:
+        properties = schema.get("properties") if isinstance(schema, Mapping) else None
+        if not isinstance(properties, Mapping) or depth > 32:
+            return True
+        for sub in properties.values():
+            if isinstance(sub, Mapping) and HEADER_KEYWORD in sub:
+                name = sub[HEADER_KEYWORD]
+                if not isinstance(name, str) or not _HEADER_NAME.match(name):
+                    return False
+                if sub.get("type") not in HEADER_TYPES or name.lower() in seen:
+                    return False
+                seen.add(name.lower())
+            if not walk(sub, depth + 1):
+                return False
+        return True
+
+    return walk(input_schema, 0)
+
+
 def at(value: Any, path: tuple[str, ...]) -> Any:
     """The value at `path` (object keys) inside `value`, None when there is none."""
     for key in path:

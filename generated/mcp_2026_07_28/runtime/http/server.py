@@ -19,12 +19,15 @@ import contextlib
 import ipaddress
 import itertools
 import secrets
+import signal
+import threading
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ..auth.resource import ACCESS, AccessToken, Refused, ResourceServer
 from ..jsonrpc import (
     INTERNAL_ERROR,
     INVALID_REQUEST,
@@ -57,8 +60,6 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
-LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
-
 
 def _media_types(value: str) -> list[str]:
     return [part.split(";", 1)[0].strip().lower() for part in value.split(",") if part.strip()]
@@ -70,23 +71,38 @@ def _accepts(accept: str, *media: str) -> bool:
     return all(any(r in (m, "*/*", m.split("/", 1)[0] + "/*") for r in ranges) for m in media)
 
 
-def _host_name(host: str) -> str:
-    """The host of a Host header or URL authority, lower case, without its port ([::1] keeps its brackets)."""
+def _host_name(host: str) -> str | None:
+    """The host of a Host header or URL authority, lower case, without its port ([::1] keeps its
+    brackets); None when it is malformed (`[::1]evil.com`, an empty name, a port that is not a number).
+    """
     host = host.strip().lower()
     if host.startswith("["):
-        return host[: host.find("]") + 1] if "]" in host else host
-    name, _, port = host.rpartition(":")
-    return name if name and port.isdigit() else host
+        end = host.find("]")
+        rest = host[end + 1 :] if end > 0 else "?"
+        if rest and not (rest.startswith(":") and rest[1:].isascii() and rest[1:].isdigit()):
+            return None
+        return host[: end + 1]
+    name, colon, port = host.rpartition(":")
+    if colon and not (port.isascii() and port.isdigit()):
+        return None
+    name = name if colon else host
+    return name if name and all(c.isalnum() or c in "-._" for c in name) else None
 
 
-@lru_cache(maxsize=64)
-def _is_loopback(address: str) -> bool:
-    if address.strip("[]") == "localhost":
-        return True
+def _unrebindable(name: str) -> bool:
+    """True for a host DNS rebinding cannot forge: an IP literal, or localhost (a browser's Host header
+    names the DNS name it resolved, and an attacker's page can only reach this server through one).
+    """
+    return name == "localhost" or _ip_literal(name)
+
+
+@lru_cache(maxsize=256)
+def _ip_literal(name: str) -> bool:
     try:
-        return ipaddress.ip_address(address.strip("[]")).is_loopback
+        ipaddress.ip_address(name.strip("[]"))
     except ValueError:
         return False
+    return True
 
 
 def _matches(value: str, allowed: Iterable[str], name: str) -> bool:
@@ -120,7 +136,9 @@ class _Request:
             headers[name] = f"{headers[name]}, {value}" if name in headers else value
         self.headers = headers
         server = scope.get("server")
-        self.server_host: str | None = server[0] if server else None
+        host = headers.get("host") or (f"{server[0]}:{server[1]}" if server else "localhost")
+        self.origin = f"{scope.get('scheme', 'http')}://{host}"
+        """Where the request came to: scheme and authority (the resource server's URLs start so)."""
 
     def get(self, name: str) -> str | None:
         """A header's value (names are case-insensitive)."""
@@ -201,6 +219,8 @@ class StreamOptions:
     """Seconds between `:` comment lines on an SSE connection with nothing to say (None: never)."""
     max_streams: int = 64
     """Streams a session keeps for resumption once they went SSE (the oldest are forgotten first)."""
+    replay_bytes: int = 1024 * 1024
+    """Bytes of events a session keeps for resumption, over all its streams (the oldest go first)."""
 
 
 class _Stream:
@@ -217,9 +237,9 @@ class _Stream:
         self.seq = 0
         self.sent = 0
         """The last event written to a connection (a new standalone GET starts after it)."""
-        self.events: collections.deque[tuple[int, bytes]] = collections.deque(
-            maxlen=options.replay_limit
-        )
+        self.events: collections.deque[tuple[int, bytes]] = collections.deque()
+        self.kept = 0
+        """Bytes of `events`."""
         self.lock = asyncio.Lock()
         self.send: Send | None = None
         self._beat: asyncio.Future[None] | None = None
@@ -265,7 +285,7 @@ class _Stream:
                 raise ConnectionError("the SSE stream has ended")
             self.seq += 1
             chunk = b"id: %s-%d\ndata: %s\n\n" % (self.key.encode("ascii"), self.seq, data)
-            self.events.append((self.seq, chunk))
+            self._keep(chunk)
             await self._begin()
             await self._write(chunk, more=not final)
             if self.send is not None:
@@ -273,6 +293,19 @@ class _Stream:
             if final:
                 self.finished = True
                 self._release()
+
+    def _keep(self, chunk: bytes) -> None:
+        """Keep an event for resumption, within the stream's count and the session's bytes."""
+        self.events.append((self.seq, chunk))
+        self.kept += len(chunk)
+        while len(self.events) > self.options.replay_limit:
+            self.forget()
+        if self.session is not None:
+            self.session.trim(self)
+
+    def forget(self) -> None:
+        """Drop the oldest kept event."""
+        self.kept -= len(self.events.popleft()[1])
 
     def _release(self) -> None:
         self.send = None
@@ -350,6 +383,11 @@ class _Stream:
         await self.emit(message)
 
 
+def _principal(token: AccessToken | None) -> tuple[str | None, str | None] | None:
+    """Whom a verified access token speaks for (its subject and client), None without `auth`."""
+    return None if token is None else (token.subject, token.client_id)
+
+
 class _Session:
     """A session-era conversation: its Server, the requests it sent the client, its SSE streams."""
 
@@ -366,7 +404,39 @@ class _Session:
         self.standalone = _Stream(self, "0", self.options)
         self.streams: collections.OrderedDict[str, _Stream] = collections.OrderedDict()
         self.closed = False
+        self.active = 0
+        """Requests of this session being served right now (POSTs and an attached GET stream)."""
+        self.owner: tuple[str | None, str | None] | None = None
+        """Whom the session belongs to on a server with `auth`: its access token's subject and client."""
         server.attach(self)
+
+    @contextlib.contextmanager
+    def working(self) -> Iterator[None]:
+        """Count the block as activity: a session is never idle while it serves something."""
+        self.active += 1
+        try:
+            yield
+        finally:
+            self.active -= 1
+            self.last_seen = time.monotonic()
+
+    def idle_for(self, now: float) -> float:
+        """Seconds the session has done nothing: nothing served, nothing in flight, no stream attached."""
+        busy = self.active or self.pending or self.server._mcp.flights or self.standalone.send
+        return 0.0 if busy else now - self.last_seen
+
+    def trim(self, keeping: _Stream) -> None:
+        """Forget the oldest events of the session's streams until they fit its replay budget (the
+        newest event of `keeping`, the stream just written, stays whatever its size)."""
+        streams = [self.standalone, *self.streams.values()]
+        total = sum(s.kept for s in streams)
+        for stream in sorted(streams, key=lambda s: (not s.finished, s is keeping)):
+            while total > self.options.replay_bytes and stream.events:
+                if stream is keeping and len(stream.events) == 1:
+                    return
+                before = stream.kept
+                stream.forget()
+                total -= before - stream.kept
 
     def stream(self) -> _Stream:
         """A new stream for one POST."""
@@ -436,6 +506,10 @@ class _Session:
         for stream in (self.standalone, *self.streams.values()):
             with contextlib.suppress(Exception):
                 await stream.close(final=True)
+            stream.events.clear()
+            stream.kept = 0
+            stream.session = None
+        self.streams.clear()
         self.server.attach(None)
 
 
@@ -453,7 +527,9 @@ class StreamableHTTP:
         max_body: int = 4 * 1024 * 1024,
         max_sessions: int = 10_000,
         session_timeout: float = 3600.0,
+        max_batch: int = 100,
         streams: StreamOptions = StreamOptions(),
+        auth: ResourceServer | None = None,
     ) -> None:
         self.make_server = make_server
         self.revisions = revisions
@@ -464,9 +540,17 @@ class StreamableHTTP:
         self.max_body = max_body
         self.max_sessions = max_sessions
         self.session_timeout = session_timeout
+        self.max_batch = max_batch
         self.streams = streams
+        self.auth = auth
         self.sessions: dict[str, _Session] = {}
-        self._swept = time.monotonic()
+        self._opening = 0
+        """Sessions whose `initialize` is being answered: they count against `max_sessions` already."""
+        self._sweeper: asyncio.Future[None] | None = None
+        self._open: set[_Stream] = set()
+        """Stateless-era SSE answers being written (a listen request's may never end by itself)."""
+        self._signals: dict[int, Any] = {}
+        """The handlers `_on_exit_signals` chained to, by signal."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Serve one ASGI connection: lifespan, or an HTTP request to the MCP endpoint."""
@@ -479,10 +563,19 @@ class StreamableHTTP:
             return
         request = _Request(scope)
         sessions = bool(self.eras.session)
+        if not self._signals:
+            self._on_exit_signals()
+        access = ACCESS.set(None)
         try:
+            metadata = self._metadata(request, scope)
+            if metadata is not None:
+                await _respond_json(send, 200, metadata)
+                return
             if self._route(scope) != self.path:
                 raise _Reject(404, None)
             self._check_origin(request)
+            if request.method in ("GET", "DELETE"):
+                await self._admit(request, None)
             if request.method == "POST":
                 await self._post(request, receive, send)
             elif request.method == "GET" and sessions:
@@ -499,6 +592,33 @@ class StreamableHTTP:
                 await _respond(send, reject.status, headers=reject.headers)
             else:
                 await _respond_json(send, reject.status, reject.body, reject.headers)
+        finally:
+            ACCESS.reset(access)
+
+    # --- authorization (an OAuth resource server, runtime/auth/resource.py) --------------------
+
+    def _metadata(self, request: _Request, scope: Scope) -> dict[str, Any] | None:
+        """The protected-resource metadata when the request asks for it (served to anyone)."""
+        auth = self.auth
+        if auth is None or request.method != "GET":
+            return None
+        if self._route(scope) != auth.metadata_path(self.path):
+            return None
+        return auth.metadata(request.origin, self.path)
+
+    async def _admit(self, request: _Request, body: Any) -> None:
+        """Let the request through with its verified token visible to handlers, or refuse it."""
+        if self.auth is None:
+            return
+        messages = body if isinstance(body, list) else [body]
+        try:
+            ACCESS.set(
+                await self.auth.admit(
+                    request.get("authorization"), request.origin, self.path, messages
+                )
+            )
+        except Refused as refused:
+            raise _Reject(refused.status, refused.body, [("www-authenticate", refused.challenge)])
 
     def _route(self, scope: Scope) -> str:
         path: str = scope.get("path", "")
@@ -517,27 +637,110 @@ class StreamableHTTP:
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
+    def _on_exit_signals(self) -> None:
+        """Chain to the handlers of SIGINT and SIGTERM (a server's, like uvicorn's, that start its graceful
+        shutdown): the app then ends its SSE connections, which never end by themselves, so the server
+        does not wait on them. They stay resumable; sessions end at the lifespan's shutdown (`aclose`).
+        """
+        if threading.current_thread() is not threading.main_thread():
+            self._signals[0] = None  # nothing to chain to here: done
+            return
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            previous = signal.getsignal(signum)
+            self._signals[signum] = previous
+            if not callable(previous) or previous is signal.default_int_handler:
+                continue  # no server stops gracefully on it here: nothing waits on the streams
+
+            def exiting(number: int, frame: Any, previous: Any = previous) -> None:
+                with contextlib.suppress(RuntimeError):  # the loop is gone already
+                    loop.call_soon_threadsafe(lambda: asyncio.ensure_future(self._let_go()))
+                previous(number, frame)
+
+            signal.signal(signum, exiting)
+
+    async def _let_go(self) -> None:
+        """End every SSE connection now (the server is stopping), leaving the streams resumable."""
+        streams = [*self._open]
+        for session in self.sessions.values():
+            streams += [session.standalone, *session.streams.values()]
+        for stream in streams:
+            if stream.send is not None:
+                with contextlib.suppress(Exception):
+                    await stream.close()
+
+    def _restore_signals(self) -> None:
+        for signum, previous in self._signals.items():
+            if signum and callable(previous):
+                with contextlib.suppress(ValueError):  # not the main thread any more
+                    signal.signal(signum, previous)
+        self._signals = {}
+
     async def aclose(self) -> None:
         """End every session (as the server shuts down)."""
+        self._restore_signals()
+        sweeper, self._sweeper = self._sweeper, None
+        if sweeper is not None:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
         sessions, self.sessions = list(self.sessions.values()), {}
         for session in sessions:
             await session.close()
 
+    async def _sweep(self) -> None:
+        """End sessions idle for `session_timeout`, checking a few times per timeout while any exist."""
+        while self.sessions:
+            await asyncio.sleep(max(min(self.session_timeout / 4, 30.0), 0.05))
+            now = time.monotonic()
+            for stale in [
+                s for s in self.sessions.values() if s.idle_for(now) > self.session_timeout
+            ]:
+                if stale.id in self.sessions:
+                    logger.info(
+                        "session %s ended after %.0f s idle", stale.id[:8], self.session_timeout
+                    )
+                    await asyncio.shield(self._end(stale))
+        self._sweeper = None
+
+    async def _end(self, session: _Session) -> None:
+        """Forget and close `session`; the sweeper stops with the last session."""
+        if self.sessions.pop(session.id, None) is None:
+            return
+        sweeper = self._sweeper
+        if not self.sessions and sweeper is not None and sweeper is not asyncio.current_task():
+            self._sweeper = None
+            sweeper.cancel()
+        await session.close()
+
     def _check_origin(self, request: _Request) -> None:
-        """Refuse (403) a Host or Origin outside the allow-lists: DNS rebinding protection."""
+        """Refuse (403) a Host or Origin outside the allow-lists: DNS rebinding protection.
+
+        Without lists, only what DNS rebinding cannot forge is admitted, wherever the server listens
+        (a loopback, wildcard or public address, a Unix socket behind a proxy): IP literals and
+        localhost, and Origins naming one of those. A server known by a DNS name lists it."""
         hosts, origins = self.allowed_hosts, self.allowed_origins
-        if hosts is None and request.server_host is not None and _is_loopback(request.server_host):
-            hosts = LOOPBACK_HOSTS
-        if origins is None and hosts is not None and "*" not in hosts:
-            origins = tuple(f"{scheme}://{h}" for h in hosts for scheme in ("http", "https"))
         host = request.get("host")
-        if hosts is not None and (host is None or not _matches(host, hosts, _host_name(host))):
+        name = _host_name(host) if host is not None else None
+        if name is None or (hosts is None and not _unrebindable(name)):
+            raise _Reject(403, error_body(INVALID_REQUEST, "Forbidden: Host not allowed"))
+        if hosts is not None and not _matches(host or "", hosts, name):
             raise _Reject(403, error_body(INVALID_REQUEST, "Forbidden: Host not allowed"))
         origin = request.get("origin")
-        if origins is not None and origin is not None:
-            scheme, _, authority = origin.partition("://")
-            if not _matches(origin, origins, f"{scheme.lower()}://{_host_name(authority)}"):
-                raise _Reject(403, error_body(INVALID_REQUEST, "Forbidden: Origin not allowed"))
+        if origin is None or (origins is not None and "*" in origins):
+            return
+        scheme, _, authority = origin.partition("://")
+        where = _host_name(authority) if scheme.lower() in ("http", "https") else None
+        if origins is not None:
+            admitted = where is not None and _matches(
+                origin, origins, f"{scheme.lower()}://{where}"
+            )
+        elif hosts is not None and "*" not in hosts:
+            admitted = where is not None and _matches(authority, hosts, where)
+        else:
+            admitted = hosts is not None or (where is not None and _unrebindable(where))
+        if not admitted:
+            raise _Reject(403, error_body(INVALID_REQUEST, "Forbidden: Origin not allowed"))
 
     def _unsupported(self, version: str) -> _Reject:
         modern = self.eras.modern
@@ -612,6 +815,7 @@ class StreamableHTTP:
 
     async def _post(self, request: _Request, receive: Receive, send: Send) -> None:
         body = await self._body(request, receive)
+        await self._admit(request, body)
         try:
             stateless = self._era(request, body)
         except _Reject as reject:
@@ -621,7 +825,7 @@ class StreamableHTTP:
         if stateless is not None:
             await self._post_stateless(request, body, stateless, receive, send)
         else:
-            await self._post_session(request, body, send)
+            await self._post_session(request, body, receive, send)
 
     # --- session era ---------------------------------------------------------------------------
 
@@ -632,27 +836,34 @@ class StreamableHTTP:
                 400, error_body(INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required")
             )
         session = self.sessions.get(session_id)
-        if session is None:
+        if session is None or session.owner != _principal(ACCESS.get()):
+            # Another user's session is not found either: its id alone grants nothing.
             raise _Reject(404, error_body(INVALID_REQUEST, "Session not found"))
         session.last_seen = time.monotonic()
         return session
 
     def _new_session(self) -> _Session:
-        now = time.monotonic()
-        if now - self._swept > 1.0 or len(self.sessions) >= self.max_sessions:
-            self._swept = now
-            for stale in [
-                s for s in self.sessions.values() if now - s.last_seen > self.session_timeout
-            ]:
-                del self.sessions[stale.id]
-                asyncio.ensure_future(stale.close())
-        if len(self.sessions) >= self.max_sessions:
+        if len(self.sessions) + self._opening >= self.max_sessions:
             raise _Reject(
                 503, error_body(INTERNAL_ERROR, "Too many sessions"), [("retry-after", "1")]
             )
-        return _Session(secrets.token_urlsafe(24), self.make_server(), self)
+        session = _Session(secrets.token_urlsafe(24), self.make_server(), self)
+        session.owner = _principal(ACCESS.get())
+        return session
 
-    async def _post_session(self, request: _Request, body: Any, send: Send) -> None:
+    def _same_version(self, request: _Request, session: _Session) -> None:
+        """Refuse a request whose `MCP-Protocol-Version` is not its session's (absent, or the version the
+        transport chapter says to assume, is the session's)."""
+        version = request.get("mcp-protocol-version")
+        if version not in (None, session.version, ASSUMED_VERSION):
+            message = (
+                f"MCP-Protocol-Version {version[:100]} is not the session's ({session.version})"
+            )
+            raise _Reject(400, error_body(INVALID_REQUEST, f"Bad Request: {message}"))
+
+    async def _post_session(
+        self, request: _Request, body: Any, receive: Receive, send: Send
+    ) -> None:
         batch = isinstance(body, list)
         messages = body if batch else [body]
         if not all(isinstance(m, Mapping) for m in messages):
@@ -668,6 +879,15 @@ class StreamableHTTP:
                 400, error_body(INVALID_REQUEST, "Invalid Request: initialize must not be batched")
             )
         session = self._new_session() if initialize else self._session(request)
+        if not initialize:
+            self._same_version(request, session)
+        if batch and len(messages) > self.max_batch:
+            raise _Reject(
+                400,
+                error_body(
+                    INVALID_REQUEST, f"Invalid Request: more than {self.max_batch} messages"
+                ),
+            )
         if batch and session.version not in self.eras.batching:
             raise _Reject(
                 400,
@@ -682,15 +902,28 @@ class StreamableHTTP:
             session.settle(response)
         rest = [m for m in messages if not is_response(m)]
         if not any(is_request(m) for m in rest):
-            for message in rest:
-                reply = await session.server.handle(message)
-                if reply is not None:
-                    raise _Reject(400, {k: v for k, v in mapping(reply).items() if v is not None})
+            with session.working():
+                for message in rest:
+                    reply = await session.server.handle(message)
+                    if reply is not None:
+                        raise _Reject(
+                            400, {k: v for k, v in mapping(reply).items() if v is not None}
+                        )
             await _respond(send, 202)
             return
-        await self._answer(session, rest if isinstance(body, list) else rest[0], send, initialize)
+        message = rest if isinstance(body, list) else rest[0]
+        if initialize:
+            self._opening += 1
+        try:
+            with session.working():
+                await self._answer(session, message, receive, send, initialize)
+        finally:
+            if initialize:
+                self._opening -= 1
 
-    async def _answer(self, session: _Session, message: Any, send: Send, initialize: bool) -> None:
+    async def _answer(
+        self, session: _Session, message: Any, receive: Receive, send: Send, initialize: bool
+    ) -> None:
         stream = session.stream()
         headers = [("mcp-session-id", session.id)]
 
@@ -699,23 +932,30 @@ class StreamableHTTP:
             return await _start_sse(send, session.id)
 
         stream.start = begin
+        # A dropped connection lets go of the stream (the handler goes on; the client resumes it).
+        watcher = asyncio.ensure_future(_disconnected(receive))
+        watcher.add_done_callback(
+            lambda w: None if w.cancelled() else asyncio.ensure_future(stream.detach(send))
+        )
         token = INBOUND.set(Inbound(session.server, stream))
         try:
             reply = await session.server.handle(message)
         finally:
             INBOUND.reset(token)
+            watcher.cancel()
         if initialize:
             ok = isinstance(reply, Mapping) and "result" in reply
             if ok:
                 self.sessions[session.id] = session
+                if self._sweeper is None:
+                    self._sweeper = asyncio.ensure_future(self._sweep())
                 session.version = self._negotiated(mapping(reply).get("result"))
             else:
                 await session.close()
         if reply is None:
-            if await stream.answer_json():
-                status = 404 if session.closed else 202
-                await _respond(send, status, headers=headers)
-            else:
+            if session.closed and await stream.answer_json():
+                await _respond(send, 404, headers=headers)
+            else:  # a cancelled request: its stream ends without an answer (a POST of a request gets SSE or JSON)
                 await stream.close(final=True)
             return
         if await stream.answer_json():
@@ -741,6 +981,7 @@ class StreamableHTTP:
                 405, error_body(INVALID_REQUEST, "Method not allowed"), [("allow", "POST")]
             )
         session = self._session(request)
+        self._same_version(request, session)
         last = request.get("last-event-id")
         if last is not None:
             found = session.find(last)
@@ -752,6 +993,10 @@ class StreamableHTTP:
         else:
             stream, after = session.standalone, session.standalone.sent
         if stream.send is not None:
+            # The connection that holds it may be one that just dropped: give it a moment to let go.
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(stream.ended.wait(), 2.0)
+        if stream.send is not None:
             raise _Reject(
                 409, error_body(INVALID_REQUEST, "Conflict: the stream is already connected")
             )
@@ -762,7 +1007,8 @@ class StreamableHTTP:
         watcher = asyncio.ensure_future(_disconnected(receive))
         ended = asyncio.ensure_future(stream.ended.wait())
         try:
-            await asyncio.wait({watcher, ended}, return_when=asyncio.FIRST_COMPLETED)
+            with session.working():
+                await asyncio.wait({watcher, ended}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             watcher.cancel()
             ended.cancel()
@@ -771,8 +1017,8 @@ class StreamableHTTP:
     async def _delete(self, request: _Request, send: Send) -> None:
         self._era(request, None)
         session = self._session(request)
-        del self.sessions[session.id]
-        await session.close()
+        self._same_version(request, session)
+        await self._end(session)
         await _respond(send, 200)
 
     # --- stateless era -------------------------------------------------------------------------
@@ -807,6 +1053,7 @@ class StreamableHTTP:
                 return
             stream = _Stream(None, "0", self.streams)
             stream.start = lambda: _start_sse(send, None)
+            self._open.add(stream)
             INBOUND.set(Inbound(server, stream, version))
             server.attach(stream)
             endpoint = server._mcp
@@ -819,6 +1066,7 @@ class StreamableHTTP:
             finally:
                 watcher.cancel()
                 server.attach(None)
+                self._open.discard(stream)
         finally:
             INBOUND.reset(token)
         if reply is None:
@@ -958,18 +1206,25 @@ def streamable_http_app(
     max_body: int = 4 * 1024 * 1024,
     max_sessions: int = 10_000,
     session_timeout: float = 3600.0,
+    max_batch: int = 100,
     retry_ms: int = 1000,
     replay_limit: int = 256,
+    replay_bytes: int = 1024 * 1024,
     keepalive: float | None = 15.0,
+    auth: ResourceServer | None = None,
 ) -> StreamableHTTP:
     """An ASGI 3 app serving the MCP endpoint at `path` with a fresh `make_server()` per session or stateless request.
 
     A package's `http.streamable_http_app` gives `revisions` (the revisions it speaks). Host and Origin
     are checked against `allowed_hosts`/`allowed_origins` ("*" admits all; an entry without port admits
-    every port); left None, a server bound to a loopback address admits only localhost, 127.0.0.1 and
-    [::1] (DNS rebinding protection) and any other admits all. Bodies above `max_body` bytes are refused
-    (413); sessions idle for `session_timeout` seconds are dropped; SSE streams carry `retry_ms`, keep their
-    last `replay_limit` events for `Last-Event-ID` and send a comment every `keepalive` seconds.
+    every port); left None, only what DNS rebinding cannot forge is admitted: IP literals and localhost
+    (a server known by a DNS name lists it). Bodies above `max_body` bytes are refused (413), batches of
+    more than `max_batch` messages 400; at most `max_sessions` sessions live (503 beyond, handshakes in
+    progress included), each ended after `session_timeout` seconds with nothing to do. SSE streams carry
+    `retry_ms`, keep their last `replay_limit` events (at most `replay_bytes` per session, finished
+    streams forgotten first) for `Last-Event-ID`, and send a comment every `keepalive` seconds.
+    With `auth` the endpoint is an OAuth protected resource: it serves its metadata and admits only
+    requests whose bearer token `auth` verifies (handlers read it with `auth.access_token()`).
     """
     return StreamableHTTP(
         make_server,
@@ -980,5 +1235,12 @@ def streamable_http_app(
         max_body=max_body,
         max_sessions=max_sessions,
         session_timeout=session_timeout,
-        streams=StreamOptions(retry_ms=retry_ms, replay_limit=replay_limit, keepalive=keepalive),
+        max_batch=max_batch,
+        streams=StreamOptions(
+            retry_ms=retry_ms,
+            replay_limit=replay_limit,
+            replay_bytes=replay_bytes,
+            keepalive=keepalive,
+        ),
+        auth=auth,
     )

@@ -1,0 +1,66 @@
+"""`WWW-Authenticate` challenges (RFC 9110 §11.6.1): parsed on the client, written on the server."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_PARAM = re.compile(rf'\s*({_TOKEN})\s*=\s*(?:"((?:[^"\\]|\\.)*)"|({_TOKEN}))\s*(?:,|$)', re.ASCII)
+_SCHEME = re.compile(rf"\s*({_TOKEN})(?:\s+|$)", re.ASCII)
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """One challenge: its auth scheme and parameters (names in lower case)."""
+
+    scheme: str
+    params: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def scopes(self) -> tuple[str, ...]:
+        """The scopes of the `scope` parameter (none when it is absent)."""
+        return tuple(self.params.get("scope", "").split())
+
+
+def parse_challenges(values: Iterable[str]) -> list[Challenge]:
+    """Every challenge of the given `WWW-Authenticate` field values (token68 forms are skipped)."""
+    found: list[Challenge] = []
+    for value in values:
+        rest = value
+        while rest.strip(" ,"):
+            rest = rest.lstrip(" ,")
+            scheme = _SCHEME.match(rest)
+            if scheme is None:
+                break
+            rest = rest[scheme.end() :]
+            params: dict[str, str] = {}
+            while True:
+                param = _PARAM.match(rest)
+                if param is None:
+                    break
+                name, quoted, bare = param.groups()
+                params[name.lower()] = (
+                    re.sub(r"\\(.)", r"\1", quoted) if quoted is not None else bare
+                )
+                rest = rest[param.end() :]
+            found.append(Challenge(scheme.group(1), params))
+    return found
+
+
+def bearer_challenge(values: Iterable[str]) -> Challenge | None:
+    """The `Bearer` challenge among `values`, if any."""
+    return next((c for c in parse_challenges(values) if c.scheme.lower() == "bearer"), None)
+
+
+def _quoted(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def format_challenge(params: Mapping[str, str | None]) -> str:
+    """A `Bearer` challenge with `params` (those set to None left out) as quoted strings."""
+    pairs = ", ".join(
+        f"{name}={_quoted(value)}" for name, value in params.items() if value is not None
+    )
+    return f"Bearer {pairs}" if pairs else "Bearer"

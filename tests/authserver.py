@@ -1,0 +1,272 @@
+"""A real OAuth 2.1 authorization server for the authorization tests: authlib's, on Flask, served by
+werkzeug on loopback. Authorization code with PKCE (S256), refresh tokens, dynamic client registration
+(RFC 7591), RFC 9207 `iss`, JWT access tokens (RFC 9068) signed with a key published as a JWKS; the
+resource owner consents at once (headless), and every grant is counted."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import socket
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from authlib.integrations.flask_oauth2 import AuthorizationServer
+from authlib.oauth2.rfc6749 import ClientMixin, grants
+from authlib.oauth2.rfc7591 import ClientRegistrationEndpoint
+from authlib.oauth2.rfc7636 import CodeChallenge
+from authlib.oauth2.rfc9068 import JWTBearerTokenGenerator
+from authlib.oauth2.rfc9207 import IssuerParameter
+from flask import Flask, jsonify
+from joserfc.jwk import RSAKey
+from werkzeug.serving import make_server
+
+SCOPES = ["mcp:read", "mcp:write", "offline_access"]
+
+
+class User:
+    """The one resource owner."""
+
+    def get_user_id(self) -> str:
+        return "alice"
+
+
+USER = User()
+
+
+class Client(ClientMixin):  # type: ignore[misc]
+    """A client registered dynamically (its metadata as sent)."""
+
+    def __init__(self, info: dict[str, Any], metadata: dict[str, Any]) -> None:
+        self.client_id: str = info["client_id"]
+        self.client_secret: str = info["client_secret"]
+        self.metadata = metadata
+
+    def get_client_id(self) -> str:
+        return self.client_id
+
+    def get_default_redirect_uri(self) -> str:
+        return str(self.metadata["redirect_uris"][0])
+
+    def get_allowed_scope(self, scope: str) -> str:
+        return " ".join(s for s in (scope or "").split() if s in SCOPES)
+
+    def check_redirect_uri(self, redirect_uri: str) -> bool:
+        return redirect_uri in self.metadata["redirect_uris"]
+
+    def check_client_secret(self, client_secret: str) -> bool:
+        return secrets.compare_digest(client_secret, self.client_secret)
+
+    def check_endpoint_auth_method(self, method: str, endpoint: str) -> bool:
+        return endpoint != "token" or method == self.metadata.get("token_endpoint_auth_method")
+
+    def check_response_type(self, response_type: str) -> bool:
+        return response_type == "code"
+
+    def check_grant_type(self, grant_type: str) -> bool:
+        return grant_type in self.metadata.get("grant_types", ["authorization_code"])
+
+
+@dataclass
+class Code:
+    """An authorization code and what it was issued for."""
+
+    code: str
+    client_id: str
+    redirect_uri: str
+    scope: str
+    code_challenge: str
+    code_challenge_method: str
+
+    def get_redirect_uri(self) -> str:
+        return self.redirect_uri
+
+    def get_scope(self) -> str:
+        return self.scope
+
+
+@dataclass
+class Token:
+    """An issued refresh token and its grant."""
+
+    client: Client
+    scope: str
+    refresh_token: str
+    revoked: bool = False
+
+    def check_client(self, client: Client) -> bool:
+        return client.client_id == self.client.client_id
+
+    def get_scope(self) -> str:
+        return self.scope
+
+    def get_expires_in(self) -> int:
+        return 3600
+
+    def is_expired(self) -> bool:
+        return False
+
+    def is_revoked(self) -> bool:
+        return self.revoked
+
+    def get_user(self) -> User:
+        return USER
+
+    def get_client(self) -> Client:
+        return self.client
+
+
+@dataclass
+class Authority:
+    """The running authorization server: its issuer URL, what it holds and how often each grant ran."""
+
+    issuer: str = ""
+    audience: str = ""
+    """The `aud` of the access tokens it issues (the MCP server's canonical URI, set once known)."""
+    clients: dict[str, Client] = field(default_factory=dict)
+    codes: dict[str, Code] = field(default_factory=dict)
+    tokens: dict[str, Token] = field(default_factory=dict)
+    grants: Counter[str] = field(default_factory=Counter)
+    registrations: int = 0
+
+
+def authority_app(authority: Authority, key: RSAKey, token_lifetime: int) -> Flask:
+    """The Flask app of the authorization server."""
+    app = Flask("authserver")
+
+    class Codes(grants.AuthorizationCodeGrant):  # type: ignore[misc]
+        TOKEN_ENDPOINT_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"]
+
+        def save_authorization_code(self, code: str, req: Any) -> None:
+            data = req.payload.data
+            authority.codes[code] = Code(
+                code, req.client.client_id, data["redirect_uri"], req.payload.scope or "",
+                data["code_challenge"], data.get("code_challenge_method", "plain"),
+            )
+
+        def query_authorization_code(self, code: str, client: Client) -> Code | None:
+            found = authority.codes.get(code)
+            return found if found is not None and found.client_id == client.client_id else None
+
+        def delete_authorization_code(self, code: Code) -> None:
+            authority.codes.pop(code.code, None)
+            authority.grants["authorization_code"] += 1
+
+        def authenticate_user(self, code: Code) -> User:
+            return USER
+
+    class Refresh(grants.RefreshTokenGrant):  # type: ignore[misc]
+        TOKEN_ENDPOINT_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"]
+        INCLUDE_NEW_REFRESH_TOKEN = True
+
+        def authenticate_refresh_token(self, refresh_token: str) -> Token | None:
+            found = authority.tokens.get(refresh_token)
+            return found if found is not None and not found.revoked else None
+
+        def authenticate_user(self, token: Token) -> User:
+            return USER
+
+        def revoke_old_credential(self, token: Token) -> None:
+            token.revoked = True
+            authority.grants["refresh_token"] += 1
+
+    class Registration(ClientRegistrationEndpoint):  # type: ignore[misc]
+        def authenticate_token(self, req: Any) -> bool:
+            return True  # open registration
+
+        def get_server_metadata(self) -> dict[str, Any]:
+            return metadata()
+
+        def save_client(self, info: dict[str, Any], client_metadata: dict[str, Any], req: Any) -> Client:
+            client = Client(info, client_metadata)
+            authority.clients[client.client_id] = client
+            authority.registrations += 1
+            return client
+
+    class Tokens(JWTBearerTokenGenerator):  # type: ignore[misc]
+        def get_jwks(self) -> dict[str, Any]:
+            return key.as_dict(private=True)
+
+        def get_audiences(self, client: Client, user: User, scope: str) -> str:
+            return authority.audience
+
+    class Issuer(IssuerParameter):  # type: ignore[misc]
+        def get_issuer(self) -> str:
+            return authority.issuer
+
+    def save_token(token: dict[str, Any], req: Any) -> None:
+        if "refresh_token" in token:
+            authority.tokens[token["refresh_token"]] = Token(req.client, token.get("scope", ""), token["refresh_token"])
+
+    server = AuthorizationServer(app, query_client=authority.clients.get, save_token=save_token)
+    server.register_grant(Codes, [CodeChallenge(required=True)])
+    server.register_grant(Refresh)
+    server.register_endpoint(Registration)
+    server.register_extension(Issuer())
+    tokens = Tokens(
+        issuer=authority.issuer,
+        refresh_token_generator=lambda **_: secrets.token_urlsafe(32),
+        expires_generator=lambda client, grant_type: token_lifetime,
+    )
+    server.register_token_generator("default", tokens)
+
+    def metadata() -> dict[str, Any]:
+        issuer = authority.issuer
+        return {
+            "issuer": issuer,
+            "authorization_endpoint": f"{issuer}/authorize",
+            "token_endpoint": f"{issuer}/token",
+            "registration_endpoint": f"{issuer}/register",
+            "jwks_uri": f"{issuer}/jwks",
+            "scopes_supported": SCOPES,
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "code_challenge_methods_supported": ["S256"],
+            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post", "none"],
+            "authorization_response_iss_parameter_supported": True,
+        }
+
+    @app.get("/.well-known/oauth-authorization-server")
+    def discovery() -> Any:
+        return jsonify(metadata())
+
+    @app.get("/jwks")
+    def jwks() -> Any:
+        return jsonify({"keys": [key.as_dict(private=False)]})
+
+    @app.get("/authorize")
+    def authorize() -> Any:
+        grant = server.get_consent_grant(end_user=USER)
+        return server.create_authorization_response(grant_user=USER, grant=grant)
+
+    @app.post("/token")
+    def token() -> Any:
+        return server.create_token_response()
+
+    @app.post("/register")
+    def register() -> Any:
+        return server.create_endpoint_response("client_registration")
+
+    return app
+
+
+@contextlib.contextmanager
+def authorization_server(token_lifetime: int = 3600) -> Iterator[Authority]:
+    """Run the authorization server on loopback until the block ends; its access tokens live
+    `token_lifetime` seconds."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    authority = Authority(issuer=f"http://127.0.0.1:{port}")
+    key = RSAKey.generate_key(2048, parameters={"kid": "test-key"})
+    served = make_server("127.0.0.1", port, authority_app(authority, key, token_lifetime), threaded=True)
+    thread = threading.Thread(target=served.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield authority
+    finally:
+        served.shutdown()
+        thread.join(10)
