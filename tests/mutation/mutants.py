@@ -480,6 +480,9 @@ RUNTIME_HTTP_SERVER = _group(
         ("param-header-unchecked", "StreamableHTTP._check_headers", "if decoded is None or not same(decoded, value):", "if decoded is None:", "an Mcp-Param header that disagrees with the tool argument served"),
         ("param-header-optional", "StreamableHTTP._check_headers", '                if sent is None:\n                    raise mismatch(f"Mcp-Param-{header_name} header is required")\n', "                if sent is None:\n                    continue\n", "a tool argument marked x-mcp-header served without its header"),
         ("unsupported-version-code", "StreamableHTTP._unsupported", "error_body(modern.unsupported_code, ", "error_body(INVALID_REQUEST, ", "an unsupported MCP-Protocol-Version answered without the revision's error code"),
+        ("session-of-another-principal", "StreamableHTTP._session", "if session is None or session.owner != _principal(ACCESS.get()):", "if session is None:", "another user's token finds a session (a session not bound to its token's subject and client)"),
+        ("batch-limit-unenforced", "StreamableHTTP._post_session", "if batch and len(messages) > self.max_batch:", "if False:", "a batch over max_batch run"),
+        ("session-version-header-unchecked", "StreamableHTTP._same_version", "if version not in (None, session.version, ASSUMED_VERSION):", "if False:", "a session's request under another session-era MCP-Protocol-Version served"),
         ("unknown-method-status", "StreamableHTTP._status", "        if code == METHOD_NOT_FOUND:\n            return 404\n", "", "a stateless request for an unknown method not answered 404"),
     ],
 )
@@ -492,6 +495,22 @@ RUNTIME_HTTP_CLIENT = _group(
         ("tools-not-learned", "HttpConnection._learn", "                    self._tools[tool[keys.name_key]] = header_params(tool.get(keys.schema_key))\n", "                    pass\n", "the tools' x-mcp-header annotations not learned from tools/list"),
         ("name-header-not-sent", "HttpConnection._headers", '            headers["mcp-name"] = encode_header(params[field])\n', "            pass\n", "a stateless request's Mcp-Name header not sent"),
         ("session-version-not-learned", "HttpConnection._learn", "                self.version = version\n", "                pass\n", "a session's requests lack the negotiated MCP-Protocol-Version header"),
+    ],
+)
+
+RUNTIME_AUTH_RESOURCE = _group(
+    "runtime/auth/resource.py",
+    [
+        ("scopes-unchecked", "ResourceServer.admit", "        if not set(needed) <= verified.scopes:\n", "        if False:\n", "a token lacking a required scope admitted"),
+        ("request-scopes-ignored", "ResourceServer.admit", "                    needed += [s for s in more if s not in needed]\n", "                    pass\n", "the scopes a request's method needs (`scopes_for`) not required"),
+    ],
+)
+
+RUNTIME_FANOUT = _group(
+    "runtime/fanout.py",
+    [
+        ("backlog-unbounded", "Watch.put", "        if len(self.pending) >= self.limit:\n", "        if False:\n", "a listener far behind keeps the whole backlog instead of its watched URIs"),
+        ("updates-to-every-watch", "Fanout.deliver", "            if watch.wants(uri):\n", "            if True:\n", "a published update goes to watches that do not cover it"),
     ],
 )
 
@@ -523,4 +542,6 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + RUNTIME_HTTP_COMMON
     + RUNTIME_HTTP_SERVER
     + RUNTIME_HTTP_CLIENT
+    + RUNTIME_AUTH_RESOURCE
+    + RUNTIME_FANOUT
 )
