@@ -1,4 +1,4 @@
-"""The catalogue of mutants: typical ways to break the generator, each located by scope and exact text.
+"""The catalogue of mutants: typical ways to break the generator and the runtime, each located by scope and exact text.
 
 A mutant names a file, optionally a function or class (`Class.method`) whose source bounds the search,
 the exact text to find there (it must occur exactly once) and its replacement. Line numbers are never
@@ -24,8 +24,12 @@ class Mutant:
 
 
 def _group(path: str, rows: list[tuple[str, str | None, str, str, str]]) -> list[Mutant]:
+    """The mutants of one file, their ids prefixed after it: `roles.`, `types.jinja.`, `runtime_http_server.`."""
     name = path.rsplit("/", 1)[-1]
-    prefix = name.split(".")[0] + (".jinja" if name.endswith(".jinja") else "")
+    if path.startswith("runtime/"):
+        prefix = "runtime_" + path.removeprefix("runtime/").removesuffix(".py").replace("/", "_")
+    else:
+        prefix = name.split(".")[0] + (".jinja" if name.endswith(".jinja") else "")
     return [Mutant(f"{prefix}.{name}", path, scope, find, replace, note) for name, scope, find, replace, note in rows]
 
 
@@ -191,14 +195,14 @@ STUBVIEWS = _group(
     [
         ("capability-singular-only", "_capability", "f.wire_name in (first, first + \"s\")", "f.wire_name in (first,)", "completion/complete does not advertise completions"),
         ("capability-flag-true", "_capability", 'value = "True" if hit.type == ir.Primitive("boolean") else "{}"', 'value = "True"', "object capability flags advertised as true"),
-        ("capability-flag-dropped", "_capability", '        flag = f"({string_literal(hit.wire_name)}, {value})"\n', "        pass\n", "capability flags (resources.subscribe) not advertised"),
-        ("ping-not-answered", "_default", "    if m.name == lifecycle.ping:\n", "    if False:\n", "ping answered -32601 by default"),
-        ("notifications-not-ignored", "_default", '    if m.kind == "notification":\n', "    if False:\n", "unhandled notifications raise"),
-        ("no-initialize-default", "_default", "        lifecycle.legacy.method\n        if lifecycle.legacy is not None", "        None\n        if lifecycle.legacy is not None", "on_initialize raises -32601 instead of answering the handshake"),
-        ("no-discover-default", "_default", "else lifecycle.modern.discover if lifecycle.modern is not None else None", "else None", "on_discover raises -32601 instead of answering the handshake"),
+        ("capability-flag-dropped", "_capability", "    if hit is None:\n", "    if True:\n", "capability flags (resources.subscribe) not advertised"),
+        ("ping-not-answered", "_handler", "    elif m.name == lifecycle.ping:\n", "    elif False:\n", "ping answered -32601 by default"),
+        ("notifications-not-ignored", "_handler", '    if m.kind == "notification":\n', "    if False:\n", "unhandled notifications raise"),
+        ("no-initialize-default", "_handshake", "        return lifecycle.legacy.method\n", "        return None\n", "on_initialize raises -32601 instead of answering the handshake"),
+        ("no-discover-default", "_handshake", "return lifecycle.modern.discover if lifecycle.modern is not None else None", "return None", "on_discover raises -32601 instead of answering the handshake"),
         ("params-always-required", "_params_optional", "if not m.params_required or m.params is None:", "if m.params is None:", "calls demand params the schema makes optional"),
         ("meta-only-params-required", "_params_optional", "    return isinstance(params, ir.Model) and all(", "    return False and all(", "calls demand params that only need the `_meta` the client fills in"),
-        ("no-capabilities-model", "side_view", 'f"types.{caps}" if caps in {d.name for d in protocol.definitions} else None', "None", "no capability derivation"),
+        ("no-capabilities-model", "_capabilities", "return lifecycle.server_capabilities if side == \"server\" else lifecycle.client_capabilities", "return None", "no capability derivation: nothing advertised for overridden handlers"),
     ],
 )
 
@@ -227,99 +231,18 @@ GENERATE = _group(
     ],
 )
 
-METHODS_TEMPLATE = _group(
-    "templates/methods.py.jinja",
-    [
-        ("fast-path-id-unchecked", None, 'if (type(obj.get("id")) in (str, int)) if request else ("id" not in obj):', "if True:", "requests without id and notifications with id accepted"),
-        ("fast-path-jsonrpc-unchecked", None, 'if accepted is not None and obj.get("jsonrpc") == "2.0":', "if accepted is not None:", "a wrong jsonrpc version reported as invalid params"),
-        ("jsonrpc-unchecked", None, '    if obj.get("jsonrpc") != "2.0":\n', "    if False:\n", "messages without jsonrpc 2.0 accepted"),
-        ("response-id-unchecked", None, 'if "result" in obj and valid_id(obj.get("id")):', 'if "result" in obj:', "responses with invalid ids accepted"),
-        ("embedded-accepted", None, "if spec is None or spec.embedded:", "if spec is None:", "embedded requests parsed as messages"),
-        ("request-without-id", None, '    if spec.kind == "request" and "id" not in obj:\n', "    if False:\n", "a request without id reported as invalid params"),
-        ("params-error-code", None, 'return _validate(spec.message, obj, INVALID_PARAMS, f"Invalid params for {method}")', 'return _validate(spec.message, obj, INVALID_REQUEST, f"Invalid params for {method}")', "invalid params answered -32600"),
-        ("fast-params-error-code", None, 'INVALID_PARAMS, f"Invalid params for {method}", error_details(exc)', 'INVALID_REQUEST, f"Invalid params for {method}", error_details(exc)', "invalid params answered -32600 on the fast path"),
-        ("batches-always", None, "{% if v.envelope.batching %}\n        if not obj:", "{% if true %}\n        if not obj:", "batches accepted where the revision refuses them"),
-        ("results-of-notifications", None, "if spec is None or spec.result is None:", "if spec is None:", "parse_result accepts notifications"),
-        ("result-error-code", None, 'INVALID_PARAMS, f"Invalid result for {method}"', 'INVALID_REQUEST, f"Invalid result for {method}"', "invalid results answered -32600"),
-        ("fast-path-embedded", None, "    if not spec.embedded\n", "", "embedded requests accepted on the fast path"),
-    ],
-)
-
-RUNTIME_TEMPLATE = _group(
-    "templates/runtime.py.jinja",
-    [
-        ("dump-python-names", None, 'return value.model_dump(mode="json", by_alias=True, exclude_unset=True)', 'return value.model_dump(mode="json", by_alias=False, exclude_unset=True)', "models sent under Python names"),
-        ("dump-unset", None, 'return value.model_dump(mode="json", by_alias=True, exclude_unset=True)', 'return value.model_dump(mode="json", by_alias=True)', "unset fields sent as null"),
-        ("capabilities-of-every-handler", None, "        if getattr(type(peer), handler) is getattr(base, handler):\n            continue\n", "", "capabilities advertised for handlers not overridden"),
-        ("capability-flags-dropped", None, "        if flag is not None:\n", "        if False:\n", "capability flags dropped at run time"),
-        ("notification-errors-answered", None, "if notification and exc.code in (METHOD_NOT_FOUND, INVALID_PARAMS):", "if False:", "a bad notification gets an error response"),
-        ("responses-dispatched", None, "        if method is None:\n", "        if False:\n", "a stray response dispatched as a message"),
-        ("wrong-way-silent", None, "return None if notification else error_response(request_id, wrong_way)", "return None", "a request for the other side gets no answer"),
-        ("cancel-ignored", None, "        if method == revision.cancelled:\n", "        if False:\n", "notifications/cancelled does not cancel"),
-        ("cancel-unmarked", None, "            self._cancelled_by_peer().add(task)\n", "", "a cancelled request raises instead of going quiet"),
-        ("results-unchecked", None, "            SURFACE.methods.parse_result(method, wire)\n", "            pass\n", "a handler's invalid result sent as it is"),
-        ("handler-errors-internal", None, '            if exc.code == INTERNAL_ERROR:\n                return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n', '            return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n', "a handler's ProtocolError answered -32603"),
-        ("internal-error-details-leaked", None, '            if exc.code == INTERNAL_ERROR:\n                return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n', "", "a handler's -32603 ProtocolError sent with its message and data"),
-        ("internal-error-code", None, 'return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n        finally:', 'return error_response(request_id, ProtocolError(INVALID_PARAMS, "Internal error"))\n        finally:', "failing handlers answered -32602"),
-        ("empty-batch-reply", None, "return [r for r in replies if r is not None] or None", "return [r for r in replies if r is not None]", "an all-notification batch answered with []"),
-        ("empty-batch-accepted", None, "if not allowed or not obj:", "if not allowed:", "an empty batch not refused"),
-        ("batches-always-allowed", None, "if not allowed or not obj:", "if not obj:", "batches handled where the revision refuses them"),
-        ("invalid-id-echoed", None, 'request_id = obj.get("id") if type(obj) is dict and valid_id(obj.get("id")) else None', 'request_id = obj.get("id") if type(obj) is dict else None', "an invalid id echoed in the error response"),
-        ("untyped-calls", None, "            return revision.methods.parse_result(method, raw), raw\n", "            return raw, raw\n", "typed calls return raw dicts"),
-        ("error-data-lost", None, 'str(error.get("message", "")), error.get("data")', 'str(error.get("message", ""))', "error data of a response lost"),
-        ("discover-no-versions", None, "modern.versions_key: newest_first(SUPPORTED_VERSIONS),", "modern.versions_key: [],", "discovery announces no versions"),
-        ("strips-skipped", None, "value = {key: item for key, item in value.items() if key not in strip}", "value = dict(value)", "fields the target revision does not define sent anyway"),
-        ("fills-skipped", None, "fill(value, path, key, constant)", "pass", "required fields the target revision has and the source lacks not filled in"),
-        ("fill-overwrites", None, "            value.setdefault(key, constant)\n", "            value[key] = constant\n", "a conversion fill overwrites a value that is there"),
-        ("result-defaults-ignored", None, "(path, key, defaults.get(key, fill) if not path else fill)", "(path, key, fill)", "result_defaults do not override the documented fill values"),
-        ("request-id-unset", None, "        token = REQUEST_ID.set(request_id)\n", "        token = REQUEST_ID.set(None)\n", "a handler does not see its request's id in REQUEST_ID"),
-        ("unsupported-version-code", None, '_MODERN.unsupported_code, "Unsupported protocol version", data', 'INVALID_REQUEST, "Unsupported protocol version", data', "an unsupported _meta version answered without the revision's error code"),
-        ("legacy-handshake-not-negotiated", None, 'chosen = negotiate(requested if isinstance(requested, str) else "", LEGACY_VERSIONS)', "chosen = LEGACY_VERSIONS[-1]", "initialize answered in the newest legacy revision whatever the client asked for"),
-    ],
-)
-
-SERVER_TEMPLATE = _group(
-    "templates/server.py.jinja",
-    [
-        ("handshake-no-capabilities", None, "            dump(self.{{ n.derived_capabilities }}()),\n", "            {},\n", "the handshake announces no capabilities"),
-        ("handshake-no-instructions", None, "            self.{{ n.instructions }},\n", "            None,\n", "instructions not sent"),
-        ("initialize-forgets-peer", None, '            self.{{ n.peer_info }} = getattr(message, "params", None)\n', "", "the client's handshake params not kept"),
-        ("no-server-title", None, "        if self.{{ n.title }} is not None:\n            info[{{ s.info.title }}] = self.{{ n.title }}\n", "", "serverInfo without title"),
-        ("declared-ignored", None, "        if self.{{ n.capabilities }} is not None:\n            return self.{{ n.capabilities }}\n", "", "declared server capabilities ignored"),
-        ("no-handshake-builtin", None, "        if method == _handshake_method(revision):\n", "        if False:\n", "the runtime does not take the handshake over: no session, peer_info not kept"),
-        ("session-meta-missing", None, "        if modern is None or revision.legacy is None or type(params) is not dict:\n            return params\n", "        return params\n", "a modern surface handler on a legacy session gets no session `_meta`"),
-    ],
-)
-
-CLIENT_TEMPLATE = _group(
-    "templates/client.py.jinja",
-    [
-        ("no-initialized", None, "            await self.{{ n.send_notification }}(chosen.legacy.initialized, None)\n", "            pass\n", "notifications/initialized never sent"),
-        ("session-forgets-peer", None, "        self.{{ n.peer_info }} = result\n        if chosen.legacy", "        if chosen.legacy", "the server's initialize answer not kept"),
-        ("meta-overrides-caller", None, "            meta.setdefault(key, value)\n", "            meta[key] = value\n", "the client's `_meta` overwrites the caller's"),
-        ("declared-ignored", None, "        if self.{{ n.capabilities }} is not None:\n            return self.{{ n.capabilities }}\n", "", "declared client capabilities ignored"),
-        ("no-discovery", None, "        if MODERN_VERSIONS and self.{{ n.preferred_version }} not in LEGACY_VERSIONS:\n", "        if False:\n", "start_session never sends server/discover"),
-        ("discovery-forgets-peer", None, "            self.{{ n.peer_info }} = result\n            return self._surface_handshake", "            return self._surface_handshake", "the server's discovery answer not kept"),
-        ("request-meta-missed", None, "        out[modern.meta_key] = meta\n", "", "requests do not carry the client's `_meta`"),
-        ("meta-version-not-forced", None, "        meta[modern.version_key] = revision.version\n", "", "a caller's `_meta` version overrides the session's"),
-        ("input-not-retried", None, "                answers[key] = answer\n", "                return model\n", "an input-required result never answered and retried"),
-    ],
-)
-
-STDIO_TEMPLATE = _group(
-    "templates/stdio.py.jinja",
-    [
-        ("cancel-not-sent", None, "                    await self.notify(revision.cancelled, {revision.cancelled_id_key: request_id})\n", "                    pass\n", "cancelling a call does not tell the peer"),
-        ("error-responses-dispatched", None, '("result" in obj or "error" in obj)', '("result" in obj)', "error responses handled as incoming messages"),
-    ],
-)
-
 PACKAGEVIEWS = _group(
     "generator/emit/package_views.py",
     [
-        ("header-errata-none", "header", "comment(', '.join(e.id for e in p.errata) or 'none')", "comment('none')", "the header does not name the errata"),
-        ("header-pairings-dropped", "header", "    if pairings:\n", "    if False:\n", "the header does not name --pair options"),
         ("errata-unexported", "package_view", 'errata_literal=tuple_literal((string_literal(e.id) for e in surface.protocol.errata), 0)', 'errata_literal="()"', "ERRATA empty although errata were applied"),
+    ],
+)
+
+PROVENANCE = _group(
+    "generator/emit/provenance.py",
+    [
+        ("header-errata-none", "Provenance.header", "f\"# Errata applied: {comment(', '.join(errata.get(revision, ())) or 'none')}\"", "f\"# Errata applied: {comment('none')}\"", "the header does not name the errata"),
+        ("header-pairings-dropped", "Provenance.header", "        if self.pairings:\n", "        if False:\n", "the header does not name --pair options"),
     ],
 )
 
@@ -328,17 +251,7 @@ STUBNAMES = _group(
     [
         ("handlers-for-own-messages", "handles", "return method.sent_by(_other(side))", "return method.sent_by(side)", "each side handles what it sends itself"),
         ("embedded-live", "calls", "return method.sent_by(side) and not method.embedded", "return method.sent_by(side)", "embedded requests get typed calls"),
-        ("clashes-unchecked", "stub_names", "    taken = {name for _, name in members}\n", "    taken: set[str] = set()\n", "a handler or call named like a runtime member (handle, attach…) overrides it"),
-    ],
-)
-
-JSONRPC_TEMPLATE = _group(
-    "templates/jsonrpc.py.jinja",
-    [
-        ("bool-ids", None, "return isinstance(value, (str, int)) and not isinstance(value, bool)", "return isinstance(value, (str, int))", "true/false accepted as ids"),
-        ("parse-error-code", None, 'raise ProtocolError(PARSE_ERROR, "Parse error: not valid JSON")', 'raise ProtocolError(INVALID_REQUEST, "Parse error: not valid JSON")', "invalid JSON answered -32600"),
-        ("error-data-dropped", None, '            error["data"] = self.data\n', "            pass\n", "error data not sent"),
-        ("error-locations-dropped", None, '{"loc": list(e["loc"]), "msg"', '{"loc": [], "msg"', "validation errors lose their location"),
+        ("clashes-unchecked", "stub_names", "    taken = set(members)\n", "    taken: set[str] = set()\n", "a handler or call named like a runtime member (handle, attach…) overrides it"),
     ],
 )
 
@@ -351,12 +264,253 @@ TYPES_TEMPLATE = _group(
     ],
 )
 
-REVISIONS_TEMPLATE = _group(
-    "templates/revisions.py.jinja",
+# --- the runtime source (runtime/, installed as mcpgen.runtime, copied verbatim into every package) ---
+
+RUNTIME_JSONRPC = _group(
+    "runtime/jsonrpc.py",
     [
-        ("negotiate-oldest", None, "return requested if requested in choices else choices[-1]", "return requested if requested in choices else choices[0]", "an unsupported requested version negotiated to the oldest, not the newest"),
-        ("negotiate-ignores-request", None, "return requested if requested in choices else choices[-1]", "return choices[-1]", "a supported requested version ignored: always the newest"),
-        ("newest-first-reversed", None, "return sorted(versions, reverse=True)", "return sorted(versions)", "supported versions listed oldest first in discovery and errors"),
+        ("bool-ids", "valid_id", "return isinstance(value, (str, int)) and not isinstance(value, bool)", "return isinstance(value, (str, int))", "true/false accepted as ids"),
+        ("parse-error-code", "load", 'raise ProtocolError(PARSE_ERROR, "Parse error: not valid JSON")', 'raise ProtocolError(INVALID_REQUEST, "Parse error: not valid JSON")', "invalid JSON answered -32600"),
+        ("error-data-dropped", "ProtocolError.to_error", '            error["data"] = self.data\n', "            pass\n", "error data not sent"),
+        ("error-locations-dropped", "error_details", '{"loc": list(e["loc"]), "msg"', '{"loc": [], "msg"', "validation errors lose their location"),
+        ("error-data-lost", "settle", 'str(error.get("message", "")), error.get("data")', 'str(error.get("message", ""))', "error data of a response lost"),
+        ("malformed-error-raised-as-is", "settle", ' and type(error.get("code")) is int', "", "an error response without an integer code raised with that code (not -32603 Malformed)"),
+        ("nan-read", "load", "from_json(data, allow_inf_nan=False)", "from_json(data)", "NaN and Infinity read from the wire (no answer could carry them back)"),
+        ("overflow-read", "load", "        if _HUGE.search(raw) and not _finite(value):\n", "        if False:\n", "a number too large for a float read as infinity"),
+        ("overflow-without-exponent-read", None, '_HUGE = re.compile(rb"[eE]\\+?0*[1-9][0-9]{2}|[0-9]{300}")', '_HUGE = re.compile(rb"[eE]\\+?0*[1-9][0-9]{2}")', "a 300-digit number (no exponent) read as infinity"),
+        ("overflow-in-object-missed", "_finite", "            stack.extend(item.values())\n", "            pass\n", "an infinite number inside an object not noticed (load and encode)"),
+        ("non-finite-encoded", "encode", '    if (b"Infinity" in data or b"NaN" in data) and not _finite(message):\n', "    if False:\n", "encode() writes Infinity/NaN, which no JSON peer can read"),
+    ],
+)
+
+RUNTIME_REGISTRY = _group(
+    "runtime/registry.py",
+    [
+        ("fast-path-id-unchecked", "Registry.parse_object", 'if (type(obj.get("id")) in (str, int)) if request else ("id" not in obj):', "if True:", "requests without id and notifications with id accepted"),
+        ("fast-path-jsonrpc-unchecked", "Registry.parse_object", 'if accepted is not None and obj.get("jsonrpc") == "2.0":', "if accepted is not None:", "a wrong jsonrpc version reported as invalid params"),
+        ("jsonrpc-unchecked", "Registry._parse_any", 'if obj.get("jsonrpc") != "2.0":', "if False:", "messages without jsonrpc 2.0 accepted"),
+        ("response-id-unchecked", "Registry._parse_any", 'if "result" in obj and valid_id(obj.get("id")):', 'if "result" in obj:', "responses with invalid ids accepted"),
+        ("embedded-accepted", "Registry._parse_any", "if spec is None or spec.embedded:", "if spec is None:", "embedded requests parsed as messages"),
+        ("request-without-id", "Registry._parse_any", 'if spec.kind == "request" and "id" not in obj:', "if False:", "a request without id reported as invalid params"),
+        ("params-error-code", "Registry._parse_any", 'return _validate(spec.message, obj, INVALID_PARAMS, f"Invalid params for {method}")', 'return _validate(spec.message, obj, INVALID_REQUEST, f"Invalid params for {method}")', "invalid params answered -32600"),
+        ("fast-params-error-code", "Registry.parse_object", 'INVALID_PARAMS, f"Invalid params for {method}", error_details(exc)', 'INVALID_REQUEST, f"Invalid params for {method}", error_details(exc)', "invalid params answered -32600 on the fast path"),
+        ("batches-always", "Registry.parse_message", "if not self.batching:", "if False:", "batches accepted where the revision refuses them"),
+        ("results-of-notifications", "Registry.parse_result", "if spec is None or spec.result is None:", "if spec is None:", "parse_result accepts notifications"),
+        ("result-error-code", "Registry.parse_result", 'INVALID_PARAMS, f"Invalid result for {method}"', 'INVALID_REQUEST, f"Invalid result for {method}"', "invalid results answered -32600"),
+        ("fast-path-embedded", "Registry.__init__", "            if not spec.embedded\n", "", "embedded requests accepted on the fast path"),
+    ],
+)
+
+RUNTIME_REVISIONS = _group(
+    "runtime/revisions.py",
+    [
+        ("negotiate-oldest", "Revisions.negotiate", "return requested if requested in choices else choices[-1]", "return requested if requested in choices else choices[0]", "an unsupported requested version negotiated to the oldest, not the newest"),
+        ("negotiate-ignores-request", "Revisions.negotiate", "return requested if requested in choices else choices[-1]", "return choices[-1]", "a supported requested version ignored: always the newest"),
+        ("newest-first-reversed", "newest_first", "return sorted(versions, reverse=True)", "return sorted(versions)", "supported versions listed oldest first in discovery and errors"),
+        ("legacy-handshake-not-negotiated", "handshake_revision", 'chosen = revisions.negotiate(\n                requested if isinstance(requested, str) else "", revisions.legacy_versions\n            )', "chosen = revisions.legacy_versions[-1]", "initialize answered in the newest legacy revision whatever the client asked for"),
+    ],
+)
+
+RUNTIME_CONVERT = _group(
+    "runtime/convert.py",
+    [
+        ("dump-python-names", "dump", 'return value.model_dump(mode="json", by_alias=True, exclude_unset=True)', 'return value.model_dump(mode="json", by_alias=False, exclude_unset=True)', "models sent under Python names"),
+        ("dump-unset", "dump", 'return value.model_dump(mode="json", by_alias=True, exclude_unset=True)', 'return value.model_dump(mode="json", by_alias=True)', "unset fields sent as null"),
+        ("strips-skipped", "convert", "value = {key: item for key, item in value.items() if key not in strip}", "value = dict(value)", "fields the target revision does not define sent anyway"),
+        ("fills-skipped", "convert", "fill(value, path, key, constant)", "pass", "required fields the target revision has and the source lacks not filled in"),
+        ("fill-overwrites", "fill", "        found.setdefault(key, constant)\n", "        found[key] = constant\n", "a conversion fill overwrites a value that is there"),
+        ("fill-items-skipped", "objects", "        for item in items:\n            yield from objects(item, rest)\n", "        pass\n", "a fill (or strip) under `*` (every item of a list) not made"),
+        ("result-defaults-ignored", "with_defaults", "(path, key, defaults.get(key, value) if not path else value)", "(path, key, value)", "result_defaults do not override the documented fill values"),
+        ("strict-drops", "convert", '        if dropped and policy == "strict":\n', "        if False:\n", "the strict policy drops what the target cannot represent instead of refusing"),
+        ("peer-newer-content-refused", "convert", "not _newer_content(value, failure.errors(include_url=False))", "True", "a peer's message with newer content (a union member its revision lacks) refused instead of repaired"),
+        ("peer-invalid-repaired", "convert", "not _newer_content(value, failure.errors(include_url=False))", "False", "a peer's invalid message repaired (parts dropped) instead of refused"),
+        ("drops-front-to-back", "_repair", "key=lambda d: (id(d[0]), str(d[1])), reverse=True)", "key=lambda d: (id(d[0]), str(d[1])))", "list items dropped front to back: a later index then hits the wrong item"),
+        ("capabilities-unprojected", "project_capabilities", "        if key not in fields:\n            continue\n", "        if key not in fields:\n            out[key] = value\n            continue\n", "capabilities another revision does not define sent to it anyway"),
+    ],
+)
+
+RUNTIME_PEER = _group(
+    "runtime/peer.py",
+    [
+        ("notification-errors-answered", "Endpoint._handle_one", "if notification and exc.code in (METHOD_NOT_FOUND, INVALID_PARAMS):", "if False:", "a bad notification gets an error response"),
+        ("responses-dispatched", "Endpoint._handle_one", "        if method is None:\n", "        if False:\n", "a stray response dispatched as a message"),
+        ("wrong-way-silent", "Endpoint._handle_one", "return None if notification else error_response(request_id, wrong_way)", "return None", "a request for the other side gets no answer"),
+        ("wrong-way-served", "Endpoint._handle_one", 'if not spec.sent_by("client" if self.side == "server" else "server"):', "if False:", "a request only the other side receives is handled"),
+        ("invalid-id-echoed", "Endpoint._handle_one", 'request_id = obj.get("id") if type(obj) is dict and valid_id(obj.get("id")) else None', 'request_id = obj.get("id") if type(obj) is dict else None', "an invalid id echoed in the error response"),
+        ("cancel-ignored", "Endpoint.notified", "if method == revision.cancelled and revision.cancelled_id_key is not None:", "if False:", "notifications/cancelled does not cancel"),
+        ("cancel-unmarked", "Endpoint.cancel_in_flight", "            self.cancelled.add(task)\n", "", "a cancelled request raises instead of going quiet"),
+        ("cancel-id-unchecked", "Endpoint.cancel_in_flight", "        if not valid_id(request_id):\n            return\n", "", "a cancellation naming no usable id used as one: `true` cancels the request with id 1"),
+        ("notification-handler-errors-escape", "Endpoint.notified", "        except Exception:\n", "        except ValueError:\n", "a failing notification handler's exception escapes handle()"),
+        ("results-unchecked", "Endpoint.result_to_wire", "            self.surface.registry.parse_result(method, wire)\n", "            pass\n", "a handler's invalid result sent as it is"),
+        ("handler-errors-internal", "Endpoint.answer", '            if exc.code == INTERNAL_ERROR:\n                return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n', '            return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n', "a handler's ProtocolError answered -32603"),
+        ("internal-error-details-leaked", "Endpoint.answer", '            if exc.code == INTERNAL_ERROR:\n                return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n', "", "a handler's -32603 ProtocolError sent with its message and data"),
+        ("internal-error-code", "Endpoint.answer", 'return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n        finally:', 'return error_response(request_id, ProtocolError(INVALID_PARAMS, "Internal error"))\n        finally:', "failing handlers answered -32602"),
+        ("request-id-unset", "Endpoint.answer", "        token = REQUEST_ID.set(request_id)\n", "        token = REQUEST_ID.set(None)\n", "a handler does not see its request's id in REQUEST_ID"),
+        ("empty-batch-reply", "Endpoint.handle", "return [r for r in replies if r is not None] or None", "return [r for r in replies if r is not None]", "an all-notification batch answered with []"),
+        ("empty-batch-accepted", "Endpoint.handle", "if not allowed or not obj:", "if not allowed:", "an empty batch not refused"),
+        ("batches-always-allowed", "Endpoint.handle", "if not allowed or not obj:", "if not obj:", "batches handled where the revision refuses them"),
+        ("inbound-of-another-peer", "Endpoint.handle", "if inbound is not None and inbound.peer is self.peer:", "if inbound is not None:", "a message handed to one peer inside another's transport call takes that transport's route"),
+        ("context-not-owned", "Endpoint.context", "return found if found is not None and found.endpoint is self else None", "return found", "a server's notification sent from another server's handler goes out on that server's route"),
+        ("route-ignored", "Endpoint.channel", "channel = mine.route if mine is not None and mine.route is not None else self.attached", "channel = self.attached", "a handler's messages go to the attached channel, not the stream of the request it serves"),
+        ("unsupported-version-code", "Endpoint.unsupported", 'return ProtocolError(modern.unsupported_code, "Unsupported protocol version", data or None)', 'return ProtocolError(INVALID_REQUEST, "Unsupported protocol version", data or None)', "an unsupported _meta version answered without the revision's error code"),
+        ("session-version-as-stateless", "Endpoint.incoming_revision", "if revision is None or revision.modern is None:", "if revision is None:", "a `_meta` naming a session-era version read as a stateless request of it"),
+        ("session-ignored", "Endpoint.incoming_revision", "        if session is not None:\n            return session\n", "", "messages of a session read in the default revision, not the negotiated one"),
+        ("peer-newer-message-refused", "Endpoint.peer_message", "exc.code != INVALID_PARAMS", "True", "a peer's message with content its revision lacks refused instead of dropped with a warning"),
+        ("peer-newer-result-refused", "Endpoint.peer_result", 'if self.peer.conversion_policy == "strict" or not isinstance(raw, dict):', "if True:", "a peer's result with content its revision lacks refused instead of dropped with a warning"),
+        ("untyped-calls", "Endpoint.peer_result", "            return revision.registry.parse_result(method, raw), raw\n", "            return raw, raw\n", "typed calls return raw dicts"),
+        ("incoming-params-unconverted", "Endpoint.surface_params", "        if revision is self.surface:\n", "        if True:\n", "handlers get params of the session's revision, not the surface's types"),
+        ("results-unconverted", "Endpoint.surface_result", "        if revision is self.surface:\n", "        if True:\n", "typed calls return the session's revision's model, not the surface's"),
+        ("params-unconverted", "Endpoint.to_revision_params", "        if revision is self.surface or wire is None:\n", "        if True:\n", "typed-call params sent in the surface's shape to a session of another revision"),
+        ("gate-by-surface", "Endpoint.gate", "spec = revision.registry.methods.get(method)", "spec = self.surface.registry.methods.get(method)", "calls gated by the surface revision: a session is sent a method its revision lacks"),
+        ("per-request-meta-in-sessions", "Endpoint.outgoing_params", "        modern = self.revisions.modern\n", "        modern = None\n", "session-era messages carry the stateless era's per-request `_meta` keys"),
+    ],
+)
+
+RUNTIME_HANDSHAKE = _group(
+    "runtime/handshake.py",
+    [
+        ("discover-no-versions", "handshake_result", "modern.versions_key: newest_first(revisions.supported),", "modern.versions_key: [],", "discovery announces no versions"),
+        ("handshake-capabilities-unprojected", "handshake_result", "    projected = project_capabilities(\n        capabilities, revision.server_capabilities, surface.server_capabilities\n    )\n", "    projected = capabilities\n", "a handshake answer announces capabilities the client's revision does not define"),
+    ],
+)
+
+RUNTIME_SERVER = _group(
+    "runtime/server.py",
+    [
+        ("handshake-no-capabilities", "ServerEndpoint.handshake", "            dump(self.peer.derived_capabilities()),\n", "            {},\n", "the handshake announces no capabilities"),
+        ("handshake-no-instructions", "ServerEndpoint.handshake", "            self.peer.instructions,\n", "            None,\n", "instructions not sent"),
+        ("initialize-forgets-peer", "ServerEndpoint.answer_handshake", '            self.peer_info = getattr(message, "params", None)\n', "", "the client's handshake params not kept"),
+        ("no-server-title", "ServerBase.server_info", "return implementation_info(self, self.name, self.version, self.title)", "return implementation_info(self, self.name, self.version, None)", "serverInfo without title"),
+        ("declared-ignored", "ServerBase.derived_capabilities", "        if self.capabilities is not None:\n            return self.capabilities\n", "", "declared server capabilities ignored"),
+        ("capabilities-of-every-handler", "overridden_capabilities", "        if overridden(peer, method) is None:\n            continue\n", "", "capabilities advertised for handlers not overridden"),
+        ("capability-flags-dropped", "overridden_capabilities", "        if capability.flag is not None:\n", "        if False:\n", "capability flags dropped at run time"),
+        ("no-handshake-builtin", "ServerEndpoint.builtin", "        if method == revision.handshake:\n", "        if False:\n", "the runtime does not take the handshake over: no session, peer_info not kept"),
+        ("session-meta-missing", "ServerEndpoint.completed", "        if modern is None or revision.legacy is None or type(params) is not dict:\n            return params\n", "        return params\n", "a modern surface handler on a legacy session gets no session `_meta`"),
+        ("session-meta-kept-on-reinitialize", "ServerEndpoint.answer_handshake", "            self.forget_session_meta()\n", "", "a new initialize keeps the old session's `_meta` (client info, capabilities)"),
+        ("log-level-meta-stale", "ServerEndpoint._set_log_level", "        self.forget_session_meta()\n", "", "a session's logging/setLevel does not reach its later requests' `_meta`"),
+        ("session-meta-unfrozen", "ServerEndpoint.session_meta_model", "_frozen(model).model_validate(", "model.model_validate(", "one request's handler may change the `_meta` every request of the session shares"),
+        ("session-capabilities-unprojected", "ServerEndpoint.session_meta", "        offered = project_capabilities(\n            session.get(keys.capabilities_key) or {}, revision.client_capabilities\n        )\n", "        offered = session.get(keys.capabilities_key) or {}\n", "a session's client appears to support what its negotiated revision does not have"),
+        ("session-input-not-bridged", "ServerEndpoint.fulfil_on_session", "if need is None or answer_model is None or revision.legacy is None:", "if True:", "a stateless surface handler's input-required result sent to a session-era client, which cannot read it"),
+        ("listens-outlive-input", "ServerEndpoint.input_closed", "            task.cancel()\n", "", "listen requests keep running after the client's input closed"),
+        ("acknowledgement-sent-to-session", "ServerEndpoint.notify", "if mine is not None and mine.for_session and method not in revision.registry.methods:", "if False:", "the listen handler run for a session sends it the acknowledgement its revision lacks (and fails)"),
+        ("listen-notifications-unnamed", "ServerEndpoint.stamped", "if listening is None or modern is None or not modern.subscription_id_key:", "if True:", "notifications sent for a listen request do not name it in `_meta`"),
+    ],
+)
+
+RUNTIME_CLIENT = _group(
+    "runtime/client.py",
+    [
+        ("no-initialized", "ClientEndpoint._initialize", "            await self.peer.send_notification(chosen.legacy.initialized, None)\n", "            pass\n", "notifications/initialized never sent"),
+        ("session-forgets-peer", "ClientEndpoint._initialize", "        self.peer_info = result\n", "", "the server's initialize answer not kept"),
+        ("meta-overrides-caller", "ClientEndpoint.outgoing_params", "            meta.setdefault(key, value)\n", "            meta[key] = value\n", "the client's `_meta` overwrites the caller's"),
+        ("declared-ignored", "ClientBase.derived_capabilities", "        if self.capabilities is not None:\n            return self.capabilities\n", "", "declared client capabilities ignored"),
+        ("no-discovery", "ClientEndpoint.start_session", "            revisions.modern_versions\n            and self.peer.preferred_version not in revisions.legacy_versions\n", "            False\n", "start_session never sends server/discover"),
+        ("discovery-forgets-peer", "ClientEndpoint._discover", "            self.peer_info = result\n", "", "the server's discovery answer not kept"),
+        ("request-meta-missed", "ClientEndpoint.outgoing_params", "        out[modern.meta_key] = meta\n", "", "requests do not carry the client's `_meta`"),
+        ("meta-version-not-forced", "ClientEndpoint.outgoing_params", "        meta[modern.version_key] = revision.version\n", "", "a caller's `_meta` version overrides the session's"),
+        ("input-not-retried", "ClientEndpoint.fulfil_from_peer", "                answers[key] = answer\n", "                return model\n", "an input-required result never answered and retried"),
+        ("input-state-dropped", "ClientEndpoint.fulfil_from_peer", "            if raw.get(need.state_key) is not None:\n                retry[need.state_key] = raw[need.state_key]\n", "", "the retry of an input-required request does not echo the server's request state"),
+        ("input-unanswerable-raises", "ClientEndpoint._answer_input", "            if exc.code == METHOD_NOT_FOUND:\n                return None\n", "", "an input request no handler answers raises -32601 instead of returning the input-required result"),
+        ("no-legacy-fallback", "ClientEndpoint._discover", "                if legacy_versions:\n                    return None  # not an error of the stateless era: a session-era server\n", "", "a dual-era client gives up on a session-era server that does not know discovery"),
+        ("initialize-version-unchecked", "ClientEndpoint._initialize", "        if version not in legacy_versions:\n", "        if False:\n", "an initialize answer naming a version the client does not speak not refused as ProtocolError"),
+        ("preferred-version-ignored", "ClientEndpoint._initialize", "proposed = revisions[preferred if preferred in legacy_versions else default]", "proposed = revisions[default]", "initialize proposes the surface's version, not the preferred one"),
+        ("initialize-capabilities-unprojected", "ClientEndpoint._initialize", "            keys.capabilities_key: project_capabilities(\n                dump(self.peer.derived_capabilities()),\n                proposed.client_capabilities,\n                self.surface.client_capabilities,\n            ),\n", "            keys.capabilities_key: dump(self.peer.derived_capabilities()),\n", "initialize announces client capabilities the proposed revision does not define"),
+    ],
+)
+
+RUNTIME_LISTEN = _group(
+    "runtime/listen.py",
+    [
+        ("covers-any-prefix", "covers", 'return watched.endswith("/") or uri[len(watched)] in "/?#"', "return True", "an update of file:///ab reaches a listen stream watching file:///a"),
+        ("updates-to-every-stream", "_wants", "return any(covers(watched, uri) for watched in stream.uris)", "return True", "a resource update goes to listen streams that do not watch it"),
+        ("list-changes-without-capability", "ListenBridge.serve_listen", "            and (capabilities.get(flag.capability) or {}).get(flag.flag) is True\n", "", "a listen stream promised list changes the server's capabilities do not declare"),
+        ("held-notifications-lost", "ListenBridge.notify_streams", "            if stream.held is not None:\n", "            if False:\n", "notifications sent while a listen stream is set up lost, not held until its acknowledgement"),
+        ("subscribed-per-stream", "ListenBridge._watch", "if not self.watching.get(uri) and not await self._subscription(method, uri):", "if not await self._subscription(method, uri):", "the subscribe handler run again for every stream watching a URI already subscribed"),
+        ("unsubscribed-while-watched", "ListenBridge._unwatch_all", "                if not self.watching[uri]:\n", "                if True:\n", "a URI unsubscribed while another listen stream still watches it"),
+        ("session-listen-not-restarted", "ListenBridge.stop_session_listen", "            task.cancel()\n", "            pass\n", "the listen handler of a session's old subscriptions keeps running beside the new one"),
+    ],
+)
+
+RUNTIME_STDIO = _group(
+    "runtime/stdio.py",
+    [
+        ("cancel-not-sent", "Connection.request", "                    await self.notify(revision.cancelled, {revision.cancelled_id_key: request_id})\n", "                    pass\n", "cancelling a call does not tell the peer"),
+        ("initialize-cancelled", "Connection.request", "                and method != revision.handshake\n", "", "cancelling the handshake request sends notifications/cancelled for it"),
+        ("error-responses-dispatched", "Connection.receive", '("result" in obj or "error" in obj)', '("result" in obj)', "error responses handled as incoming messages"),
+        ("parse-errors-unanswered", "Connection.receive", "            await self.send(error_response(None, exc))\n", "            pass\n", "a line that is not JSON gets no -32700"),
+        ("unhashable-id-settled", "Connection._settle", "future = self._pending.get(request_id) if type(request_id) is int else None", "future = self._pending.get(request_id)", "a response with an unhashable id (a list) crashes the connection"),
+        ("unwritable-answer-unanswered", "Connection._reply", "            await self.send(error_response(request_id if valid_id(request_id) else None, cannot))\n", "            pass\n", "an answer JSON cannot carry (a NaN) leaves the request unanswered"),
+        ("overlong-line-ends-connection", "Connection.run", "                    continue\n", "                    break\n", "a line over the limit ends the connection instead of a -32700"),
+        ("pending-hang-on-eof", "Connection.run", '                    future.set_exception(ConnectionError("MCP peer closed the connection"))\n', "                    pass\n", "requests still waiting when the peer closes never end"),
+    ],
+)
+
+RUNTIME_HTTP_COMMON = _group(
+    "runtime/http/common.py",
+    [
+        ("param-integer-textual", "same", "    if isinstance(value, int) and not isinstance(value, bool):\n", "    if False:\n", "an integer argument's header compared as text: `42.0` or `4.2e1` refused for 42"),
+        ("param-unsafe-integer-accepted", "same", "abs(value) > SAFE_INTEGER or ", "", "an integer outside JavaScript's safe range accepted in a mirrored header"),
+        ("param-integer-via-float", "same", "return decimal.Decimal(text) == value", "return float(text) == value", "a mirrored integer compared through a float: a fraction a float rounds away accepted"),
+        ("base64-header-undecoded", "decode_header", "if value.startswith(start) and value.endswith(end) and len(value) >= len(start) + len(end):", "if False:", "an `Mcp-Name`/`Mcp-Param-*` header in the Base64 sentinel compared undecoded"),
+        ("non-ascii-header-raw", "encode_header", 'plain = all(" " <= c <= "~" for c in value) and value == value.strip()', "plain = True", "a non-ASCII or space-padded header value sent as it is, not in the Base64 sentinel"),
+        ("nested-header-params-missed", "header_params", "            walk(sub, (*path, key), depth + 1)\n", "            pass\n", "`x-mcp-header` on a nested property not found"),
+        ("invalid-params-status-200", "eras", "        INVALID_PARAMS,\n", "", "a stateless request with invalid params answered 200 instead of 400"),
+    ],
+)
+
+RUNTIME_HTTP_SERVER = _group(
+    "runtime/http/server.py",
+    [
+        ("rebinding-unchecked", "StreamableHTTP._check_origin", "if name is None or (hosts is None and not _unrebindable(name)):", "if name is None:", "a server without allow-lists admits any Host (DNS rebinding)"),
+        ("origin-unchecked", "StreamableHTTP._check_origin", "        if not admitted:\n", "        if False:\n", "a foreign Origin admitted"),
+        ("host-port-refused", "_matches", " or a.lower() == name", "", "an allowed host without port refuses that host on a port"),
+        ("wrong-path-served", "StreamableHTTP.__call__", "            if self._route(scope) != self.path:\n", "            if False:\n", "requests to any path served as the MCP endpoint"),
+        ("content-type-unchecked", "StreamableHTTP._body", 'if content_type[:1] != ["application/json"]:', "if False:", "a POST that is not application/json read anyway"),
+        ("body-limit-unenforced", "_read_body", "        if size > limit:\n", "        if False:\n", "a body over max_body read whole (no 413) when it has no Content-Length"),
+        ("session-limit-unenforced", "StreamableHTTP._new_session", "if len(self.sessions) + self._opening >= self.max_sessions:", "if False:", "sessions opened beyond max_sessions"),
+        ("idle-sessions-kept", "StreamableHTTP._sweep", "                    await asyncio.shield(self._end(stale))\n", "                    pass\n", "sessions idle beyond session_timeout never dropped"),
+        ("unknown-session-400", "StreamableHTTP._session", 'raise _Reject(404, error_body(INVALID_REQUEST, "Session not found"))', 'raise _Reject(400, error_body(INVALID_REQUEST, "Session not found"))', "an unknown session answered 400: the client does not know to start a new one"),
+        ("delete-keeps-session", "StreamableHTTP._delete", "        await self._end(session)\n", "", "DELETE does not end the session"),
+        ("session-batch-unchecked", "StreamableHTTP._post_session", "if batch and session.version not in self.eras.batching:", "if False:", "a batch in a session whose revision has none answered 200, not refused with 400"),
+        ("unhashable-id-settled", "_Session.settle", "future = self.pending.get(request_id) if type(request_id) is int else None", "future = self.pending.get(request_id)", "a POSTed response with an unhashable id (a list) crashes the request"),
+        ("replay-all", "_Stream.resume", "                if seq > after:\n", "                if True:\n", "a resumed stream replays the events the client already has"),
+        ("meta-version-unchecked", "StreamableHTTP._check_headers", "if claimed is not None and claimed != version:", "if False:", "a stateless request whose `_meta` version disagrees with MCP-Protocol-Version served"),
+        ("method-header-unchecked", "StreamableHTTP._check_headers", "if header is not None and header != method:", "if False:", "an Mcp-Method header that disagrees with the body served"),
+        ("name-header-unchecked", "StreamableHTTP._check_headers", "if decode_header(raw) != params.get(field):", "if False:", "an Mcp-Name header that disagrees with the body served"),
+        ("param-header-unchecked", "StreamableHTTP._check_headers", "if decoded is None or not same(decoded, value):", "if decoded is None:", "an Mcp-Param header that disagrees with the tool argument served"),
+        ("param-header-optional", "StreamableHTTP._check_headers", '                if sent is None:\n                    raise mismatch(f"Mcp-Param-{header_name} header is required")\n', "                if sent is None:\n                    continue\n", "a tool argument marked x-mcp-header served without its header"),
+        ("unsupported-version-code", "StreamableHTTP._unsupported", "error_body(modern.unsupported_code, ", "error_body(INVALID_REQUEST, ", "an unsupported MCP-Protocol-Version answered without the revision's error code"),
+        ("session-of-another-principal", "StreamableHTTP._session", "if session is None or session.owner != _principal(ACCESS.get()):", "if session is None:", "another user's token finds a session (a session not bound to its token's subject and client)"),
+        ("batch-limit-unenforced", "StreamableHTTP._post_session", "if batch and len(messages) > self.max_batch:", "if False:", "a batch over max_batch run"),
+        ("session-version-header-unchecked", "StreamableHTTP._same_version", "if version not in (None, session.version, ASSUMED_VERSION):", "if False:", "a session's request under another session-era MCP-Protocol-Version served"),
+        ("unknown-method-status", "StreamableHTTP._status", "        if code == METHOD_NOT_FOUND:\n            return 404\n", "", "a stateless request for an unknown method not answered 404"),
+    ],
+)
+
+RUNTIME_HTTP_CLIENT = _group(
+    "runtime/http/client.py",
+    [
+        ("unhashable-id-settled", "HttpConnection._settle", "waiting = self._pending.get(request_id) if valid_id(request_id) else None", "waiting = self._pending.get(request_id)", "a response with an unhashable id (a list) crashes the read of the stream"),
+        ("param-headers-not-sent", "HttpConnection._headers", '                    headers[f"mcp-param-{name}"] = encode_header(text)\n', "                    pass\n", "tool arguments marked x-mcp-header not mirrored in Mcp-Param headers"),
+        ("tools-not-learned", "HttpConnection._learn", "                    self._tools[tool[keys.name_key]] = header_params(tool.get(keys.schema_key))\n", "                    pass\n", "the tools' x-mcp-header annotations not learned from tools/list"),
+        ("name-header-not-sent", "HttpConnection._headers", '            headers["mcp-name"] = encode_header(params[field])\n', "            pass\n", "a stateless request's Mcp-Name header not sent"),
+        ("session-version-not-learned", "HttpConnection._learn", "                self.version = version\n", "                pass\n", "a session's requests lack the negotiated MCP-Protocol-Version header"),
+    ],
+)
+
+RUNTIME_AUTH_RESOURCE = _group(
+    "runtime/auth/resource.py",
+    [
+        ("scopes-unchecked", "ResourceServer.admit", "        if not set(needed) <= verified.scopes:\n", "        if False:\n", "a token lacking a required scope admitted"),
+        ("request-scopes-ignored", "ResourceServer.admit", "                    needed += [s for s in more if s not in needed]\n", "                    pass\n", "the scopes a request's method needs (`scopes_for`) not required"),
+    ],
+)
+
+RUNTIME_FANOUT = _group(
+    "runtime/fanout.py",
+    [
+        ("backlog-unbounded", "Watch.put", "        if len(self.pending) >= self.limit:\n", "        if False:\n", "a listener far behind keeps the whole backlog instead of its watched URIs"),
+        ("updates-to-every-watch", "Fanout.deliver", "            if watch.wants(uri):\n", "            if True:\n", "a published update goes to watches that do not cover it"),
     ],
 )
 
@@ -369,16 +523,25 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + PYSOURCE
     + VIEWS
     + PACKAGEVIEWS
+    + PROVENANCE
     + STUBVIEWS
     + STUBNAMES
     + ERRATA
     + GENERATE
     + TYPES_TEMPLATE
-    + JSONRPC_TEMPLATE
-    + REVISIONS_TEMPLATE
-    + METHODS_TEMPLATE
-    + RUNTIME_TEMPLATE
-    + SERVER_TEMPLATE
-    + CLIENT_TEMPLATE
-    + STDIO_TEMPLATE
+    + RUNTIME_JSONRPC
+    + RUNTIME_REGISTRY
+    + RUNTIME_REVISIONS
+    + RUNTIME_CONVERT
+    + RUNTIME_PEER
+    + RUNTIME_HANDSHAKE
+    + RUNTIME_SERVER
+    + RUNTIME_CLIENT
+    + RUNTIME_LISTEN
+    + RUNTIME_STDIO
+    + RUNTIME_HTTP_COMMON
+    + RUNTIME_HTTP_SERVER
+    + RUNTIME_HTTP_CLIENT
+    + RUNTIME_AUTH_RESOURCE
+    + RUNTIME_FANOUT
 )

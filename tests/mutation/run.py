@@ -1,14 +1,19 @@
-"""Mutation testing of mcpgen: break the generator one mutant at a time and report which test files notice.
+"""Mutation testing of mcpgen: break the generator or the runtime one mutant at a time and report which
+test files notice.
 
     python tests/mutation/run.py                 # every mutant against the default tests
     python tests/mutation/run.py --check         # only verify that every mutant still finds its target
     python tests/mutation/run.py --only roles.no-pairing-table --tests tests
+    python tests/mutation/run.py --only runtime_ --tests tests/runtime   # the runtime's mutants alone
     python tests/mutation/run.py --jobs 2 --json report.json
 
-Each mutant is applied to a fresh copy of mcpgen in a temporary directory, which is put first on
-PYTHONPATH for one pytest run (so the checkout is never modified). The unmutated copy runs first:
-tests that fail there are deselected from the mutant runs and listed. The golden diff
-(tests/test_generated.py) is never run: a mutant counts as killed only when a behaviour test fails.
+Each mutant is applied to a fresh copy of mcpgen (every package of pyproject's `package-dir`: the
+generator, `runtime/` as `mcpgen.runtime`, the templates, the schema data) in a temporary directory,
+which is put first on PYTHONPATH for one pytest run (so the checkout is never modified). The runtime
+tests run generated packages linked to that copy's `mcpgen.runtime`, so a runtime mutant reaches them.
+The unmutated copy runs first: tests that fail there are deselected from the mutant runs and listed.
+The golden diff (tests/test_generated.py) and the runtime copy check (tests/runtime/test_runtime_copy.py,
+which compares text and layout) are never run: a mutant counts as killed only when a behaviour test fails.
 """
 
 from __future__ import annotations
@@ -30,12 +35,16 @@ from mutants import MUTANTS, Mutant
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = "tests/test_generated.py"
-# Fast behaviour tests that need no specification corpus; `--tests tests` runs the whole suite instead.
+NEVER = (GOLDEN, "tests/runtime/test_runtime_copy.py")
+"""Tests that compare text, not behaviour: never run against a mutant."""
+# Fast behaviour tests of the generator (no specification corpus), and the runtime's own tests (on real
+# protocol tables: they need the corpus); `--tests tests` runs the whole suite instead.
 DEFAULT_TESTS = (
     "tests/functional",
     "tests/test_naming.py",
     "tests/test_errata.py",
     "tests/test_source.py",
+    "tests/runtime",
 )
 
 
@@ -96,8 +105,7 @@ def run_tests(tree: Path, tests: list[str], deselect: list[str], timeout: float)
             "junit_family=xunit1",
             f"--junitxml={report}",
             "--continue-on-collection-errors",
-            "--ignore",
-            GOLDEN,
+            *(arg for never in NEVER for arg in ("--ignore", never)),
             *tests,
         ]
         command += [arg for test in deselect for arg in ("--deselect", test)]
@@ -126,6 +134,15 @@ def run_mutant(
         except Stale as exc:
             return Outcome(stale=str(exc))
         return run_tests(tree, tests, deselect, timeout)
+
+
+def select(mutants: tuple[Mutant, ...], only: list[str] | None) -> list[Mutant]:
+    """The mutants `--only` names by id, id prefix or path prefix (all of them without `--only`)."""
+    return [
+        m
+        for m in mutants
+        if not only or any(m.id.startswith(o) or m.path.startswith(o) for o in only)
+    ]
 
 
 def check(mutants: list[Mutant]) -> list[tuple[Mutant, str]]:
@@ -174,7 +191,7 @@ def report(
     stale = [m for m in mutants if results[m.id].stale]
     score = len(killed) / len(live) if live else 0.0
     print(
-        f"\nscore: {len(killed)}/{len(live)} killed ({score:.1%}) by {' '.join(tests)} (never {GOLDEN})"
+        f"\nscore: {len(killed)}/{len(live)} killed ({score:.1%}) by {' '.join(tests)} (never {', '.join(NEVER)})"
     )
     if stale:
         print(f"stale mutants (update tests/mutation/mutants.py): {', '.join(m.id for m in stale)}")
@@ -209,7 +226,11 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--only", nargs="+", metavar="ID", help="run only these mutants (ids or id prefixes)"
+        "--only",
+        nargs="+",
+        metavar="ID",
+        help="run only these mutants: ids, id prefixes (`runtime_` for the runtime's, `runtime_http` for"
+        " its HTTP transport) or path prefixes (`runtime/`, `generator/emit/`)",
     )
     parser.add_argument(
         "--tests", nargs="+", default=list(DEFAULT_TESTS), help="test paths (default: %(default)s)"
@@ -227,11 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     args = parser.parse_args(argv)
-    mutants = [
-        m
-        for m in MUTANTS
-        if not args.only or any(m.id == o or m.id.startswith(o) for o in args.only)
-    ]
+    mutants = select(MUTANTS, args.only)
     if args.list:
         for m in mutants:
             print(f"{m.id:48} {m.path}{'::' + m.scope if m.scope else ''}  {m.note}")
