@@ -15,7 +15,7 @@ from shared import package_name
 
 USER_CODE = '''
 from typing import Any
-from {v25} import Client, parse_message, parse_result, types as t25
+from {v25} import Client, Server, parse_message, parse_result, types as t25
 from {v26} import parse_result as parse_result_26, types as t26
 
 text = t25.TextContent(text="hi")
@@ -37,16 +37,25 @@ async def use(client: Client) -> None:
         await client.get_prompt({{"name": "x"}})
     except Exception as exc:
         print(str(exc))
+
+
+async def ask(server: Server) -> None:
+    reveal_type(await server.elicit({{"mode": "url", "url": "https://a.example", "elicitationId": "e", "message": "m"}}))
+    reveal_type(await server.elicit({{"message": "m", "requestedSchema": {{"type": "object", "properties": {{}}}}}}, task={{"ttl": 1}}))
 '''
 
 BAD_CODE = '''
-from {v25} import Client, types as t25
+from {v25} import Client, Server, types as t25
 t25.TextContent(type="image", text="hi")
 
 
 async def use(client: Client) -> None:
     await client.get_prompt({{"nmae": "x"}})
     await client.call_tool({{"nmae": "x"}})
+
+
+async def ask(server: Server) -> None:
+    await server.elicit({{"mesage": "m", "requestedSchema": {{"type": "object", "properties": {{}}}}}})
 '''
 
 
@@ -90,6 +99,8 @@ def test_results_are_typed_per_method(mypy_report: tuple[str, str]) -> None:
     assert members(types[5]) == {"GetPromptResult"}
     assert members(types[6]) == {"CallToolResult"}  # no task asked for: the plain result
     assert members(types[7]) == {"CreateTaskResult"}  # a task asked for: the task
+    assert members(types[8]) == {"ElicitResult"}  # params a union of two shapes: overloaded the same
+    assert members(types[9]) == {"CreateTaskResult"}
     assert "error:" not in good, good  # constants as defaults, typed calls: no casts, no complaints
 
 
@@ -102,6 +113,7 @@ def test_a_misspelled_key_of_a_params_dict_is_a_type_error(mypy_report: tuple[st
     _, bad = mypy_report
     assert 'bad.py:7: error: Argument 1 to "get_prompt" of "Client" has incompatible type' in bad, bad
     assert 'bad.py:8: error: No overload variant of "call_tool"' in bad, bad
+    assert 'bad.py:12: error: No overload variant of "elicit"' in bad, bad
 
 
 def test_a_protocol_error_says_what_was_wrong(packages: dict[str, Any]) -> None:

@@ -267,16 +267,42 @@ class Server(ServerBase):
         """Send 'roots/list' to the client and return its validated result."""
         return cast("types.ListRootsResult", await self._mcp_call("roots/list", params))
 
+    @overload
     async def elicit(
-        self, params: types.ElicitRequestParams | Mapping[str, Any]
+        self,
+        params: (
+            types.ElicitRequestParams | dicts.ElicitRequestURLParams | dicts.ElicitRequestFormParams
+        ),
+        *,
+        task: None = None,
+    ) -> types.ElicitResult: ...
+
+    @overload
+    async def elicit(
+        self,
+        params: (
+            types.ElicitRequestParams | dicts.ElicitRequestURLParams | dicts.ElicitRequestFormParams
+        ),
+        *,
+        task: types.TaskMetadata | Mapping[str, Any],
+    ) -> types.CreateTaskResult: ...
+
+    async def elicit(
+        self,
+        params: (
+            types.ElicitRequestParams | dicts.ElicitRequestURLParams | dicts.ElicitRequestFormParams
+        ),
+        *,
+        task: types.TaskMetadata | Mapping[str, Any] | None = None,
     ) -> types.ElicitResult | types.CreateTaskResult:
-        """Send 'elicitation/create' to the client and return its validated result.
+        """Send 'elicitation/create' to the client and return its validated result;
+        with `task`, ask for a task instead and return what the client answers for it.
 
         Raises ProtocolError (-32601) in sessions of protocol version 2024-11-05, 2025-03-26, which do not have this method.
         """
         return cast(
             "types.ElicitResult | types.CreateTaskResult",
-            await self._mcp_call("elicitation/create", params),
+            await self._mcp_call("elicitation/create", params, task),
         )
 
     async def notify_cancelled(

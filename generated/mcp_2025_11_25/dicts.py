@@ -163,6 +163,33 @@ CreateMessageRequestParams = TypedDict(
     total=False,
 )
 
+ElicitRequestURLParams = TypedDict(
+    "ElicitRequestURLParams",
+    {
+        "_meta": NotRequired[types.ElicitRequestURLParamsMeta | Mapping[str, Any]],
+        "elicitationId": Required[str],
+        "message": Required[str],
+        "mode": Required[Literal["url"]],
+        "task": NotRequired[types.TaskMetadata | Mapping[str, Any]],
+        "url": Required[str],
+    },
+    total=False,
+)
+
+ElicitRequestFormParams = TypedDict(
+    "ElicitRequestFormParams",
+    {
+        "_meta": NotRequired[types.ElicitRequestFormParamsMeta | Mapping[str, Any]],
+        "message": Required[str],
+        "mode": NotRequired[Literal["form"]],
+        "requestedSchema": Required[
+            types.ElicitRequestFormParamsRequestedSchema | Mapping[str, Any]
+        ],
+        "task": NotRequired[types.TaskMetadata | Mapping[str, Any]],
+    },
+    total=False,
+)
+
 CancelledNotificationParams = TypedDict(
     "CancelledNotificationParams",
     {
@@ -251,6 +278,8 @@ __all__ = [
     "SetLevelRequestParams",
     "CompleteRequestParams",
     "CreateMessageRequestParams",
+    "ElicitRequestURLParams",
+    "ElicitRequestFormParams",
     "CancelledNotificationParams",
     "NotificationParams",
     "ProgressNotificationParams",

@@ -48,11 +48,24 @@ def _value(t: ir.TypeExpr, s: dict[str, str]) -> str:
     return annotation(t, Symbols((("Any", s["Any"]), ("Literal", s["Literal"]))), "types.")
 
 
-def dicts_view(protocol: ir.Protocol, header: str) -> DictsView:
-    """The view of one revision's `dicts.py`: a TypedDict per params model of a method."""
+def params_models(protocol: ir.Protocol, name: str | None) -> tuple[ir.Model, ...]:
+    """The models a method's params definition may be: itself, or each member of a union of models
+    (2025-11-25's `ElicitRequestParams`); () when it is anything else."""
     defs = {d.name: d for d in protocol.definitions}
-    params = dict.fromkeys(m.params for m in protocol.methods if m.params)
-    taken = set(params)
+    found = defs.get(name or "")
+    if isinstance(found, ir.Model):
+        return (found,)
+    if not isinstance(found, ir.Alias) or not isinstance(found.type, ir.UnionOf):
+        return ()
+    members = [defs.get(t.name) if isinstance(t, ir.Ref) else None for t in ir.alternatives(found.type)]
+    return tuple(m for m in members if isinstance(m, ir.Model)) if all(isinstance(m, ir.Model) for m in members) else ()
+
+
+def dicts_view(protocol: ir.Protocol, header: str) -> DictsView:
+    """The view of one revision's `dicts.py`: a TypedDict per params model of a method (per member
+    model where the params are a union of models)."""
+    models = {m.name: m for p in dict.fromkeys(m.params for m in protocol.methods) for m in params_models(protocol, p)}
+    taken = set(models)
     spelled: dict[str, str] = {}
     for name in NAMES:
         alias = name
@@ -61,10 +74,7 @@ def dicts_view(protocol: ir.Protocol, header: str) -> DictsView:
         spelled[name] = alias
     imports = {name: (f"{name} as {alias}" if alias != name else name) for name, alias in spelled.items()}
     views = []
-    for name in params:
-        model = defs.get(name or "")
-        if not isinstance(model, ir.Model):
-            continue
+    for model in models.values():
         wrap = spelled["Required"], spelled["NotRequired"]
         keys = tuple(
             (string_literal(f.wire_name), f"{wrap[0] if f.required else wrap[1]}[{_value(f.type, spelled)}]")

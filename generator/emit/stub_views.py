@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..model import ir
 from ..model.names import INITIALIZE_PARAMS, calls, handles
+from .dict_views import params_models
 from .layout import bracketed
 from .pysource import string_literal
 from .views import indent_doc, result_annotation
@@ -139,9 +140,8 @@ def _call(package: ir.Package, side: ir.Side, m: ir.MethodSpec, name: str) -> li
     surface = package.surface_revision
     peer = "client" if side == "server" else "server"
     meta_filled = side == "client" and surface.lifecycle.modern is not None
-    params = f"types.{m.params} | dicts.{m.params}" if m.params and _has_dict(surface.protocol, m) else (
-        f"types.{m.params} | Mapping[str, Any]" if m.params else "None | Mapping[str, Any]"
-    )
+    forms = "".join(f" | dicts.{model.name}" for model in params_models(surface.protocol, m.params))
+    params = (f"types.{m.params}{forms or ' | Mapping[str, Any]'}") if m.params else "None | Mapping[str, Any]"
     optional = _params_optional(surface.protocol, m, meta_filled)
     arguments = f"self, params: {params}" + (" | None = None" if optional else "")
     missing = _missing_in(package, m.name)
@@ -190,21 +190,17 @@ def _result_names(m: ir.MethodSpec) -> list[str]:
     return found or ([m.result] if m.result else [])
 
 
-def _has_dict(protocol: ir.Protocol, m: ir.MethodSpec) -> bool:
-    """Whether `dicts.py` has the dict form of `m`'s params (it has one for every params model)."""
-    return isinstance(next((d for d in protocol.definitions if d.name == m.params), None), ir.Model)
-
-
 def _task_annotation(surface: ir.Revision, m: ir.MethodSpec) -> str | None:
     """The type of the `task` a task-augmentable request takes, None for any other request."""
     key = surface.lifecycle.task_key
-    if not m.opt_in_results or key is None or not m.params:
+    if not m.opt_in_results or key is None:
         return None
-    model = next((d for d in surface.protocol.definitions if d.name == m.params), None)
-    field = next((f for f in model.fields if f.wire_name == key), None) if isinstance(model, ir.Model) else None
-    if field is None or not isinstance(field.type, ir.Ref):
+    models = params_models(surface.protocol, m.params)
+    fields = [next((f for f in model.fields if f.wire_name == key), None) for model in models]
+    types = {f.type for f in fields if f is not None and isinstance(f.type, ir.Ref)}
+    if not fields or len(types) != 1 or None in fields:
         return None
-    return f"types.{field.type.name} | Mapping[str, Any]"
+    return f"types.{types.pop().name} | Mapping[str, Any]"
 
 
 def _retyped(name: str, annotation: str, doc: str, asynchronous: bool = False, runtime: str = "") -> MemberView:

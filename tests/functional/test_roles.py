@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import importlib
+import typing
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -226,3 +228,37 @@ def test_a_method_named_like_a_runtime_member_gets_a_trailing_underscore(tmp_pat
     assert run(client.handle_()).n == 7, "the call takes the free name"
     reply = run(server.handle({"jsonrpc": "2.0", "id": 1, "method": "x/handle"}))
     assert reply == {"jsonrpc": "2.0", "id": 1, "result": {"n": 7}}, "handle is still the runtime's"
+
+
+def test_params_that_are_a_union_of_models_get_a_dict_form_per_member(tmp_path: Path) -> None:
+    """A params definition that is a union of objects (2025-11-25's elicitation) is typed, in a call,
+    as the union or the dict form of any member; each dict form has its member's wire keys."""
+    schema = mcp_schema(
+        {
+            "AskRequest": request("ask", ref("AskParams"), params_required=True),
+            "AskParams": {"anyOf": [ref("AskByFormParams"), ref("AskByLinkParams")]},
+            "AskByFormParams": obj({"mode": {"const": "form", "type": "string"}, "fields": {"type": "array", "items": {"type": "string"}}}, ["fields"]),
+            "AskByLinkParams": obj({"mode": {"const": "url", "type": "string"}, "url": {"type": "string"}}, ["mode", "url"]),
+            "AskResult": result({"answer": {"type": "string"}}, ["answer"]),
+        },
+        client_requests=["AskRequest"],
+    )
+    pkg = generate_package(tmp_path, schema, "fn_union_params")
+    assert (pkg.dicts.AskByFormParams.__required_keys__, pkg.dicts.AskByFormParams.__optional_keys__) == ({"fields"}, {"mode"})
+    assert pkg.dicts.AskByLinkParams.__required_keys__ == {"mode", "url"}
+    hints = typing.get_type_hints(pkg.Client.ask, globalns=vars(importlib.import_module(f"{pkg.__name__}.client")))
+    forms = {pkg.dicts.AskByFormParams, pkg.dicts.AskByLinkParams}
+    assert set(typing.get_args(hints["params"])) == {*typing.get_args(pkg.types.AskParams), *forms}
+    seen: list[Any] = []
+
+    class Answering(pkg.Server):  # type: ignore[misc,name-defined]
+        async def on_ask(self, params: Any) -> Any:
+            seen.append(params)
+            return pkg.types.AskResult(answer="ok")
+
+    server, client = Answering(), pkg.Client()
+    Wire(pkg, client, server)
+    assert run(client.ask({"mode": "url", "url": "https://example.com"})).answer == "ok"
+    assert isinstance(seen[-1], pkg.types.AskByLinkParams) and seen[-1].url == "https://example.com"
+    with pytest.raises(pkg.ProtocolError):
+        run(client.ask({"mode": "url"}))  # neither member: refused before it is sent

@@ -361,6 +361,7 @@ RUNTIME_PEER = _group(
         ("incoming-params-unconverted", "Endpoint.surface_params", "        if revision is self.surface:\n", "        if True:\n", "handlers get params of the session's revision, not the surface's types"),
         ("results-unconverted", "Endpoint.surface_result", "        if revision is self.surface:\n", "        if True:\n", "typed calls return the session's revision's model, not the surface's"),
         ("params-unconverted", "Endpoint.to_revision_params", "        if revision is self.surface or wire is None:\n", "        if True:\n", "typed-call params sent in the surface's shape to a session of another revision"),
+        ("gate-either-side", "Endpoint.gate", "if spec is None or spec.embedded or not spec.sent_by(self.side):", "if spec is None or spec.embedded:", "a side sends what only the other side sends"),
         ("gate-by-surface", "Endpoint.gate", "spec = revision.registry.methods.get(method)", "spec = self.surface.registry.methods.get(method)", "calls gated by the surface revision: a session is sent a method its revision lacks"),
         ("per-request-meta-in-sessions", "Endpoint.outgoing_params", "        modern = self.revisions.modern\n", "        modern = None\n", "session-era messages carry the stateless era's per-request `_meta` keys"),
     ],

@@ -174,3 +174,25 @@ def test_input_no_handler_answers_leaves_the_caller_the_input_required_result(
     client, _ = stateless_pair(v26, asking_server(v26, rounds))
     result = run(client.call_tool({"name": "greet"}))
     assert isinstance(result, v26.types.InputRequiredResult) and len(rounds) == 1
+
+
+@pytest.mark.parametrize(
+    "method, params",
+    [
+        ("sampling/createMessage", {"messages": [], "maxTokens": 1}),
+        ("roots/list", None),
+    ],
+)
+def test_a_client_never_sends_what_only_a_server_sends(
+    v25: ModuleType, method: str, params: dict[str, Any] | None
+) -> None:
+    """The registry says who sends each method; the runtime refuses the other side's before the wire."""
+    assert method in v25.METHODS
+    client = v25.Client()
+    channel = Recorder({"initialize": init_answer(V25)})
+    client.attach(channel)
+    run(client.start_session())
+    with pytest.raises(v25.ProtocolError) as error:
+        run(client._mcp_call(method, params))
+    assert error.value.code == -32601 and "cannot be sent by a client" in error.value.message
+    assert channel.methods() == ["initialize", "notifications/initialized"]

@@ -178,6 +178,28 @@ ListRootsRequestParams = TypedDict(
     total=False,
 )
 
+ElicitRequestFormParams = TypedDict(
+    "ElicitRequestFormParams",
+    {
+        "message": Required[str],
+        "mode": NotRequired[Literal["form"]],
+        "requestedSchema": Required[
+            types.ElicitRequestFormParamsRequestedSchema | Mapping[str, Any]
+        ],
+    },
+    total=False,
+)
+
+ElicitRequestURLParams = TypedDict(
+    "ElicitRequestURLParams",
+    {
+        "message": Required[str],
+        "mode": Required[Literal["url"]],
+        "url": Required[str],
+    },
+    total=False,
+)
+
 __all__ = [
     "RequestParams",
     "PaginatedRequestParams",
@@ -194,4 +216,6 @@ __all__ = [
     "LoggingMessageNotificationParams",
     "CreateMessageRequestParams",
     "ListRootsRequestParams",
+    "ElicitRequestFormParams",
+    "ElicitRequestURLParams",
 ]
