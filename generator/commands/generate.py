@@ -373,7 +373,9 @@ def _render_in_pool(requests: list[PackageRequest], workers: int) -> list[Render
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from ..emit.formatting import abandon, collected, format_cut_files, quiet_start
+    from concurrent.futures import as_completed
+
+    from ..emit.formatting import abandon, collected, format_cut_files, quiet_start, start_formatting
 
     fork = "fork" in multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if fork else None)
@@ -384,14 +386,21 @@ def _render_in_pool(requests: list[PackageRequest], workers: int) -> list[Render
     try:
         if len(requests) == 1:
             package = package_ir(requests[0])
-            halves = [(requests[0], package, part) for part in ("revisions", "shared")]
-            (own, _), (shared, _) = pool.map(collected(_cut_package), halves)
-            cut, warnings = [shared.merged(own)], [package_warnings(package)]
+            halves: list[tuple[PackageRequest, ir.Package | None, Part]] = [
+                (requests[0], package, "shared"),
+                (requests[0], package, "revisions"),
+            ]
+            cutting = [pool.submit(collected(_cut_package), half) for half in halves]
+            # each half's chunks go to black as soon as it is cut, the other half still being cut
+            started = {id(f): start_formatting([f.result()[0]], pool, workers) for f in as_completed(cutting)}
+            current().status(f"formatting {_packages(1)}")
+            shared, own = (started[id(f)]()[0] for f in cutting)
+            formatted, warnings = [{**shared, **own}], [package_warnings(package)]
         else:
             done = list(pool.map(collected(_cut_package), [(r, None, "all") for r in requests]))
             cut, warnings = [c for c, _ in done], [w for _, w in done]
-        current().status(f"formatting {_packages(len(requests))}")
-        formatted = format_cut_files(cut, pool, workers)
+            current().status(f"formatting {_packages(len(requests))}")
+            formatted = format_cut_files(cut, pool, workers)
     except BaseException:
         abandon(pool)
         raise

@@ -267,10 +267,6 @@ class CutFiles:
     chunks: dict[str, list[tuple[str, str]]]  # `.py` file → (separator, chunk) pairs
     other: dict[str, str]  # files written as they are
 
-    def merged(self, more: CutFiles) -> CutFiles:
-        """The files of both (parts of one package, cut in different processes)."""
-        return CutFiles(self.names + more.names, {**self.chunks, **more.chunks}, {**self.other, **more.other})
-
 
 def cut_files(sources: Sources) -> CutFiles:
     """A package's rendered `.py` files cut into chunks; the rest (and the verbatim files) kept as they are."""
@@ -290,14 +286,34 @@ def format_cut_files(
 ) -> list[dict[str, str]]:
     """Each package's files, every chunk formatted by black once however many packages share it, spread
     over the `workers` of `pool` (set up by `warm`) when given."""
-    results: dict[str, tuple[bool, str]] = {}
-    unique = list(dict.fromkeys(c for p in packages for parts in p.chunks.values() for _, c in parts))
     if pool is None or workers <= 1:
-        results.update(zip(unique, format_many(unique)))
-    else:
-        batches = _batches(unique, workers)
-        for batch, done in zip(batches, pool.map(collected(format_many), batches)):
-            results.update(zip(batch, done))
+        unique = _unique(packages)
+        return _assembled(packages, dict(zip(unique, format_many(unique))))
+    return start_formatting(packages, pool, workers)()
+
+
+def start_formatting(
+    packages: list[CutFiles], pool: ProcessPoolExecutor, workers: int
+) -> Callable[[], list[dict[str, str]]]:
+    """Hand every chunk of `packages` to `pool` now; the function returned waits for black and returns
+    `format_cut_files`'s answer (so a part cut early is formatted while another is still being cut)."""
+    batches = _batches(_unique(packages), workers)
+    futures = [pool.submit(collected(format_many), batch) for batch in batches]
+
+    def assembled() -> list[dict[str, str]]:
+        results: dict[str, tuple[bool, str]] = {}
+        for batch, future in zip(batches, futures):
+            results.update(zip(batch, future.result()))
+        return _assembled(packages, results)
+
+    return assembled
+
+
+def _unique(packages: list[CutFiles]) -> list[str]:
+    return list(dict.fromkeys(c for p in packages for parts in p.chunks.values() for _, c in parts))
+
+
+def _assembled(packages: list[CutFiles], results: dict[str, tuple[bool, str]]) -> list[dict[str, str]]:
     return [
         {name: p.other[name] if name in p.other else _joined(name, p.chunks[name], results) for name in p.names}
         for p in packages

@@ -57,10 +57,6 @@ class Sources:
     rendered: dict[str, str]
     verbatim: dict[str, str]
 
-    def merged(self, more: Sources) -> Sources:
-        """The files of both (halves of one package rendered apart)."""
-        return Sources({**self.rendered, **more.rendered}, {**self.verbatim, **more.verbatim})
-
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
