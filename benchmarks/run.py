@@ -70,6 +70,11 @@ def fmt_ratio(ratio: float, target: str) -> str:
     return f"{ratio:5.2f}x (target {op} {bound}x: {'met' if met else 'NOT met'})"
 
 
+def _http_ratio(what: str, ratio: float) -> str:
+    """The SDK comparison is held to its target; the bare-ASGI limit is read against, not a target."""
+    return f"{ratio:5.2f}x (of the limit)" if what.endswith("the limit") else fmt_ratio(ratio, "http")
+
+
 class Table:
     """Rows printed as they come and kept for the markdown summary."""
 
@@ -339,7 +344,7 @@ def bench_http_echo(schema_dir: Path, reps: int, seconds: float, work: Path, tab
     out = work / "http"
     run_child(mcpgen_argv(VERSION, out / ("mcp_" + VERSION.replace("-", "_")), schema_dir))
     for http in ("httptools", "h11"):
-        bench_http(out, reps, seconds, lambda w, ours, base, ratio: table.add(w, ours, base, fmt_ratio(ratio, "http")), http)
+        bench_http(out, reps, seconds, lambda w, ours, base, ratio: table.add(w, ours, base, _http_ratio(w, ratio)), http)
 
 
 def bench_fanout_latency(schema_dir: Path, reps: int, touches: int, work: Path, table: Table) -> None:
