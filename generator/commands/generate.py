@@ -371,9 +371,7 @@ def _render_in_pool(requests: list[PackageRequest], workers: int) -> list[Render
     files apart; several packages, each from its schemas), then format the chunks.
     """
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    from concurrent.futures import as_completed
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     from ..emit.formatting import abandon, collected, format_cut_files, quiet_start, start_formatting
 
