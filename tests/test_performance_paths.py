@@ -148,7 +148,8 @@ def test_a_package_s_shared_and_revision_files_are_its_files(schema_dir: Path) -
         shared, own = render.render_sources(package, "shared"), render.render_sources(package, "revisions")
         whole_package = render.render_sources(package)
         assert not set(shared.rendered) & set(own.rendered) and not own.verbatim
-        assert shared.merged(own) == whole_package
+        assert {**shared.rendered, **own.rendered} == whole_package.rendered
+        assert shared.verbatim == whole_package.verbatim
         assert "types.py" in own.rendered and "server.py" in shared.rendered
         assert "runtime/peer.py" in shared.verbatim
 
