@@ -3,13 +3,15 @@ stateless-era requests, and answering a server's requests for input."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
 from mcpgen.runtime.convert import dump
-from wiring import PREFIX, V25, V26, Link, Recorder, run
+from wiring import PREFIX, V25, V26, Link, Recorder, run, surface25_package
 
 SERVER_INFO = {"name": "s", "version": "1"}
 
@@ -196,3 +198,27 @@ def test_a_client_never_sends_what_only_a_server_sends(
         run(client._mcp_call(method, params))
     assert error.value.code == -32601 and "cannot be sent by a client" in error.value.message
     assert channel.methods() == ["initialize", "notifications/initialized"]
+
+
+def test_a_session_era_request_never_carries_the_stateless_era_s_per_request_meta(
+    schema_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A package that also speaks 2026-07-28, in a session of its 2025-11-25 surface, drops the keys
+    2026-07-28 puts in every request's `_meta` (a dual-era server would read the request as stateless)
+    and keeps the rest; its surface's own `_meta` is open, so nothing else would stop them."""
+    upstream = json.loads((schema_dir / V26 / "schema.json").read_text("utf-8"))
+    per_request = {
+        "io.modelcontextprotocol/protocolVersion": V26,
+        "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    assert set(per_request) <= set(upstream["$defs"]["RequestMetaObject"]["properties"])
+    surface25 = surface25_package(schema_dir, tmp_path_factory.getbasetemp())
+    channel = Recorder({"initialize": init_answer(V25), "tools/list": {"tools": []}})
+    client = surface25.Client()
+    client.attach(channel)
+    run(client.start_session())
+    assert client.protocol_version == V25
+    run(client.list_tools({"_meta": {**per_request, "progressToken": 7}}))
+    method, params = channel.sent[-1]
+    assert method == "tools/list" and params == {"_meta": {"progressToken": 7}}
