@@ -382,8 +382,12 @@ def test_12_a_listed_name_is_admitted_and_origins_follow_the_hosts(linked: dict[
         run(exchange(app, "POST", {**named, "origin": "https://mcp.example.com"}, body(init))).status,
         run(exchange(app, "POST", {**named, "origin": "https://evil.com"}, body(init))).status,
         run(exchange(app, "POST", {**post_headers(), "host": "127.0.0.1"}, body(init))).status,
+        # a listed name without a port admits that host on any port, and Origins naming it
+        run(exchange(app, "POST", {**post_headers(), "host": "mcp.example.com:8443"}, body(init))).status,
+        run(exchange(app, "POST", {**post_headers(), "host": "mcp.example.com:8443", "origin": "https://mcp.example.com:8443"}, body(init))).status,
+        run(exchange(app, "POST", {**post_headers(), "host": "evil.mcp.example.com:8443"}, body(init))).status,
     ]
-    assert statuses == [200, 200, 403, 403]
+    assert statuses == [200, 200, 403, 403, 200, 200, 403]
 
 
 # --- 13-16: multi-revision and routing ---------------------------------------------------------
