@@ -13,6 +13,7 @@ from types import ModuleType
 import pytest
 
 from shared import load_package
+from wiring import V25, V26, surface25_package
 
 LINKED = {
     "2025-11-25": "rt_2025_11_25",
@@ -42,3 +43,27 @@ def linked(schema_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[s
         )
         found[revision] = linked_package(root / alias, alias)
     return found
+
+
+@pytest.fixture
+def v25(linked: dict[str, ModuleType]) -> ModuleType:
+    """The 2025-11-25 package (session era) on the runtime source."""
+    return linked[V25]
+
+
+@pytest.fixture
+def v26(linked: dict[str, ModuleType]) -> ModuleType:
+    """The 2026-07-28 package (stateless era) on the runtime source."""
+    return linked[V26]
+
+
+@pytest.fixture
+def multi(linked: dict[str, ModuleType]) -> ModuleType:
+    """The 2024-11-05..2026-07-28 package (both eras, 2026-07-28 surface) on the runtime source."""
+    return linked["2024-11-05..2026-07-28"]
+
+
+@pytest.fixture
+def surface25(schema_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """2025-11-25 and 2026-07-28 on a 2025-11-25 surface, on the runtime source."""
+    return surface25_package(schema_dir, tmp_path_factory.getbasetemp())

@@ -11,28 +11,13 @@ from typing import Any
 import pytest
 
 from mcpgen.runtime.convert import dump
-from wiring import PREFIX, V25, V26, Link, Recorder, run, surface25_package
+from wiring import PREFIX, V25, V26, Link, Recorder, run
 
 SERVER_INFO = {"name": "s", "version": "1"}
 
 
 def init_answer(version: str) -> dict[str, Any]:
     return {"protocolVersion": version, "capabilities": {}, "serverInfo": SERVER_INFO}
-
-
-@pytest.fixture
-def v25(linked: dict[str, ModuleType]) -> ModuleType:
-    return linked[V25]
-
-
-@pytest.fixture
-def v26(linked: dict[str, ModuleType]) -> ModuleType:
-    return linked[V26]
-
-
-@pytest.fixture
-def multi(linked: dict[str, ModuleType]) -> ModuleType:
-    return linked["2024-11-05..2026-07-28"]
 
 
 def test_initialize_announces_the_client_keeps_the_answer_and_completes_the_handshake(
@@ -201,7 +186,7 @@ def test_a_client_never_sends_what_only_a_server_sends(
 
 
 def test_a_session_era_request_never_carries_the_stateless_era_s_per_request_meta(
-    schema_dir: Path, tmp_path_factory: pytest.TempPathFactory
+    schema_dir: Path, surface25: ModuleType
 ) -> None:
     """A package that also speaks 2026-07-28, in a session of its 2025-11-25 surface, drops the keys
     2026-07-28 puts in every request's `_meta` (a dual-era server would read the request as stateless)
@@ -213,7 +198,6 @@ def test_a_session_era_request_never_carries_the_stateless_era_s_per_request_met
         "io.modelcontextprotocol/clientCapabilities": {},
     }
     assert set(per_request) <= set(upstream["$defs"]["RequestMetaObject"]["properties"])
-    surface25 = surface25_package(schema_dir, tmp_path_factory.getbasetemp())
     channel = Recorder({"initialize": init_answer(V25), "tools/list": {"tools": []}})
     client = surface25.Client()
     client.attach(channel)

@@ -4,24 +4,13 @@ and left out, what is dropped or refused, and what is read from a peer."""
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
 from mcpgen.runtime.convert import dump
-from wiring import V25, meta, request, run, started, surface25_package
-
-
-@pytest.fixture
-def multi(linked: dict[str, ModuleType]) -> ModuleType:
-    return linked["2024-11-05..2026-07-28"]
-
-
-@pytest.fixture
-def surface25(schema_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
-    return surface25_package(schema_dir, tmp_path_factory.getbasetemp())
+from wiring import V25, meta, request, run, started
 
 
 def test_dump_writes_wire_names_and_only_what_was_set(multi: ModuleType) -> None:

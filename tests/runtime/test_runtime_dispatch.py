@@ -15,16 +15,6 @@ from mcpgen.runtime.peer import INBOUND, REQUEST_ID, Inbound
 from wiring import V25, V26, Recorder, initialize, meta, notification, request, run, started
 
 
-@pytest.fixture
-def v25(linked: dict[str, ModuleType]) -> ModuleType:
-    return linked[V25]
-
-
-@pytest.fixture
-def multi(linked: dict[str, ModuleType]) -> ModuleType:
-    return linked["2024-11-05..2026-07-28"]
-
-
 def test_responses_nobody_waits_for_are_dropped_not_answered(
     v25: ModuleType, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -12,9 +12,7 @@ import json
 from types import ModuleType
 from typing import Any, AsyncIterator
 
-import pytest
-
-from asgi import ACCEPT, Response, exchange, post_headers
+from asgi import Response, exchange, post_headers
 from mcpgen.runtime.http import encode_header, header_params
 from wiring import V25, V26, initialize, meta, notification, request, run
 
@@ -81,16 +79,6 @@ async def open_session(app: Any) -> str:
         await post(app, notification("notifications/initialized"), post_headers(session, V25))
     ).status == 202
     return session
-
-
-@pytest.fixture
-def v25(linked: dict[str, ModuleType]) -> ModuleType:
-    return linked[V25]
-
-
-@pytest.fixture
-def v26(linked: dict[str, ModuleType]) -> ModuleType:
-    return linked[V26]
 
 
 def test_a_loopback_server_admits_only_local_hosts_and_origins(v25: ModuleType) -> None:

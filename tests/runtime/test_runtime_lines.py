@@ -14,11 +14,6 @@ from mcpgen.runtime.stdio import Connection
 from wiring import V25, initialize, request, run
 
 
-@pytest.fixture
-def v25(linked: dict[str, ModuleType]) -> ModuleType:
-    return linked[V25]
-
-
 class Lines:
     """A Connection for `peer` whose written messages are kept, decoded."""
 

@@ -5,20 +5,12 @@ subscriptions with its listen handler."""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import pytest
-
-from wiring import V25, V26, Link, Recorder, meta, notification, request, run, surface25_package
+from wiring import V25, V26, Link, Recorder, meta, notification, request, run
 
 STAMP = {"io.modelcontextprotocol/subscriptionId": 7}
-
-
-@pytest.fixture
-def surface25(schema_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
-    return surface25_package(schema_dir, tmp_path_factory.getbasetemp())
 
 
 def listen(request_id: int, notifications: dict[str, Any]) -> dict[str, Any]:

@@ -12,11 +12,6 @@ from mcpgen.runtime.jsonrpc import ProtocolError, encode, load
 from wiring import V25, V26, notification, request
 
 
-@pytest.fixture
-def v25(linked: dict[str, ModuleType]) -> ModuleType:
-    return linked[V25]
-
-
 def code_of(registry: Any, message: Any) -> int:
     with pytest.raises(ProtocolError) as error:
         registry.parse_message(message)

@@ -8,22 +8,11 @@ import asyncio
 from types import ModuleType
 from typing import Any
 
-import pytest
 from pydantic import ValidationError
 
 from mcpgen.runtime.convert import dump
 from mcpgen.runtime.stdio import Connection
 from wiring import V25, V26, Link, initialize, meta, notification, request, run, started
-
-
-@pytest.fixture
-def v25(linked: dict[str, ModuleType]) -> ModuleType:
-    return linked[V25]
-
-
-@pytest.fixture
-def multi(linked: dict[str, ModuleType]) -> ModuleType:
-    return linked["2024-11-05..2026-07-28"]
 
 
 def test_the_handshake_answers_from_the_class_and_opens_a_session(v25: ModuleType) -> None:
