@@ -8,6 +8,8 @@ from typing import Any
 
 import black
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mcpgen import cache
 from mcpgen.emit import render
@@ -42,6 +44,27 @@ class D:
 def f(a,b):
     return a+b
 def g(): ...
+
+ONE = 1
+
+TWO = {'a': 1,
+  'b': [2]}
+
+
+THREE: int = 3
+"""An attribute docstring."""
+
+FOUR = 4
+
+
+
+FIVE = 5
+import os
+
+SIX = os.sep
+if typing.TYPE_CHECKING:
+    def helper() -> None: ...
+SEVEN = 7
 
 Z = [1,2,
   3]
@@ -102,8 +125,12 @@ def whole(source: str) -> str:
 
 
 def test_chunked_black_equals_whole_file_black_on_tricky_source() -> None:
-    separators = [separator for separator, _ in chunks(TRICKY)]
-    assert separators.count("\n\n") > 3 and separators.count("\n") == 4  # Methods: b, c, e and l
+    cut = chunks(TRICKY)
+    members = [separator for separator, chunk in cut if chunk.startswith("class _:")]
+    assert members == ["\n"] * 4  # Methods: b, c, e and l
+    simple = {chunk.partition(" ")[0]: separator for separator, chunk in cut if chunk[:1].isupper()}
+    # ONE follows a def; FOUR an attribute docstring; FIVE three blank lines (black: two); SIX an import
+    assert simple == {"ONE": "\n\n", "TWO": "\n", "THREE:": "\n\n", "FOUR": "\n", "FIVE": "\n\n", "Z": "\n"}
     assert format_files([Sources({"m.py": TRICKY}, {})])[0]["m.py"] == whole(TRICKY)
 
 
@@ -116,6 +143,34 @@ def test_chunked_black_equals_whole_file_black_on_a_generated_package(schema_dir
         assert formatted[name] == (whole(text) if name.endswith(".py") else text), name
     for name, text in raw.verbatim.items():
         assert formatted[name] == text == whole(text), name  # the runtime is written as it is: black's layout
+
+
+STATEMENTS = (
+    "import os",
+    "from typing import Any",
+    "X = 1",
+    "Y: dict[str, int] = {'a': 1,\n  'b': 2}",
+    "Z += [1,\n2]",
+    "'''A string expression.'''",
+    "# a comment\nC = 3",
+    "def f(a,b): return a",
+    "@decorator\ndef g(): ...",
+    "class K(Base):\n    x: int = 1\n\n    def m(self): ...",
+    "if X:\n    def h(): ...",
+    "if X:\n    Y = 2",
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(['', '"""Module docstring."""']),
+    st.lists(st.tuples(st.integers(0, 3), st.sampled_from(STATEMENTS)), max_size=12),
+)
+def test_chunked_black_equals_whole_file_black_for_any_sequence_of_top_level_statements(
+    docstring: str, statements: list[tuple[int, str]]
+) -> None:
+    source = docstring + "".join("\n" * (1 + blank) + text for blank, text in statements) + "\n"
+    assert format_files([Sources({"m.py": source}, {})])[0]["m.py"] == whole(source)
 
 
 def every_layout(schema_dir: Path) -> list[PackageRequest]:

@@ -84,10 +84,7 @@ CompleteRequestParams = TypedDict(
         "argument": Required[types.CompleteRequestParamsArgument | Mapping[str, Any]],
         "context": NotRequired[types.CompleteRequestParamsContext | Mapping[str, Any]],
         "ref": Required[
-            types.PromptReference
-            | Mapping[str, Any]
-            | types.ResourceTemplateReference
-            | Mapping[str, Any]
+            types.PromptReference | types.ResourceTemplateReference | Mapping[str, Any]
         ],
     },
     total=False,

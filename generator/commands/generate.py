@@ -411,19 +411,20 @@ def _started() -> None:
 
 
 def _worker_ready() -> None:
-    """Pool initializer: black imported, the templates compiled, and all of it frozen before a task needs it.
+    """Pool initializer: black imported, what rendering needs made ready (`prepare`), and all of it frozen
+    before a task needs it.
 
-    Compiling is only done early: a template that fails fails again in the task that renders it,
+    Preparing is only done early: a template that fails fails again in the task that renders it,
     which reports it to the parent like any other error.
     """
     import gc
 
     from ..emit.formatting import warm
-    from ..emit.render import compile_templates
+    from ..emit.render import prepare
 
     warm()
     with contextlib.suppress(Exception):
-        compile_templates()
+        prepare()
     gc.freeze()
 
 

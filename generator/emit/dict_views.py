@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import ir
-from .pysource import Symbols, annotation, string_literal
+from .literals import string_literal
+from .pysource import Symbols, annotation
 
 NAMES = ("Any", "Literal", "Mapping", "NotRequired", "Required", "Sequence", "TypedDict")
 """What dicts.py imports; a params model with one of these names pushes the import under an alias."""
@@ -37,15 +38,22 @@ class DictsView:
 
 def _value(t: ir.TypeExpr, s: dict[str, str]) -> str:
     """A value annotation that takes the model or a mapping wherever a model stands, any sequence for a list."""
+    return " | ".join(_alternatives(t, s))
+
+
+def _alternatives(t: ir.TypeExpr, s: dict[str, str]) -> tuple[str, ...]:
+    """`_value`'s union members, each once, a mapping standing for models after them."""
+    mapping = f"{s['Mapping']}[str, {s['Any']}]"
     if isinstance(t, ir.Ref):
-        return f"types.{t.name} | {s['Mapping']}[str, {s['Any']}]"
+        return (f"types.{t.name}", mapping)
     if isinstance(t, ir.ListOf):
-        return f"{s['Sequence']}[{_value(t.item, s)}]"
+        return (f"{s['Sequence']}[{_value(t.item, s)}]",)
     if isinstance(t, ir.DictOf):
-        return f"{s['Mapping']}[str, {_value(t.value, s)}]"
+        return (f"{s['Mapping']}[str, {_value(t.value, s)}]",)
     if isinstance(t, ir.UnionOf):
-        return " | ".join(dict.fromkeys(_value(m, s) for m in ir.alternatives(t)))
-    return annotation(t, Symbols((("Any", s["Any"]), ("Literal", s["Literal"]))), "types.")
+        members = list(dict.fromkeys(a for m in ir.alternatives(t) for a in _alternatives(m, s)))
+        return tuple(sorted(members, key=lambda a: a == mapping))
+    return (annotation(t, Symbols((("Any", s["Any"]), ("Literal", s["Literal"]))), "types."),)
 
 
 def params_models(protocol: ir.Protocol, name: str | None) -> tuple[ir.Model, ...]:

@@ -3,11 +3,13 @@
 Black puts exactly two blank lines before an undecorated top-level `class` or `def`, and before
 a top-level assignment that follows one, when only blank lines separate them. So formatting
 each chunk that starts at such a statement on its own and joining the results with two blank
-lines gives black's output for the whole file. Inside a top-level class, black keeps the one
-blank line written between two methods (at depth one it never adds or removes lines there), so an
-undecorated method after exactly one blank line is a chunk too: black formats it as the only
-member of a stand-in class, and the results are joined with one blank line. The chunks depend on
-the source only, so the output is the same however many processes format them.
+lines gives black's output for the whole file. Between a top-level assignment and the assignment or
+expression before it black keeps the blank lines written, up to two, so a chunk starts there too and
+is joined with as many. Inside a top-level class, black keeps the one blank line written between two
+methods (at depth one it never adds or removes lines there), so an undecorated method after exactly
+one blank line is a chunk too: black formats it as the only member of a stand-in class, and the
+results are joined with one blank line. The chunks depend on the source only, so the output is the
+same however many processes format them.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from .render import Sources
 
 LINE_LENGTH = 100
-_JOIN = "\n\n"
+_JOIN = "\n\n"  # two blank lines: the previous chunk ends with its newline
 _MEMBER_JOIN = "\n"
 _MEMBER = "class _:\n"  # the stand-in class a method is formatted in
 _SHARES_PER_WORKER = 2  # a batch takes 1/(this × workers) of the bytes left
@@ -164,28 +166,35 @@ def check_syntax(source: str, filename: str) -> ast.Module:
 
 def chunks(source: str, filename: str = "<generated>") -> list[tuple[str, str]]:
     """`source` as (separator, chunk) pairs: cut before each top-level statement black puts two blank
-    lines before (separator two blank lines) and before each method black keeps one blank line before
+    lines before (separator two blank lines), before a simple statement that follows one after blank
+    lines black keeps (separator those lines), and before each method black keeps one blank line before
     (separator one blank line; the chunk is the method inside a stand-in class)."""
     tree = check_syntax(source, filename)
     if "\r" in source or "\f" in source or "\v" in source:
         return [("", source)]  # line numbers and black's newline handling could disagree: one chunk
     lines = source.split("\n")
     cuts = {0: ""}
-    for prev, node in zip(tree.body, tree.body[1:]):
-        if prev.end_lineno is None or not _two_lines_before(prev, node):
+    members: set[int] = set()
+    for index, (prev, node) in enumerate(zip(tree.body, tree.body[1:])):
+        if prev.end_lineno is None:
             continue
         start = node.lineno - 1
         gap = lines[prev.end_lineno : start]
-        if gap and not any(line.strip(" ") for line in gap) and lines[start].startswith(_first_word(node)):
+        if not gap or any(line.strip(" ") for line in gap):
+            continue
+        if _two_lines_before(prev, node) and lines[start].startswith(_first_word(node)):
             cuts[start] = _JOIN
+        elif _kept_lines_between(prev, node, first=index == 0):
+            cuts[start] = "\n" * min(len(gap), 2)
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.col_offset == 0:
             for prev, member in zip(node.body, node.body[1:]):
                 if _method_after_one_blank_line(prev, member, lines):
                     cuts[member.lineno - 1] = _MEMBER_JOIN
+                    members.add(member.lineno - 1)
     starts = sorted(cuts)
     return [
-        (cuts[a], (_MEMBER if cuts[a] == _MEMBER_JOIN else "") + "\n".join(lines[a:b]))
+        (cuts[a], (_MEMBER if a in members else "") + "\n".join(lines[a:b]))
         for a, b in zip(starts, [*starts[1:], len(lines)])
     ]
 
@@ -200,6 +209,16 @@ def _method_after_one_blank_line(prev: ast.stmt, member: ast.stmt, lines: list[s
 
 
 _DEFS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+_ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
+
+
+def _kept_lines_between(prev: ast.stmt, node: ast.stmt, first: bool) -> bool:
+    """Whether black keeps the blank lines written between two top-level statements (up to two): an
+    assignment after one or after an expression. Not after a module docstring or an import (black puts
+    one blank line there) nor after a block (a `def` in it makes black put two)."""
+    if not isinstance(node, _ASSIGNMENTS):
+        return False
+    return isinstance(prev, _ASSIGNMENTS) or (isinstance(prev, ast.Expr) and not first)
 
 
 def _two_lines_before(prev: ast.stmt, node: ast.stmt) -> bool:
@@ -327,7 +346,7 @@ def _joined(name: str, parts: list[tuple[str, str]], results: dict[str, tuple[bo
         ok, text = results[part]
         if not ok:
             raise SchemaError(f"generated {name} is not valid Python ({text}); please report this schema")
-        if separator == _MEMBER_JOIN:
+        if separator == _MEMBER_JOIN and part.startswith(_MEMBER):  # a simple statement's chunk is no class
             if not text.startswith(_MEMBER):
                 raise SchemaError(f"black moved a method of {name} out of its class; please report this schema")
             text = text[len(_MEMBER) :]

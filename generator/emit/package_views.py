@@ -3,14 +3,13 @@ modules that expose runtime modules under the package's name."""
 
 from __future__ import annotations
 
-import importlib
-import inspect
 from dataclasses import dataclass
 
 from ..model import ir
 from .layout import tuple_literal
 from .provenance import Provenance, of_package
-from .pysource import record_literal, string_literal
+from .literals import record_literal, string_literal
+from ..inputs.runtime_source import exports
 from .stub_views import SideView, side_view
 
 REGISTRY_ALIAS = "r{index}"
@@ -77,15 +76,8 @@ def _entry(revision: ir.Revision, index: int, multi: bool, names: set[str]) -> R
 
 
 def facade_view(module: str, doc: str) -> FacadeView:
-    """The view of a module exposing the runtime module `module` (read from the runtime itself)."""
-    runtime = importlib.import_module(f"{__package__.rpartition('.')[0]}.runtime.{module}")
-    names: tuple[str, ...] = tuple(sorted(getattr(runtime, "__all__")))
-    bound = tuple(
-        name
-        for name in names
-        if inspect.isfunction(getattr(runtime, name))
-        and "revisions" in inspect.signature(getattr(runtime, name)).parameters
-    )
+    """The view of a module exposing the runtime module `module` (its exports read from its source)."""
+    names, bound = exports(module)
     return FacadeView(module, doc, names, bound)
 
 

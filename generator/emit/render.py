@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Literal
+from typing import Literal
 
 import jinja2
 
@@ -18,6 +18,7 @@ from .layout import bracketed, from_import, rhs, tuple_literal, wrapped
 from .minimums import MIN_PYDANTIC
 from .dict_views import dicts_view
 from .package_views import FACADES, facade_view, package_view
+from ..inputs.runtime_source import exports, runtime_files
 from .views import revision_view
 
 # Output file → template: the files shared by every revision of a package.
@@ -39,7 +40,6 @@ SURFACE_TEMPLATE = "surface.py.jinja"
 SURFACE_MODULES = ("types", "dicts")
 """The modules a multi-revision package re-exports from its surface revision at its top."""
 MARKER_FILE = "py.typed"
-RUNTIME_DIR = "runtime"
 TEMPLATES: tuple[str, ...] = (
     *(t for _, t in (*SHARED_FILES, *REVISION_FILES, DICTS, REVISION_INIT)),
     SURFACE_TEMPLATE,
@@ -78,38 +78,20 @@ def environment() -> jinja2.Environment:
     return env
 
 
-def compile_templates() -> None:
-    """Compile every template now (a pool worker does it while the parent is still parsing)."""
+def prepare() -> None:
+    """Make ready now what rendering any schema needs (a pool worker does it while the parent is still
+    parsing): every template compiled, the runtime's files read and its facade modules' exports found."""
     env = environment()
     for name in TEMPLATES:
         env.get_template(name)
+    for _, module, _ in FACADES:
+        exports(module)  # reads the runtime's files too
 
 
 @lru_cache(maxsize=None)
 def template_source(template: str) -> str:
     """The text of a template."""
     return resources.files("mcpgen.templates").joinpath(template).read_text("utf-8")
-
-
-@lru_cache(maxsize=1)
-def runtime_sources() -> tuple[tuple[str, str], ...]:
-    """(path inside the package, text) of every source file of the runtime, `mcpgen.runtime`."""
-    found: list[tuple[str, str]] = []
-
-    def walk(node: Any, prefix: str) -> None:
-        for entry in sorted(node.iterdir(), key=lambda e: e.name):
-            if entry.is_dir() and entry.name != "__pycache__":
-                walk(entry, f"{prefix}{entry.name}/")
-            elif entry.name.endswith(".py"):
-                found.append((prefix + entry.name, entry.read_text("utf-8")))
-
-    walk(resources.files("mcpgen.runtime"), f"{RUNTIME_DIR}/")
-    return tuple(found)
-
-
-def runtime_files(header: str) -> dict[str, str]:
-    """The runtime's files as a package carries them: verbatim, after the package's header."""
-    return {path: f"{header}\n{text}" for path, text in runtime_sources()}
 
 
 def render_sources(package: ir.Package, part: Part = "all") -> Sources:

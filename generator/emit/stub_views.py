@@ -6,15 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import ir
-from ..model.names import INITIALIZE_PARAMS, calls, handles
+from ..model.names import INITIALIZE_PARAMS, RUNTIME_BASES, calls, handles
 from .dict_views import params_models
 from .layout import bracketed
-from .pysource import string_literal
+from .literals import string_literal
 from .views import indent_doc, result_annotation
-
-BASES: dict[ir.Side, tuple[str, str]] = {"server": ("server", "ServerBase"), "client": ("client", "ClientBase")}
-"""Each side's runtime module and base class."""
-
 
 @dataclass(frozen=True)
 class AttributeView:
@@ -290,7 +286,7 @@ def side_view(package: ir.Package, side: ir.Side) -> SideView:
         )
     members += [_handler(package, side, by_name[h.method], h.python_name) for h in names.handlers]
     members += [member for c in names.calls for member in _call(package, side, by_name[c.method], c.python_name)]
-    module, base = BASES[side]
+    module, base = RUNTIME_BASES[side]
     revisions = [r.protocol.revision for r in package.revisions]
     speaks = f"MCP {', '.join(revisions)}" + (f" (surface {package.surface})" if package.multi else "")
     doc = (

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from ..model import ir
 from .formatting import LINE_LENGTH
 from .layout import tuple_literal
-from .pysource import Symbols, annotation, docstring, field_annotation, field_default, lazy_annotation, string_literal
+from .literals import docstring, string_literal
+from .pysource import Symbols, annotation, field_annotation, field_default, lazy_annotation
 
 
 @dataclass(frozen=True)

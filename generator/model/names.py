@@ -12,6 +12,8 @@ from . import ir
 from .naming import unique
 
 CLASS_NAMES: dict[ir.Side, str] = {"server": "Server", "client": "Client"}
+RUNTIME_BASES: dict[ir.Side, tuple[str, str]] = {"server": ("server", "ServerBase"), "client": ("client", "ClientBase")}
+"""The runtime module and class each side's generated class derives from."""
 INITIALIZE_PARAMS = "initialize_params"
 """The member of a Client of a session-era surface building its initialize params (reserved on every Client)."""
 
@@ -33,13 +35,10 @@ def calls(side: ir.Side, method: ir.MethodSpec) -> bool:
 
 def runtime_members(side: ir.Side) -> tuple[str, ...]:
     """The public members `side`'s class inherits from the runtime (`ServerBase`, `ClientBase`)."""
-    from ..runtime.client import ClientBase
-    from ..runtime.server import ServerBase
+    from ..inputs.runtime_source import class_members
 
-    base = ServerBase if side == "server" else ClientBase
     own = (INITIALIZE_PARAMS,) if side == "client" else ()
-    declared = {name for cls in base.__mro__ for name in getattr(cls, "__annotations__", {})}
-    return tuple(sorted({*(n for n in {*dir(base), *declared} if not n.startswith("_")), *own}))
+    return tuple(sorted({*class_members(*RUNTIME_BASES[side]), *own}))
 
 
 def stub_names(protocol: ir.Protocol, side: ir.Side) -> ir.StubNames:

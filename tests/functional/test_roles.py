@@ -262,3 +262,22 @@ def test_params_that_are_a_union_of_models_get_a_dict_form_per_member(tmp_path: 
     assert isinstance(seen[-1], pkg.types.AskByLinkParams) and seen[-1].url == "https://example.com"
     with pytest.raises(pkg.ProtocolError):
         run(client.ask({"mode": "url"}))  # neither member: refused before it is sent
+
+
+def test_a_dict_value_that_may_be_one_of_several_models_names_each_model_and_a_mapping_once(tmp_path: Path) -> None:
+    schema = mcp_schema(
+        {
+            "PickRequest": request("pick", ref("PickParams"), params_required=True),
+            "PickParams": obj({"choice": {"anyOf": [ref("Apple"), ref("Pear"), {"type": "string"}]}}, ["choice"]),
+            "Apple": obj({"kind": {"const": "apple", "type": "string"}}),
+            "Pear": obj({"kind": {"const": "pear", "type": "string"}}),
+            "PickResult": result(),
+        },
+        client_requests=["PickRequest"],
+    )
+    pkg = generate_package(tmp_path, schema, "fn_union_value")
+    source = Path(pkg.dicts.__file__).read_text("utf-8")
+    declared = " ".join(source.split('"choice": Required[')[1].split("],\n")[0].split())
+    assert declared == "types.Apple | types.Pear | str | Mapping[str, Any]"
+    hints = typing.get_type_hints(pkg.dicts.PickParams)
+    assert {pkg.types.Apple, pkg.types.Pear, str} <= set(typing.get_args(hints["choice"]))

@@ -155,11 +155,6 @@ PYSOURCE = _group(
         ("number-as-float", "annotation", '"number": "int | float"', '"number": "float"', "`number` mapped to `float` (issue 11)"),
         ("lazy-number-as-float", "lazy_annotation", "return f\"{sym['Union']}[int, float]\"", 'return "float"', "`number` in recursive aliases mapped to `float`"),
         ("integer-as-number", "annotation", '"integer": "int"', '"integer": "int | float"', "integers accept floats"),
-        ("quotes-unescaped", "string_literal", "            out.append('\\\\\"')", "            out.append('\"')", "quotes in literals not escaped"),
-        ("backslashes-unescaped", "string_literal", '            out.append("\\\\\\\\")', '            out.append("\\\\")', "backslashes in literals not escaped"),
-        ("newlines-unescaped", "string_literal", '            out.append("\\\\n")', '            out.append("\\n")', "newlines in literals not escaped"),
-        ("triple-quotes-unescaped", "docstring", "elif ch == '\"' and quote_before:", "elif False:", "a run of quotes in a description ends the docstring early"),
-        ("closing-quote-unescaped", "docstring", "elif ch == '\"' and i == len(body) - 1:", "elif False:", "a description ending in a quote breaks the docstring"),
         ("no-aliases", "field_default", '        args.append(f"alias={string_literal(f.wire_name)}")\n', "        pass\n", "wire names not aliased"),
         ("no-defaults", "field_default", '        args.append("default=None")\n', "        pass\n", "optional fields without default"),
         ("no-constraints", "field_default", 'args.extend(f"{c.name}={c.value!r}" for c in f.constraints)', "pass", "constraints not emitted"),
@@ -169,6 +164,18 @@ PYSOURCE = _group(
         ("map-as-any", "annotation", 'return f"dict[str, {annotation(t.value, sym, prefix)}]"', 'return "dict"', "maps emitted untyped"),
         ("list-as-any", "annotation", 'return f"list[{annotation(t.item, sym, prefix)}]"', 'return "list"', "arrays emitted untyped"),
         ("imports-not-renamed", "Symbols.avoiding", '            while alias in used:\n                alias = "_" + alias\n', "", "a definition named like an import or helper shadows it"),
+    ],
+)
+
+LITERALS = _group(
+    "generator/emit/literals.py",
+    [
+        ("quotes-unescaped", "string_literal", "            out.append('\\\\\"')", "            out.append('\"')", "quotes in literals not escaped"),
+        ("backslashes-unescaped", "string_literal", '            out.append("\\\\\\\\")', '            out.append("\\\\")', "backslashes in literals not escaped"),
+        ("newlines-unescaped", "string_literal", '            out.append("\\\\n")', '            out.append("\\n")', "newlines in literals not escaped"),
+        ("triple-quotes-unescaped", "docstring", "elif ch == '\"' and quote_before:", "elif False:", "a run of quotes in a description ends the docstring early"),
+        ("closing-quote-unescaped", "docstring", "elif ch == '\"' and i == len(body) - 1:", "elif False:", "a description ending in a quote breaks the docstring"),
+        ("plain-text-quotes", None, 're.compile(r"[^\\x20\\x21\\x23', 're.compile(r"[^\\x20\\x21\\x22\\x23', "text with a quote takes the no-escape path: the quote ends its literal"),
     ],
 )
 
@@ -522,6 +529,7 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + ROLES
     + NAMING
     + PYSOURCE
+    + LITERALS
     + VIEWS
     + PACKAGEVIEWS
     + PROVENANCE

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
+import inspect
 from importlib import resources
 from pathlib import Path
 
 import black
+import pytest
 
 from mcpgen.emit.formatting import LINE_LENGTH
+from mcpgen.emit.package_views import FACADES
+from mcpgen.inputs.runtime_source import class_members, exports
 from shared import package_name
 
 MODE = black.Mode(target_versions={black.TargetVersion.PY310}, line_length=LINE_LENGTH)
@@ -69,3 +74,29 @@ def test_the_runtime_imports_nothing_generated_and_nothing_but_pydantic_beyond_t
                     assert (
                         top in allowed or top in sys.stdlib_module_names
                     ), f"{path} imports {name}"
+
+
+@pytest.mark.parametrize("module", [module for _, module, _ in FACADES])
+def test_a_facade_s_exports_read_from_the_source_are_what_the_imported_module_has(module: str) -> None:
+    imported = importlib.import_module(f"mcpgen.runtime.{module}")
+    names = sorted(imported.__all__)
+    bound = [
+        name
+        for name in names
+        if inspect.isfunction(getattr(imported, name))
+        and "revisions" in inspect.signature(getattr(imported, name)).parameters
+    ]
+    assert exports(module) == (tuple(names), tuple(bound))
+    assert module != "http" or bound  # the HTTP app is bound to the package's revisions
+
+
+def test_a_module_the_runtime_lacks_is_named() -> None:
+    with pytest.raises(LookupError, match="no module 'nowhere'"):
+        exports("nowhere")
+
+
+@pytest.mark.parametrize("module, name", [("server", "ServerBase"), ("client", "ClientBase"), ("peer", "Peer")])
+def test_a_runtime_class_s_members_read_from_the_source_are_what_the_imported_class_has(module: str, name: str) -> None:
+    cls = getattr(importlib.import_module(f"mcpgen.runtime.{module}"), name)
+    declared = {n for klass in cls.__mro__ for n in getattr(klass, "__annotations__", {})}
+    assert class_members(module, name) == {n for n in {*dir(cls), *declared} if not n.startswith("_")}

@@ -132,9 +132,7 @@ CompleteRequestParams = TypedDict(
     "CompleteRequestParams",
     {
         "argument": Required[types.CompleteRequestParamsArgument | Mapping[str, Any]],
-        "ref": Required[
-            types.PromptReference | Mapping[str, Any] | types.ResourceReference | Mapping[str, Any]
-        ],
+        "ref": Required[types.PromptReference | types.ResourceReference | Mapping[str, Any]],
         "_meta": NotRequired[types.CompleteRequestParamsMeta | Mapping[str, Any]],
     },
     total=False,

@@ -1,0 +1,119 @@
+"""The runtime as every package carries it: its source files, and what its modules export and its base
+classes hold, read from the text without importing it (the runtime's imports would cost generation a
+tenth of a second or more, on the path every package waits for)."""
+
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+RUNTIME_DIR = "runtime"
+
+
+@lru_cache(maxsize=1)
+def runtime_sources() -> tuple[tuple[str, str], ...]:
+    """(path inside the package, text) of every source file of the runtime, `mcpgen.runtime`."""
+    found: list[tuple[str, str]] = []
+
+    def walk(node: Any, prefix: str) -> None:
+        for entry in sorted(node.iterdir(), key=lambda e: e.name):
+            if entry.is_dir() and entry.name != "__pycache__":
+                walk(entry, f"{prefix}{entry.name}/")
+            elif entry.name.endswith(".py"):
+                found.append((prefix + entry.name, entry.read_text("utf-8")))
+
+    walk(resources.files("mcpgen.runtime"), f"{RUNTIME_DIR}/")
+    return tuple(found)
+
+
+def runtime_files(header: str) -> dict[str, str]:
+    """The runtime's files as a package carries them: verbatim, after the package's header."""
+    return {path: f"{header}\n{text}" for path, text in runtime_sources()}
+
+
+@lru_cache(maxsize=None)
+def exports(module: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The names runtime module `module` (dotted, below the runtime) lists in `__all__`, sorted, and those
+    of them that are functions taking a `revisions` parameter (a package binds them to its revisions)."""
+    path = _module_path(module)
+    tree = _tree(path)
+    names = tuple(sorted(_all_of(tree, path)))
+    return names, tuple(name for name in names if _takes_revisions(path, name, depth=0))
+
+
+@lru_cache(maxsize=None)
+def class_members(module: str, name: str) -> frozenset[str]:
+    """The public members of runtime class `name` in `module` (dotted, below the runtime) and of the
+    runtime classes it derives from: methods, properties and class attributes, declared or assigned."""
+    return frozenset(n for n in _members(_module_path(module), name, depth=0) if not n.startswith("_"))
+
+
+def _members(path: str, name: str, depth: int) -> set[str]:
+    if depth > 20:
+        return set()
+    for node in _tree(path).body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            found: set[str] = set()
+            for statement in node.body:
+                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    found.add(statement.name)
+                elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+                    found.add(statement.target.id)
+                elif isinstance(statement, ast.Assign):
+                    found.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+            for base in node.bases:
+                if isinstance(base, ast.Name):
+                    found |= _members(path, base.id, depth + 1)
+            return found
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            for alias in node.names:
+                if (alias.asname or alias.name) == name:
+                    return _members(_sibling(path, node.module), alias.name, depth + 1)
+    return set()
+
+
+def _module_path(module: str) -> str:
+    base = f"{RUNTIME_DIR}/{module.replace('.', '/')}"
+    paths = dict(runtime_sources())
+    for candidate in (f"{base}.py", f"{base}/__init__.py"):
+        if candidate in paths:
+            return candidate
+    raise LookupError(f"the runtime has no module {module!r}")
+
+
+@lru_cache(maxsize=None)
+def _tree(path: str) -> ast.Module:
+    return ast.parse(dict(runtime_sources())[path], path)
+
+
+def _all_of(tree: ast.Module, path: str) -> list[str]:
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            value = ast.literal_eval(node.value)
+            if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+                return list(value)
+    raise LookupError(f"{path} has no literal __all__")
+
+
+def _takes_revisions(path: str, name: str, depth: int) -> bool:
+    """Whether `name` in the module at `path` is a function with a `revisions` parameter, following the
+    runtime's relative imports to where it is defined."""
+    if depth > 20:
+        return False
+    for node in _tree(path).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            a = node.args
+            params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]
+            return any(p.arg == "revisions" for p in params)
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
+            for alias in node.names:
+                if (alias.asname or alias.name) == name:
+                    return _takes_revisions(_sibling(path, node.module), alias.name, depth + 1)
+    return False
+
+
+def _sibling(path: str, module: str) -> str:
+    package = path.rpartition("/")[0].removeprefix(RUNTIME_DIR).strip("/")
+    return _module_path(f"{package}.{module}" if package else module)
