@@ -1,6 +1,6 @@
 """mcpgen benchmarks: generation, parsing, import time and memory, side by side with baselines.
 
-Usage: python benchmarks/run.py [--quick] [--schema-dir DIR] [--reps N] [--only PART]
+Usage: python benchmarks/run.py [--quick] [--schema-dir DIR] [--reps N] [--only PART] [--against DIR]
 
 Every number is a median over repetitions, and each baseline runs interleaved with what it is
 compared against, so that load from other processes hits both alike.
@@ -26,6 +26,7 @@ QUICK_REVISION = "2025-11-25"
 BIN = Path(sys.executable).parent
 TARGETS = {
     "generation": ("<=", 1.0),
+    "against": ("<=", 1.0),
     "check": ("<=", 0.1),
     "all-vs-one": ("<=", 3.0),
     "parse": (">=", 3.0),
@@ -98,6 +99,11 @@ def mcpgen_argv(revision: str, out: Path, schema_dir: Path) -> list[str]:
     return [str(BIN / "mcpgen"), "--revision", revision, "-o", str(out), "--schema-dir", str(schema_dir), "--force"]
 
 
+def module_argv(revision: str, out: Path, schema_dir: Path) -> list[str]:
+    """The same generation as `python -m mcpgen` (which mcpgen it runs is PYTHONPATH's to say)."""
+    return [sys.executable, "-m", "mcpgen", *mcpgen_argv(revision, out, schema_dir)[1:]]
+
+
 def check_argv(package: Path) -> list[str]:
     """`mcpgen check` of a generated package (no schema options: the schema bytes come from the cache)."""
     return [str(BIN / "mcpgen"), "check", str(package)]
@@ -120,20 +126,32 @@ def codegen_argv(schema: Path, out: Path) -> list[str]:
     ]  # fmt: skip
 
 
-def bench_generation(revisions: tuple[str, ...], schema_dir: Path, reps: int, work: Path, table: Table) -> None:
+def bench_generation(
+    revisions: tuple[str, ...], schema_dir: Path, reps: int, work: Path, table: Table, against: Path | None = None
+) -> None:
     """mcpgen cold (empty cache) and warm (second run) against datamodel-codegen, per revision; `all` against one.
 
     A warm `check` (the package cache filled by the generate before it) is held against the cold generate.
+    With `against` (a directory another mcpgen was installed into, `pip install --no-deps --target DIR`),
+    each cold generation also runs with that mcpgen first on PYTHONPATH, interleaved with this one's.
     """
     print("\n== generation (subprocess, fresh interpreter; wall median) ==", flush=True)
     print(f"  {'':<44} {'mcpgen':>16}  {'baseline':>16}  ratio", flush=True)
     single: dict[str, float] = {}
     peaks: list[float] = []
     for revision in revisions:
-        cold, warm, base, check = [], [], [], []
+        cold, warm, base, check, mine, other = [], [], [], [], [], []
         for rep in range(reps):
             cache = work / f"cache-{revision}-{rep}"
             env = {**os.environ, "MCPGEN_CACHE_DIR": str(cache)}
+            if against is not None:
+                sides = ((other, [str(against)]), (mine, []))
+                for runs, path in sides[:: 1 if rep % 2 else -1]:  # each into an empty cache and directory
+                    pythonpath = os.pathsep.join([*path, *filter(None, [os.environ.get("PYTHONPATH")])])
+                    paired = {**env, "MCPGEN_CACHE_DIR": str(work / "paired-cache"), "PYTHONPATH": pythonpath}
+                    runs.append(run_child(module_argv(revision, work / "paired", schema_dir), env=paired))
+                    for leftover in ("paired-cache", "paired"):
+                        shutil.rmtree(work / leftover, ignore_errors=True)
             base.append(run_child(codegen_argv(schema_dir / revision / "schema.json", work / "dmcg.py")))
             cold.append(run_child(mcpgen_argv(revision, work / "pkg", schema_dir), env=env))
             warm.append(run_child(mcpgen_argv(revision, work / "pkg", schema_dir), env=env))
@@ -148,6 +166,9 @@ def bench_generation(revisions: tuple[str, ...], schema_dir: Path, reps: int, wo
         table.add(f"  cpu time {revision}", f"{cpu_c:.2f} s", f"{cpu_b:.2f} s dmcg", f"{cpu_c / cpu_b:5.2f}x")
         table.add(f"generate {revision} (second run, cached)", f"{w:.2f} s", f"{b:.2f} s dmcg", f"{w / b:5.2f}x")
         table.add(f"check {revision} (warm, offline)", f"{k:.2f} s", f"{c:.2f} s cold generate", fmt_ratio(k / c, "check"))
+        if against is not None:
+            m, o = median([r.wall for r in mine]), median([r.wall for r in other])
+            table.add(f"generate {revision} (cold, python -m)", f"{m:.2f} s", f"{o:.2f} s --against", fmt_ratio(m / o, "against"))
         rss_b = median([r.rss_mib for r in base])
         table.add(f"  peak RSS {revision}", f"{median([r.rss_mib for r in cold]):.0f} MiB", f"{rss_b:.0f} MiB dmcg", "")
     if len(revisions) == 1 and revisions[0] != QUICK_REVISION:
@@ -375,6 +396,7 @@ def main() -> None:
     parser.add_argument("--schema-dir", type=Path, default=Path(os.environ.get("MCPGEN_SCHEMA_DIR", Path(__file__).resolve().parents[2] / "shared" / "mcp-spec")))
     parser.add_argument("--reps", type=int, help="repetitions per measurement (default 5, quick 3)")
     parser.add_argument("--only", choices=("generation", "parse", "import", "multi", "http", "fanout"), action="append", help="run only these parts")
+    parser.add_argument("--against", type=Path, help="another mcpgen, installed with `pip install --no-deps --target DIR`: cold generation against it too")
     args = parser.parse_args()
     reps = args.reps or (3 if args.quick else 5)
     revisions = (QUICK_REVISION,) if args.quick else REVISIONS
@@ -388,7 +410,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="mcpgen-bench-") as tmp:
         work = Path(tmp)
         if "generation" in parts:
-            bench_generation(revisions, args.schema_dir, reps, work, table)
+            bench_generation(revisions, args.schema_dir, reps, work, table, args.against)
         if "parse" in parts or "import" in parts:
             bench_parse(revisions, args.schema_dir, 0.3 if args.quick else 1.0, reps, work, table)
         if "import" in parts:

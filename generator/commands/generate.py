@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..console import current
 from ..errors import McpgenError, SchemaError
-from ..emit.output import check_target, plan_update
 from ..inputs.pins import known_revisions, latest_revision, revision_set
 from ..inputs.sources import SchemaSource, default_cache_dir, remember_schema, resolve_schema
 
 if TYPE_CHECKING:
+    from multiprocessing.synchronize import Lock
+
     from ..emit.formatting import CutFiles
     from ..emit.render import Part, Sources
     from ..model import ir
@@ -262,6 +263,7 @@ def generate(config: GenerateConfig) -> list[GeneratedPackage]:
 def generate_all(configs: list[GenerateConfig]) -> list[GeneratedPackage]:
     """Generate the packages of several requests together (one process pool), each written atomically."""
     from ..emit.dist import distribution_files
+    from ..emit.output import check_target, plan_update
 
     console = current()
     planned = [(config, job) for config in configs for job in plan(config)]
@@ -378,7 +380,10 @@ def _render_in_pool(requests: list[PackageRequest], workers: int) -> list[Render
     fork = "fork" in multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if fork else None)
     with quiet_start():
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_ready)
+        one_at_a_time = context.Lock()
+        pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=context, initializer=_worker_ready, initargs=(one_at_a_time,)
+        )
         for _ in range(workers):
             pool.submit(_started)
     try:
@@ -410,21 +415,23 @@ def _started() -> None:
     """A task that only gets a worker started: forked pools start them all at the first task, spawned ones one per task."""
 
 
-def _worker_ready() -> None:
+def _worker_ready(one_at_a_time: Lock) -> None:
     """Pool initializer: black imported, what rendering needs made ready (`prepare`), and all of it frozen
     before a task needs it.
 
-    Preparing is only done early: a template that fails fails again in the task that renders it,
-    which reports it to the parent like any other error.
+    The workers get ready one at a time, so that the parent, parsing meanwhile, always has a core of
+    its own. Preparing is only done early: a template that fails fails again in the task that renders
+    it, which reports it to the parent like any other error.
     """
     import gc
 
     from ..emit.formatting import warm
     from ..emit.render import prepare
 
-    warm()
-    with contextlib.suppress(Exception):
-        prepare()
+    with one_at_a_time:
+        warm()
+        with contextlib.suppress(Exception):
+            prepare()
     gc.freeze()
 
 
