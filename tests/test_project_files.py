@@ -12,7 +12,7 @@ import pytest
 from mcpgen import __version__
 from mcpgen.emit.package_views import FACADES
 from mcpgen.emit.render import MARKER_FILE, PEER_FILES, REVISION_FILES, SHARED_FILES
-from mcpgen.inputs.runtime_source import RUNTIME_DIR
+from mcpgen.inputs.packaged_runtime import RUNTIME_DIR
 from shared import REPO_ROOT
 
 

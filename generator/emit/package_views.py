@@ -9,7 +9,7 @@ from ..model import ir
 from .layout import tuple_literal
 from .provenance import Provenance, of_package
 from .literals import record_literal, string_literal
-from ..inputs.runtime_source import exports
+from ..inputs.packaged_runtime import exports
 from .stub_views import SideView, side_view
 
 REGISTRY_ALIAS = "r{index}"

@@ -35,7 +35,7 @@ def calls(side: ir.Side, method: ir.MethodSpec) -> bool:
 
 def runtime_members(side: ir.Side) -> tuple[str, ...]:
     """The public members `side`'s class inherits from the runtime (`ServerBase`, `ClientBase`)."""
-    from ..inputs.runtime_source import class_members
+    from ..inputs.packaged_runtime import class_members
 
     own = (INITIALIZE_PARAMS,) if side == "client" else ()
     return tuple(sorted({*class_members(*RUNTIME_BASES[side]), *own}))

@@ -229,6 +229,14 @@ ERRATA = _group(
     ],
 )
 
+PACKAGED_RUNTIME = _group(
+    "generator/inputs/packaged_runtime.py",
+    [
+        ("facade-unbound", "_takes_revisions", 'return any(p.arg == "revisions" for p in', 'return False and any(p.arg == "revisions" for p in', "the package's streamable_http_app not bound to its revisions"),
+        ("bases-ignored", "_members", "            members |= _members(_definition(path, base.id))\n", "            pass\n", "a handler or call takes a name the runtime's Peer already has"),
+    ],
+)
+
 GENERATE = _group(
     "generator/commands/generate.py",
     [
@@ -537,6 +545,7 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + STUBNAMES
     + ERRATA
     + GENERATE
+    + PACKAGED_RUNTIME
     + TYPES_TEMPLATE
     + RUNTIME_JSONRPC
     + RUNTIME_REGISTRY

@@ -12,7 +12,7 @@ import pytest
 
 from mcpgen.emit.formatting import LINE_LENGTH
 from mcpgen.emit.package_views import FACADES
-from mcpgen.inputs.runtime_source import class_members, exports
+from mcpgen.inputs.packaged_runtime import class_members, exports
 from shared import package_name
 
 MODE = black.Mode(target_versions={black.TargetVersion.PY310}, line_length=LINE_LENGTH)

@@ -38,40 +38,57 @@ def exports(module: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The names runtime module `module` (dotted, below the runtime) lists in `__all__`, sorted, and those
     of them that are functions taking a `revisions` parameter (a package binds them to its revisions)."""
     path = _module_path(module)
-    tree = _tree(path)
-    names = tuple(sorted(_all_of(tree, path)))
-    return names, tuple(name for name in names if _takes_revisions(path, name, depth=0))
+    names = tuple(sorted(_all_of(_tree(path), path)))
+    return names, tuple(name for name in names if _takes_revisions(_definition(path, name)))
 
 
 @lru_cache(maxsize=None)
 def class_members(module: str, name: str) -> frozenset[str]:
     """The public members of runtime class `name` in `module` (dotted, below the runtime) and of the
     runtime classes it derives from: methods, properties and class attributes, declared or assigned."""
-    return frozenset(n for n in _members(_module_path(module), name, depth=0) if not n.startswith("_"))
+    return frozenset(n for n in _members(_definition(_module_path(module), name)) if not n.startswith("_"))
 
 
-def _members(path: str, name: str, depth: int) -> set[str]:
-    if depth > 20:
-        return set()
-    for node in _tree(path).body:
-        if isinstance(node, ast.ClassDef) and node.name == name:
-            found: set[str] = set()
-            for statement in node.body:
-                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    found.add(statement.name)
-                elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
-                    found.add(statement.target.id)
-                elif isinstance(statement, ast.Assign):
-                    found.update(t.id for t in statement.targets if isinstance(t, ast.Name))
-            for base in node.bases:
-                if isinstance(base, ast.Name):
-                    found |= _members(path, base.id, depth + 1)
-            return found
+_Found = tuple[str, ast.stmt] | None
+"""Where a name is defined: the runtime file and its statement (None: not in the runtime's source)."""
+
+
+def _definition(path: str, name: str, depth: int = 0) -> _Found:
+    """The top-level statement defining `name` in the module at `path`, following the runtime's relative
+    imports to where it is defined."""
+    for node in _tree(path).body if depth <= 20 else ():
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return path, node
         if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
             for alias in node.names:
                 if (alias.asname or alias.name) == name:
-                    return _members(_sibling(path, node.module), alias.name, depth + 1)
-    return set()
+                    return _definition(_sibling(path, node.module), alias.name, depth + 1)
+    return None
+
+
+def _takes_revisions(found: _Found) -> bool:
+    if found is None or not isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    a = found[1].args
+    return any(p.arg == "revisions" for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, (a.vararg, a.kwarg))])
+
+
+def _members(found: _Found) -> set[str]:
+    if found is None or not isinstance(node := found[1], ast.ClassDef):
+        return set()
+    path = found[0]
+    members: set[str] = set()
+    for statement in node.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            members.add(statement.name)
+        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            members.add(statement.target.id)
+        elif isinstance(statement, ast.Assign):
+            members.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+    for base in node.bases:
+        if isinstance(base, ast.Name):
+            members |= _members(_definition(path, base.id))
+    return members
 
 
 def _module_path(module: str) -> str:
@@ -95,23 +112,6 @@ def _all_of(tree: ast.Module, path: str) -> list[str]:
             if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
                 return list(value)
     raise LookupError(f"{path} has no literal __all__")
-
-
-def _takes_revisions(path: str, name: str, depth: int) -> bool:
-    """Whether `name` in the module at `path` is a function with a `revisions` parameter, following the
-    runtime's relative imports to where it is defined."""
-    if depth > 20:
-        return False
-    for node in _tree(path).body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            a = node.args
-            params = [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]
-            return any(p.arg == "revisions" for p in params)
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
-            for alias in node.names:
-                if (alias.asname or alias.name) == name:
-                    return _takes_revisions(_sibling(path, node.module), alias.name, depth + 1)
-    return False
 
 
 def _sibling(path: str, module: str) -> str:
