@@ -396,8 +396,13 @@ def main() -> None:
     parser.add_argument("--schema-dir", type=Path, default=Path(os.environ.get("MCPGEN_SCHEMA_DIR", Path(__file__).resolve().parents[2] / "shared" / "mcp-spec")))
     parser.add_argument("--reps", type=int, help="repetitions per measurement (default 5, quick 3)")
     parser.add_argument("--only", choices=("generation", "parse", "import", "multi", "http", "fanout"), action="append", help="run only these parts")
-    parser.add_argument("--against", type=Path, help="another mcpgen, installed with `pip install --no-deps --target DIR`: cold generation against it too")
+    parser.add_argument("--against", type=Path, help="another mcpgen, installed with `pip install --no-deps --target DIR`: cold generation against it too "
+                        "(this tree's side is whichever mcpgen PYTHONPATH and the environment give)")
     args = parser.parse_args()
+    if args.against is not None and not (args.against / "mcpgen" / "__init__.py").is_file():
+        parser.error(f"--against {args.against}: no mcpgen installed there (pip install --no-deps --target DIR <checkout>)")
+    if args.against is not None and args.only and "generation" not in args.only:
+        parser.error("--against times generation: add --only generation")
     reps = args.reps or (3 if args.quick else 5)
     revisions = (QUICK_REVISION,) if args.quick else REVISIONS
     parts = args.only or ["generation", "parse", "import", "multi", "http", "fanout"]

@@ -158,6 +158,13 @@ STATEMENTS = (
     "class K(Base):\n    x: int = 1\n\n    def m(self): ...",
     "if X:\n    def h(): ...",
     "if X:\n    Y = 2",
+    "print(1)",
+    "...",
+    "A = 1; B = 2",
+    "class S: ...",
+    "W = 5  # fmt: skip",
+    "# fmt: off\nV = [1,\n  2]\n# fmt: on",
+    "U = 1 \\\n",
 )
 
 

@@ -170,8 +170,8 @@ def chunks(source: str, filename: str = "<generated>") -> list[tuple[str, str]]:
     lines black keeps (separator those lines), and before each method black keeps one blank line before
     (separator one blank line; the chunk is the method inside a stand-in class)."""
     tree = check_syntax(source, filename)
-    if "\r" in source or "\f" in source or "\v" in source:
-        return [("", source)]  # line numbers and black's newline handling could disagree: one chunk
+    if any(mark in source for mark in _WHOLE):
+        return [("", source)]  # one chunk: black's own line handling or directives span the file
     lines = source.split("\n")
     cuts = {0: ""}
     members: set[int] = set()
@@ -210,6 +210,9 @@ def _method_after_one_blank_line(prev: ast.stmt, member: ast.stmt, lines: list[s
 
 _DEFS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 _ASSIGNMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
+_WHOLE = ("\r", "\f", "\v", "\\\n", "fmt:")
+"""Text that makes a file one chunk: newlines black and line numbers could count apart, a backslash
+continuation (it may join the next chunk's first line), `# fmt:` directives (they reach past a cut)."""
 
 
 def _kept_lines_between(prev: ast.stmt, node: ast.stmt, first: bool) -> bool:
@@ -224,7 +227,7 @@ def _kept_lines_between(prev: ast.stmt, node: ast.stmt, first: bool) -> bool:
 def _two_lines_before(prev: ast.stmt, node: ast.stmt) -> bool:
     if isinstance(node, _DEFS):
         return not node.decorator_list
-    return isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(prev, _DEFS)
+    return isinstance(node, _ASSIGNMENTS) and isinstance(prev, _DEFS)
 
 
 def _first_word(node: ast.stmt) -> str:
@@ -246,7 +249,9 @@ def format_chunk(chunk: str) -> str:
     """
     import black
 
-    return black.format_str(chunk.rstrip() + "\n", mode=_mode())  # type: ignore[arg-type]
+    text = chunk.rstrip()
+    text = chunk if text.endswith("\\") else text  # a backslash continuation needs the line it continues
+    return black.format_str(text + "\n", mode=_mode())  # type: ignore[arg-type]
 
 
 def format_many(batch: list[str]) -> list[tuple[bool, str]]:

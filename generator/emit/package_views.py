@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..inputs.packaged_runtime import exports
 from ..model import ir
 from .layout import tuple_literal
-from .provenance import Provenance, of_package
 from .literals import record_literal, string_literal
-from ..inputs.packaged_runtime import exports
+from .provenance import Provenance, of_package
 from .stub_views import SideView, side_view
 
 REGISTRY_ALIAS = "r{index}"

@@ -13,12 +13,12 @@ from typing import Literal
 
 import jinja2
 
+from ..inputs.packaged_runtime import exports, runtime_files
 from ..model import ir
+from .dict_views import dicts_view
 from .layout import bracketed, from_import, rhs, tuple_literal, wrapped
 from .minimums import MIN_PYDANTIC
-from .dict_views import dicts_view
 from .package_views import FACADES, facade_view, package_view
-from ..inputs.packaged_runtime import exports, runtime_files
 from .views import revision_view
 
 # Output file → template: the files shared by every revision of a package.

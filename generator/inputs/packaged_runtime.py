@@ -49,44 +49,76 @@ def class_members(module: str, name: str) -> frozenset[str]:
     return frozenset(n for n in _members(_definition(_module_path(module), name)) if not n.startswith("_"))
 
 
-_Found = tuple[str, ast.stmt] | None
-"""Where a name is defined: the runtime file and its statement (None: not in the runtime's source)."""
+_Found = tuple[str, ast.stmt]
+"""Where a name is bound: the runtime file and its top-level statement."""
+_DEPTH = 20
 
 
 def _definition(path: str, name: str, depth: int = 0) -> _Found:
-    """The top-level statement defining `name` in the module at `path`, following the runtime's relative
-    imports to where it is defined."""
-    for node in _tree(path).body if depth <= 20 else ():
+    """The last top-level statement binding `name` in the module at `path`, following the runtime's
+    relative imports and plain aliases (`a = b`) to where it is defined."""
+    if depth > _DEPTH:
+        raise LookupError(f"{path}: {name} is re-exported more than {_DEPTH} times")
+    found: _Found | None = None
+    for node in _tree(path).body:
         if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            return path, node
-        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module:
-            for alias in node.names:
-                if (alias.asname or alias.name) == name:
-                    return _definition(_sibling(path, node.module), alias.name, depth + 1)
-    return None
+            found = path, node
+        elif isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names):
+            found = path, node
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and name in _targets(node):
+            found = path, node
+    if found is None:
+        raise LookupError(f"{path} does not define {name}")
+    node = found[1]
+    if isinstance(node, ast.ImportFrom):
+        alias = next(a for a in node.names if (a.asname or a.name) == name)
+        if node.level != 1 or not node.module:
+            raise LookupError(f"{path}: {name} comes from outside the runtime")
+        return _definition(_sibling(path, node.module), alias.name, depth + 1)
+    if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Name):
+        return _definition(path, node.value.id, depth + 1)
+    return found
+
+
+def _targets(node: ast.Assign | ast.AnnAssign) -> set[str]:
+    """The names an assignment binds (`a = b`, `a, b = c`; not `a.b = c` nor `a[0] = c`)."""
+    names: set[str] = set()
+    pending: list[ast.expr] = list(node.targets) if isinstance(node, ast.Assign) else [node.target]
+    while pending:
+        target = pending.pop()
+        if isinstance(target, ast.Name):
+            names.add(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            pending += target.elts
+        elif isinstance(target, ast.Starred):
+            pending.append(target.value)
+    return names
 
 
 def _takes_revisions(found: _Found) -> bool:
-    if found is None or not isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    a = found[1].args
+    """Whether the definition is a function with a `revisions` parameter (a decorator is taken to keep
+    the signature, as `functools.wraps` does; tests/runtime/test_runtime_copy.py checks the imports)."""
+    node = found[1]
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False  # a class or a value: not a function the package binds
+    a = node.args
     return any(p.arg == "revisions" for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, *filter(None, (a.vararg, a.kwarg))])
 
 
 def _members(found: _Found) -> set[str]:
-    if found is None or not isinstance(node := found[1], ast.ClassDef):
-        return set()
-    path = found[0]
+    path, node = found
+    if not isinstance(node, ast.ClassDef):
+        raise LookupError(f"{path}: line {node.lineno} is no class")
     members: set[str] = set()
     for statement in node.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             members.add(statement.name)
-        elif isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
-            members.add(statement.target.id)
-        elif isinstance(statement, ast.Assign):
-            members.update(t.id for t in statement.targets if isinstance(t, ast.Name))
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign)):
+            members |= _targets(statement)
     for base in node.bases:
-        if isinstance(base, ast.Name):
+        if not isinstance(base, ast.Name):
+            raise LookupError(f"{path}: {node.name}'s base {ast.unparse(base)} is not a runtime class")
+        if base.id != "object":
             members |= _members(_definition(path, base.id))
     return members
 

@@ -6,6 +6,7 @@ import importlib
 import inspect
 from importlib import resources
 from pathlib import Path
+from typing import Iterator
 
 import black
 import pytest
@@ -100,3 +101,50 @@ def test_a_runtime_class_s_members_read_from_the_source_are_what_the_imported_cl
     cls = getattr(importlib.import_module(f"mcpgen.runtime.{module}"), name)
     declared = {n for klass in cls.__mro__ for n in getattr(klass, "__annotations__", {})}
     assert class_members(module, name) == {n for n in {*dir(cls), *declared} if not n.startswith("_")}
+
+
+FAKE_RUNTIME = {
+    "runtime/base.py": "class Base:\n    shared: int = 1\n\n    def ping(self) -> None: ...\n",
+    "runtime/side.py": (
+        "from .base import Base as Root\n"
+        "from typing import Any\n"
+        "class Side(Root):\n    a, (b, c) = 1, (2, 3)\n    class Inner: ...\n\n    def call(self) -> None: ...\n"
+        "class Odd(Any): ...\n"
+        "Side.extra = 1\n"
+    ),
+    "runtime/facade.py": (
+        "from .side import Side\n"
+        "def make(x, revisions=None): ...\n"
+        "def make(x): ...\n"
+        "def serve(*, revisions): ...\n"
+        "bound = serve\n"
+        "CONSTANT = 3\n"
+        "__all__ = ['CONSTANT', 'Side', 'bound', 'make', 'serve']\n"
+    ),
+}
+
+
+@pytest.fixture
+def fake_runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    from mcpgen.inputs import packaged_runtime
+
+    monkeypatch.setattr(packaged_runtime, "runtime_sources", lambda: tuple(FAKE_RUNTIME.items()))
+    for cached in (packaged_runtime.exports, packaged_runtime.class_members, packaged_runtime._tree):
+        cached.cache_clear()
+    yield
+    for cached in (packaged_runtime.exports, packaged_runtime.class_members, packaged_runtime._tree):
+        cached.cache_clear()
+
+
+def test_the_source_reader_follows_imports_aliases_and_the_last_definition(fake_runtime: None) -> None:
+    names, bound = exports("facade")
+    assert names == ("CONSTANT", "Side", "bound", "make", "serve")
+    assert bound == ("bound", "serve")  # `make` was redefined without `revisions`; `bound` is `serve`
+    assert class_members("side", "Side") == {"a", "b", "c", "Inner", "call", "shared", "ping"}  # not `extra`
+
+
+def test_the_source_reader_refuses_what_it_cannot_read(fake_runtime: None) -> None:
+    with pytest.raises(LookupError, match="Any comes from outside the runtime"):
+        class_members("side", "Odd")
+    with pytest.raises(LookupError, match="does not define Missing"):
+        class_members("side", "Missing")
