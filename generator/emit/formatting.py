@@ -166,8 +166,9 @@ def check_syntax(source: str, filename: str) -> ast.Module:
 
 def chunks(source: str, filename: str = "<generated>") -> list[tuple[str, str]]:
     """`source` as (separator, chunk) pairs: cut before each top-level statement black puts two blank
-    lines before (separator two blank lines), before a simple statement that follows one after blank
-    lines black keeps (separator those lines), and before each method black keeps one blank line before
+    lines before (separator two blank lines), before an assignment that follows an assignment or an
+    expression after blank lines black keeps (separator those lines), and before each method black keeps
+    one blank line before
     (separator one blank line; the chunk is the method inside a stand-in class)."""
     tree = check_syntax(source, filename)
     if any(mark in source for mark in _WHOLE):
@@ -351,7 +352,7 @@ def _joined(name: str, parts: list[tuple[str, str]], results: dict[str, tuple[bo
         ok, text = results[part]
         if not ok:
             raise SchemaError(f"generated {name} is not valid Python ({text}); please report this schema")
-        if separator == _MEMBER_JOIN and part.startswith(_MEMBER):  # a simple statement's chunk is no class
+        if separator == _MEMBER_JOIN and part.startswith(_MEMBER):  # an assignment's chunk never starts so
             if not text.startswith(_MEMBER):
                 raise SchemaError(f"black moved a method of {name} out of its class; please report this schema")
             text = text[len(_MEMBER) :]
