@@ -59,25 +59,30 @@ def _definition(path: str, name: str, depth: int = 0) -> _Found:
     relative imports and plain aliases (`a = b`) to where it is defined."""
     if depth > _DEPTH:
         raise LookupError(f"{path}: {name} is re-exported more than {_DEPTH} times")
-    found: _Found | None = None
+    found = None
     for node in _tree(path).body:
-        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            found = path, node
-        elif isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names):
-            found = path, node
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and name in _targets(node):
-            found = path, node
+        if name in _bound_by(node):
+            found = node
     if found is None:
         raise LookupError(f"{path} does not define {name}")
-    node = found[1]
-    if isinstance(node, ast.ImportFrom):
-        alias = next(a for a in node.names if (a.asname or a.name) == name)
-        if node.level != 1 or not node.module:
+    if isinstance(found, ast.ImportFrom):
+        if found.level != 1 or not found.module:
             raise LookupError(f"{path}: {name} comes from outside the runtime")
-        return _definition(_sibling(path, node.module), alias.name, depth + 1)
-    if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Name):
-        return _definition(path, node.value.id, depth + 1)
-    return found
+        return _definition(_sibling(path, found.module), _bound_by(found)[name], depth + 1)
+    if isinstance(found, (ast.Assign, ast.AnnAssign)) and isinstance(found.value, ast.Name):
+        return _definition(path, found.value.id, depth + 1)
+    return path, found
+
+
+def _bound_by(node: ast.stmt) -> dict[str, str]:
+    """The names a top-level statement binds, each with the name it has where it comes from."""
+    if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return {node.name: node.name}
+    if isinstance(node, ast.ImportFrom):
+        return {a.asname or a.name: a.name for a in node.names}
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        return {target: target for target in _targets(node)}
+    return {}
 
 
 def _targets(node: ast.Assign | ast.AnnAssign) -> set[str]:
