@@ -261,8 +261,8 @@ def test_ctrl_c_at_any_moment_prints_one_line(tmp_path: Path, schema_dir: Path) 
 
 
 def test_abandoning_the_pool_never_replaces_the_interrupt_with_a_teardown_error() -> None:
-    """Under load the call-queue pipe can already be closed when an interrupt abandons the pool: the
-    teardown must not raise (its OSError would be reported instead of the interrupt)."""
+    """A pipe the teardown finds closed already (by the pool's own thread, under load) must not make
+    `abandon` raise: its OSError would be reported instead of the interrupt."""
     from mcpgen.emit.formatting import abandon
 
     class Closed:
@@ -271,7 +271,7 @@ def test_abandoning_the_pool_never_replaces_the_interrupt_with_a_teardown_error(
 
     class Pool:
         _processes: dict[int, object] = {}
-        _call_queue = type("Queue", (), {"_reader": Closed()})()
+        _result_queue = type("Queue", (), {"_writer": Closed()})()
         shut = False
 
         def shutdown(self, wait: bool, cancel_futures: bool) -> None:
@@ -281,6 +281,45 @@ def test_abandoning_the_pool_never_replaces_the_interrupt_with_a_teardown_error(
     pool = Pool()
     abandon(pool)  # type: ignore[arg-type]
     assert pool.shut
+
+
+def _busy() -> None:
+    time.sleep(60)
+
+
+def test_abandoning_the_pool_with_work_buffered_for_dead_workers_neither_hangs_nor_races_its_thread() -> None:
+    """Work buffered for the call queue when the workers die blocked the pool's teardown forever before
+    CPython 3.11.5 (gh-94777), so `abandon` closes that queue's reading end when the pool's thread is
+    stuck; from 3.11.5 on the pool's thread closes it itself, and closing it from the parent too raced
+    that thread: a Ctrl-C printed its `OSError: [Errno 9] Bad file descriptor` traceback."""
+    from mcpgen.emit import formatting
+
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+    pool.submit(_busy)
+    pool.submit(len, b"x" * (1 << 22))  # far more than the pipe holds, and the worker never reads it
+    time.sleep(0.5)
+    reader = pool._call_queue._reader  # type: ignore[attr-defined]
+    close, closed_by = reader.close, []
+
+    def slow_close() -> None:  # the pool's thread takes its time, as on a loaded machine
+        closed_by.append(threading.current_thread())
+        if closed_by[-1] is not abandoning:
+            time.sleep(1)
+        close()
+
+    reader.close = slow_close
+    failures: list[type[BaseException]] = []
+    original, threading.excepthook = threading.excepthook, lambda args: failures.append(args.exc_type)
+    done = threading.Event()
+    abandoning = threading.Thread(target=lambda: (formatting.abandon(pool), done.set()), daemon=True)
+    try:
+        abandoning.start()
+        assert done.wait(20), "abandon hung on work buffered for dead workers"
+    finally:
+        threading.excepthook = original
+        close()  # lets a failed run exit
+    assert failures == []
+    assert (abandoning in closed_by) is (sys.version_info < (3, 11, 5)), closed_by
 
 
 @pytest.mark.parametrize("error, reported", [(InvalidStateError, False), (ValueError, True)])

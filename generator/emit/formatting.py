@@ -19,6 +19,7 @@ import contextlib
 import functools
 import gc
 import signal
+import sys
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TypeVar
@@ -27,6 +28,7 @@ from ..errors import SchemaError
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.connection import Connection
 
     from .render import Sources
 
@@ -36,6 +38,10 @@ _MEMBER_JOIN = "\n"
 _MEMBER = "class _:\n"  # the stand-in class a method is formatted in
 _SHARES_PER_WORKER = 2  # a batch takes 1/(this × workers) of the bytes left
 _SMALLEST_BATCH = 4000  # bytes: below this, a batch costs more to send and collect than it saves
+# From CPython 3.11.5 on, the pool's own thread closes the call queue's reading end once a worker
+# dies (gh-94777); a second close from here could race it and close a descriptor twice.
+_POOL_CLOSES_ITS_CALL_QUEUE = sys.version_info >= (3, 11, 5)
+_STUCK_AFTER = 0.25  # seconds the pool's thread may take to tear down before it counts as stuck
 _T = TypeVar("_T")
 _R = TypeVar("_R")
 
@@ -117,12 +123,13 @@ def abandon(pool: ProcessPoolExecutor) -> None:
 
     Two of the pool's pipes could block `shutdown`, and with it interpreter exit, forever once the
     workers are gone:
-    - work still buffered for the call queue blocks its feeder thread (CPython gh-94777; Python
-      3.11.2, Debian 12's, still has it), so the parent's reading end is closed, as later CPython
-      releases do themselves;
     - a result a worker was killed in the middle of sending blocks the thread reading it, so the
-      parent's writing end of the result queue (which the parent never writes to) is closed too:
-      with every writer gone, that read ends instead of waiting for the rest.
+      parent's writing end of the result queue (which nothing else in the parent writes to or closes
+      before `shutdown`) is closed: with every writer gone, that read ends instead of waiting;
+    - before CPython 3.11.5 (gh-94777; Debian 12's 3.11.2 has it), work still buffered for the call
+      queue blocks its feeder thread and with it the pool's thread, so when that thread is still
+      tearing down after a moment, the parent's reading end is closed, as later releases do
+      themselves. Those releases close it from the pool's thread, so it is never closed from here.
 
     The exception that got here is what the user must see: not a pipe the teardown found closed, nor
     the pool thread's complaint (CPython 3.11) that a task it marks failed was cancelled already.
@@ -136,24 +143,28 @@ def abandon(pool: ProcessPoolExecutor) -> None:
         if args.thread is not manager or not issubclass(args.exc_type, InvalidStateError):
             report(args)
 
-    ends = (
-        getattr(getattr(pool, "_call_queue", None), "_reader", None),
-        getattr(getattr(pool, "_result_queue", None), "_writer", None),
-    )
     try:
         threading.excepthook = quiet
         for process in list((getattr(pool, "_processes", None) or {}).values()):
             process.terminate()
-        for end in ends:
-            with contextlib.suppress(OSError):
-                if end is not None:
-                    end.close()
+        _close(getattr(getattr(pool, "_result_queue", None), "_writer", None))
+        if not _POOL_CLOSES_ITS_CALL_QUEUE and manager is not None and manager.is_alive():
+            manager.join(_STUCK_AFTER)
+            if manager.is_alive():
+                _close(getattr(getattr(pool, "_call_queue", None), "_reader", None))
         # A pipe the teardown finds closed (OSError, or TypeError from a handle already let go) must not
         # replace the exception being reported.
         with contextlib.suppress(OSError, TypeError, ValueError):
             pool.shutdown(wait=True, cancel_futures=True)
     finally:
         threading.excepthook = report
+
+
+def _close(end: Connection | None) -> None:
+    """Close one end of a pool's pipe if there is one; an end already closed is fine."""
+    if end is not None:
+        with contextlib.suppress(OSError):
+            end.close()
 
 
 def check_syntax(source: str, filename: str) -> ast.Module:

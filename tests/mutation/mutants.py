@@ -237,6 +237,14 @@ PACKAGED_RUNTIME = _group(
     ],
 )
 
+FORMATTING = _group(
+    "generator/emit/formatting.py",
+    [
+        ("call-queue-closed-twice", None, "_POOL_CLOSES_ITS_CALL_QUEUE = sys.version_info >= (3, 11, 5)", "_POOL_CLOSES_ITS_CALL_QUEUE = False", "an interrupt closes the call queue's reader while the pool's thread does (a traceback above the one line)"),
+        ("result-pipe-left-open", "abandon", '        _close(getattr(getattr(pool, "_result_queue", None), "_writer", None))\n', "", "an interrupt while a worker sends a result hangs the teardown"),
+    ],
+)
+
 GENERATE = _group(
     "generator/commands/generate.py",
     [
@@ -545,6 +553,7 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + STUBNAMES
     + ERRATA
     + GENERATE
+    + FORMATTING
     + PACKAGED_RUNTIME
     + TYPES_TEMPLATE
     + RUNTIME_JSONRPC
