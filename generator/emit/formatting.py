@@ -178,9 +178,9 @@ def check_syntax(source: str, filename: str) -> ast.Module:
 def chunks(source: str, filename: str = "<generated>") -> list[tuple[str, str]]:
     """`source` as (separator, chunk) pairs: cut before each top-level statement black puts two blank
     lines before (separator two blank lines), before an assignment that follows an assignment or an
-    expression after blank lines black keeps (separator those lines), and before each method black keeps
-    one blank line before
-    (separator one blank line; the chunk is the method inside a stand-in class)."""
+    expression after blank lines black keeps (separator those lines), and before each method black
+    keeps one blank line before (separator one blank line; the chunk is the method inside a stand-in
+    class)."""
     tree = check_syntax(source, filename)
     if any(mark in source for mark in _WHOLE):
         return [("", source)]  # one chunk: black's own line handling or directives span the file
