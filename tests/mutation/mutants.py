@@ -485,29 +485,77 @@ RUNTIME_HTTP_COMMON = _group(
 RUNTIME_HTTP_SERVER = _group(
     "runtime/http/server.py",
     [
-        ("rebinding-unchecked", "StreamableHTTP._check_origin", "if name is None or (hosts is None and not _unrebindable(name)):", "if name is None:", "a server without allow-lists admits any Host (DNS rebinding)"),
-        ("origin-unchecked", "StreamableHTTP._check_origin", "        if not admitted:\n", "        if False:\n", "a foreign Origin admitted"),
-        ("host-port-refused", "_matches", " or a.lower() == name", "", "an allowed host without port refuses that host on a port"),
         ("wrong-path-served", "StreamableHTTP.__call__", "            if self._route(scope) != self.path:\n", "            if False:\n", "requests to any path served as the MCP endpoint"),
-        ("content-type-unchecked", "StreamableHTTP._body", 'if content_type[:1] != ["application/json"]:', "if False:", "a POST that is not application/json read anyway"),
-        ("body-limit-unenforced", "_read_body", "        if size > limit:\n", "        if False:\n", "a body over max_body read whole (no 413) when it has no Content-Length"),
-        ("session-limit-unenforced", "StreamableHTTP._new_session", "if len(self.sessions) + self._opening >= self.max_sessions:", "if False:", "sessions opened beyond max_sessions"),
-        ("idle-sessions-kept", "StreamableHTTP._sweep", "                    await asyncio.shield(self._end(stale))\n", "                    pass\n", "sessions idle beyond session_timeout never dropped"),
-        ("unknown-session-400", "StreamableHTTP._session", 'raise _Reject(404, error_body(INVALID_REQUEST, "Session not found"))', 'raise _Reject(400, error_body(INVALID_REQUEST, "Session not found"))', "an unknown session answered 400: the client does not know to start a new one"),
-        ("delete-keeps-session", "StreamableHTTP._delete", "        await self._end(session)\n", "", "DELETE does not end the session"),
-        ("session-batch-unchecked", "StreamableHTTP._post_session", "if batch and session.version not in self.eras.batching:", "if False:", "a batch in a session whose revision has none answered 200, not refused with 400"),
-        ("unhashable-id-settled", "_Session.settle", "future = self.pending.get(request_id) if type(request_id) is int else None", "future = self.pending.get(request_id)", "a POSTed response with an unhashable id (a list) crashes the request"),
-        ("replay-all", "_Stream.resume", "                if seq > after:\n", "                if True:\n", "a resumed stream replays the events the client already has"),
-        ("meta-version-unchecked", "StreamableHTTP._check_headers", "if claimed is not None and claimed != version:", "if False:", "a stateless request whose `_meta` version disagrees with MCP-Protocol-Version served"),
-        ("method-header-unchecked", "StreamableHTTP._check_headers", "if header is not None and header != method:", "if False:", "an Mcp-Method header that disagrees with the body served"),
-        ("name-header-unchecked", "StreamableHTTP._check_headers", "if decode_header(raw) != params.get(field):", "if False:", "an Mcp-Name header that disagrees with the body served"),
-        ("param-header-unchecked", "StreamableHTTP._check_headers", "if decoded is None or not same(decoded, value):", "if decoded is None:", "an Mcp-Param header that disagrees with the tool argument served"),
-        ("param-header-optional", "StreamableHTTP._check_headers", '                if sent is None:\n                    raise mismatch(f"Mcp-Param-{header_name} header is required")\n', "                if sent is None:\n                    continue\n", "a tool argument marked x-mcp-header served without its header"),
-        ("unsupported-version-code", "StreamableHTTP._unsupported", "error_body(modern.unsupported_code, ", "error_body(INVALID_REQUEST, ", "an unsupported MCP-Protocol-Version answered without the revision's error code"),
-        ("session-of-another-principal", "StreamableHTTP._session", "if session is None or session.owner != _principal(ACCESS.get()):", "if session is None:", "another user's token finds a session (a session not bound to its token's subject and client)"),
-        ("batch-limit-unenforced", "StreamableHTTP._post_session", "if batch and len(messages) > self.max_batch:", "if False:", "a batch over max_batch run"),
-        ("session-version-header-unchecked", "StreamableHTTP._same_version", "if version not in (None, session.version, ASSUMED_VERSION):", "if False:", "a session's request under another session-era MCP-Protocol-Version served"),
-        ("unknown-method-status", "StreamableHTTP._status", "        if code == METHOD_NOT_FOUND:\n            return 404\n", "", "a stateless request for an unknown method not answered 404"),
+    ],
+)
+
+RUNTIME_HTTP_GUARD = _group(
+    "runtime/http/guard.py",
+    [
+        ("rebinding-unchecked", "Guard.check", "if name is None or (hosts is None and not _unrebindable(name)):", "if name is None:", "a server without allow-lists admits any Host (DNS rebinding)"),
+        ("origin-unchecked", "Guard.check", "        if not admitted:\n", "        if False:\n", "a foreign Origin admitted"),
+        ("host-port-refused", "_matches", " or a.lower() == name", "", "an allowed host without port refuses that host on a port"),
+    ],
+)
+
+RUNTIME_HTTP_WIRE = _group(
+    "runtime/http/wire.py",
+    [
+        ("content-type-unchecked", "read_json", 'if content_type[:1] != ["application/json"]:', "if False:", "a POST that is not application/json read anyway"),
+        ("body-limit-unenforced", "read_body", "        if size > limit:\n", "        if False:\n", "a body over max_body read whole (no 413) when it has no Content-Length"),
+    ],
+)
+
+RUNTIME_HTTP_VERSIONS = _group(
+    "runtime/http/versions.py",
+    [
+        ("unsupported-version-code", "Versions._unsupported", "error_body(modern.unsupported_code, ", "error_body(INVALID_REQUEST, ", "an unsupported MCP-Protocol-Version answered without the revision's error code"),
+    ],
+)
+
+RUNTIME_HTTP_STREAM = _group(
+    "runtime/http/stream.py",
+    [
+        ("replay-all", "Stream.resume", "                if seq > after:\n", "                if True:\n", "a resumed stream replays the events the client already has"),
+    ],
+)
+
+RUNTIME_HTTP_SESSION = _group(
+    "runtime/http/session.py",
+    [
+        ("unhashable-id-settled", "Session.settle", "future = self.pending.get(request_id) if type(request_id) is int else None", "future = self.pending.get(request_id)", "a POSTed response with an unhashable id (a list) crashes the request"),
+    ],
+)
+
+RUNTIME_HTTP_LIFECYCLE = _group(
+    "runtime/http/lifecycle.py",
+    [
+        ("idle-sessions-kept", "Sessions._sweep", "                    await asyncio.shield(self.end(stale))\n", "                    pass\n", "sessions idle beyond session_timeout never dropped"),
+    ],
+)
+
+RUNTIME_HTTP_SESSION_ERA = _group(
+    "runtime/http/session_era.py",
+    [
+        ("session-limit-unenforced", "SessionEra._new_session", "if len(self.sessions) + self._opening >= self.max_sessions:", "if False:", "sessions opened beyond max_sessions"),
+        ("unknown-session-400", "SessionEra._session", 'raise Reject(404, error_body(INVALID_REQUEST, "Session not found"))', 'raise Reject(400, error_body(INVALID_REQUEST, "Session not found"))', "an unknown session answered 400: the client does not know to start a new one"),
+        ("delete-keeps-session", "SessionEra.delete", "        await self.sessions.end(session)\n", "", "DELETE does not end the session"),
+        ("session-batch-unchecked", "SessionEra.post", "if batch and session.version not in self.eras.batching:", "if False:", "a batch in a session whose revision has none answered 200, not refused with 400"),
+        ("session-of-another-principal", "SessionEra._session", "if session is None or session.owner != principal(ACCESS.get()):", "if session is None:", "another user's token finds a session (a session not bound to its token's subject and client)"),
+        ("batch-limit-unenforced", "SessionEra.post", "if batch and len(messages) > self.max_batch:", "if False:", "a batch over max_batch run"),
+        ("session-version-header-unchecked", "SessionEra._same_version", "if version not in (None, session.version, ASSUMED_VERSION):", "if False:", "a session's request under another session-era MCP-Protocol-Version served"),
+    ],
+)
+
+RUNTIME_HTTP_STATELESS = _group(
+    "runtime/http/stateless.py",
+    [
+        ("meta-version-unchecked", "Stateless._check_headers", "if claimed is not None and claimed != version:", "if False:", "a stateless request whose `_meta` version disagrees with MCP-Protocol-Version served"),
+        ("method-header-unchecked", "Stateless._check_headers", "if header is not None and header != method:", "if False:", "an Mcp-Method header that disagrees with the body served"),
+        ("name-header-unchecked", "Stateless._check_headers", "if decode_header(raw) != params.get(field):", "if False:", "an Mcp-Name header that disagrees with the body served"),
+        ("param-header-unchecked", "Stateless._check_headers", "if decoded is None or not same(decoded, value):", "if decoded is None:", "an Mcp-Param header that disagrees with the tool argument served"),
+        ("param-header-optional", "Stateless._check_headers", '                if sent is None:\n                    raise mismatch(f"Mcp-Param-{header_name} header is required")\n', "                if sent is None:\n                    continue\n", "a tool argument marked x-mcp-header served without its header"),
+        ("unknown-method-status", "Stateless._status", "        if code == METHOD_NOT_FOUND:\n            return 404\n", "", "a stateless request for an unknown method not answered 404"),
     ],
 )
 
@@ -568,6 +616,14 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + RUNTIME_STDIO
     + RUNTIME_HTTP_COMMON
     + RUNTIME_HTTP_SERVER
+    + RUNTIME_HTTP_GUARD
+    + RUNTIME_HTTP_WIRE
+    + RUNTIME_HTTP_VERSIONS
+    + RUNTIME_HTTP_STREAM
+    + RUNTIME_HTTP_SESSION
+    + RUNTIME_HTTP_LIFECYCLE
+    + RUNTIME_HTTP_SESSION_ERA
+    + RUNTIME_HTTP_STATELESS
     + RUNTIME_HTTP_CLIENT
     + RUNTIME_AUTH_RESOURCE
     + RUNTIME_FANOUT

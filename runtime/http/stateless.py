@@ -1,0 +1,185 @@
+"""The stateless era's request path (2026-07-28): a fresh server per request, whose version, method and
+names are mirrored in headers that must agree with the body."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, valid_id
+from ..peer import INBOUND, Inbound, Peer
+from .common import (
+    Eras,
+    at,
+    decode_header,
+    error_body,
+    header_params,
+    is_request,
+    is_response,
+    mapping,
+    same,
+)
+from .stream import Stream, StreamOptions
+from .wire import Receive, Reject, Request, Send, disconnected, respond, respond_json, start_sse
+
+
+class Stateless:
+    """Serves the requests of stateless-era versions, each with a fresh `make_server()`."""
+
+    def __init__(self, make_server: Callable[[], Peer], eras: Eras, streams: StreamOptions) -> None:
+        self.make_server = make_server
+        self.eras = eras
+        self.streams = streams
+        self.open_streams: set[Stream] = set()
+        """SSE answers being written (a listen request's may never end by itself)."""
+
+    async def post(
+        self, request: Request, body: Any, version: str, receive: Receive, send: Send
+    ) -> None:
+        """Serve one POSTed message in protocol `version`: a notification gets 202, a request its answer."""
+        if not isinstance(body, Mapping):
+            raise Reject(
+                400,
+                error_body(
+                    INVALID_REQUEST, "Invalid Request: the body must be one JSON-RPC message"
+                ),
+            )
+        if is_response(body):
+            raise Reject(
+                400,
+                error_body(
+                    INVALID_REQUEST, "Invalid Request: clients send no responses in this revision"
+                ),
+            )
+        request_id = body.get("id") if is_request(body) and valid_id(body.get("id")) else None
+        server = self.make_server()
+        token = INBOUND.set(Inbound(server, None, version))
+        try:
+            await self._check_headers(request, body, request_id, server)
+            if request_id is None:
+                reply = await server.handle(body)
+                if reply is not None:
+                    raise Reject(400, {k: v for k, v in mapping(reply).items() if v is not None})
+                await respond(send, 202)
+                return
+            stream = Stream(None, "0", self.streams)
+            stream.start = lambda: start_sse(send, None)
+            self.open_streams.add(stream)
+            INBOUND.set(Inbound(server, stream, version))
+            server.attach(stream)
+            endpoint = server._mcp
+            watcher = asyncio.ensure_future(disconnected(receive))
+            watcher.add_done_callback(
+                lambda w: None if w.cancelled() else endpoint.cancel_in_flight(request_id)
+            )
+            try:
+                reply = await server.handle(body)
+            finally:
+                watcher.cancel()
+                server.attach(None)
+                self.open_streams.discard(stream)
+        finally:
+            INBOUND.reset(token)
+        if reply is None:
+            if not await stream.answer_json():
+                await stream.close(final=True)
+            return
+        if await stream.answer_json():
+            error = reply.get("error") if isinstance(reply, Mapping) else None
+            await respond_json(send, self._status(error), reply)
+            return
+        with contextlib.suppress(ConnectionError):
+            await stream.emit(reply, final=True)
+
+    def _status(self, error: Any) -> int:
+        """The HTTP status of a stateless-era answer: 404 for an unknown method, 400 for a refused request."""
+        code = error.get("code") if isinstance(error, Mapping) else None
+        if code == METHOD_NOT_FOUND:
+            return 404
+        if code in self.eras.refused:
+            return 400
+        return 200
+
+    async def _check_headers(
+        self, request: Request, body: Mapping[str, Any], request_id: Any, server: Peer
+    ) -> None:
+        """Refuse (400, -32020) a stateless request whose mirrored headers are missing or disagree with its body."""
+        modern = self.eras.modern
+        assert modern is not None
+
+        def mismatch(message: str) -> Reject:
+            code = modern.header_mismatch_code or INVALID_REQUEST
+            return Reject(400, error_body(code, f"Header mismatch: {message}", request_id))
+
+        method = body.get("method")
+        params = mapping(body.get("params"))
+        meta = mapping(params.get(modern.meta_key))
+        version = request.get("mcp-protocol-version")
+        claimed = meta.get(modern.version_key)
+        if claimed is not None and claimed != version:
+            raise mismatch(
+                f"MCP-Protocol-Version header {version!r} does not match _meta {claimed!r:.100}"
+            )
+        header = request.get("mcp-method")
+        if request_id is not None and header is None:
+            raise mismatch("Mcp-Method header is required")
+        if header is not None and header != method:
+            raise mismatch(f"Mcp-Method header {header!r:.100} does not match body method")
+        field = self.eras.name_headers.get(method) if isinstance(method, str) else None
+        if field is not None:
+            raw = request.get("mcp-name")
+            if raw is None:
+                raise mismatch("Mcp-Name header is required")
+            if decode_header(raw) != params.get(field):
+                raise mismatch(f"Mcp-Name header does not match params.{field}")
+        for name, raw in request.headers.items():
+            if name.startswith("mcp-param-") and decode_header(raw) is None:
+                raise mismatch(f"{name} header is malformed")
+        tools = self.eras.tool_headers
+        if tools is not None and method == tools.call:
+            annotated = await _tool_annotations(
+                server, self.eras, params.get(tools.name_key), params.get(modern.meta_key)
+            )
+            arguments = mapping(params.get(tools.arguments_key))
+            for header_name, path in annotated.items():
+                value = at(arguments, path)
+                sent = request.get(f"mcp-param-{header_name.lower()}")
+                if value is None:
+                    continue
+                if sent is None:
+                    raise mismatch(f"Mcp-Param-{header_name} header is required")
+                decoded = decode_header(sent)
+                if decoded is None or not same(decoded, value):
+                    raise mismatch(f"Mcp-Param-{header_name} header does not match the argument")
+
+
+async def _tool_annotations(
+    server: Peer, eras: Eras, tool: Any, meta: Any
+) -> dict[str, tuple[str, ...]]:
+    """The `x-mcp-header` annotations of the named tool, from the server's own tool list."""
+    keys, modern = eras.tool_headers, eras.modern
+    assert keys is not None and modern is not None
+    cursor: Any = None
+    for page in range(100):
+        params: dict[str, Any] = {modern.meta_key: dict(meta)} if isinstance(meta, Mapping) else {}
+        if cursor is not None and keys.cursor_key is not None:
+            params[keys.cursor_key] = cursor
+        request = {
+            "jsonrpc": "2.0",
+            "id": f"mcp-headers-{page}",
+            "method": keys.listing,
+            "params": params,
+        }
+        reply = await server.handle(request)
+        result = reply.get("result") if isinstance(reply, Mapping) else None
+        if not isinstance(result, Mapping):
+            return {}
+        for entry in result.get(keys.tools_key) or ():
+            if isinstance(entry, Mapping) and entry.get(keys.name_key) == tool:
+                return header_params(entry.get(keys.schema_key))
+        cursor = result.get(keys.next_cursor_key) if keys.next_cursor_key else None
+        if cursor is None:
+            return {}
+    return {}

@@ -1,0 +1,164 @@
+"""The ASGI wire of the HTTP server: a request's headers, its bounded JSON body, and the answers written back
+(JSON, SSE, or a refusal with a status)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from typing import Any
+
+from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, ProtocolError, encode, load
+from ..log import logger
+from .common import error_body
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+
+class Reject(Exception):
+    """An HTTP error answer: status, JSON-RPC error body (or None) and extra headers."""
+
+    def __init__(
+        self, status: int, body: dict[str, Any] | None, headers: Iterable[tuple[str, str]] = ()
+    ) -> None:
+        super().__init__(status)
+        self.status = status
+        self.body = body
+        self.headers = list(headers)
+
+
+class Request:
+    """The parts of an ASGI HTTP scope the transport reads."""
+
+    def __init__(self, scope: Scope) -> None:
+        self.method: str = scope["method"]
+        headers: dict[str, str] = {}
+        for raw_name, raw_value in scope.get("headers", ()):
+            name = raw_name.decode("latin-1").lower()
+            # Optional whitespace is not part of a value (RFC 9110).
+            value = raw_value.decode("latin-1").strip(" \t")
+            headers[name] = f"{headers[name]}, {value}" if name in headers else value
+        self.headers = headers
+        server = scope.get("server")
+        host = headers.get("host") or (f"{server[0]}:{server[1]}" if server else "localhost")
+        self.origin = f"{scope.get('scheme', 'http')}://{host}"
+        """Where the request came to: scheme and authority (the resource server's URLs start so)."""
+
+    def get(self, name: str) -> str | None:
+        """A header's value (names are case-insensitive)."""
+        return self.headers.get(name)
+
+
+def media_types(value: str) -> list[str]:
+    """The media types a Content-Type or Accept header lists, lower case, without parameters."""
+    return [part.split(";", 1)[0].strip().lower() for part in value.split(",") if part.strip()]
+
+
+def accepts(accept: str, *media: str) -> bool:
+    """True when an Accept header admits every one of `media` (wildcards count)."""
+    ranges = media_types(accept)
+    return all(any(r in (m, "*/*", m.split("/", 1)[0] + "/*") for r in ranges) for m in media)
+
+
+async def read_json(request: Request, receive: Receive, limit: int) -> Any:
+    """The JSON body of a POST, refused unless it is `application/json` of at most `limit` bytes and the
+    client accepts both JSON and SSE answers."""
+    content_type = media_types(request.get("content-type") or "")
+    if content_type[:1] != ["application/json"]:
+        raise Reject(
+            415,
+            error_body(
+                INVALID_REQUEST, "Unsupported Media Type: Content-Type must be application/json"
+            ),
+        )
+    accept = request.get("accept") or ""
+    if not accepts(accept, "application/json", "text/event-stream"):
+        raise Reject(
+            406,
+            error_body(
+                INVALID_REQUEST,
+                "Not Acceptable: Accept must list application/json and text/event-stream",
+            ),
+        )
+    length = request.get("content-length")
+    if length is not None and length.strip().isdigit() and int(length) > limit:
+        raise Reject(413, error_body(INVALID_REQUEST, f"Request body larger than {limit} bytes"))
+    raw = await read_body(receive, limit)
+    try:
+        return load(raw)
+    except ProtocolError as exc:
+        raise Reject(400, error_body(exc.code, exc.message)) from None
+
+
+async def read_body(receive: Receive, limit: int) -> bytes:
+    """The request's body, refused (413) beyond `limit` bytes whatever its Content-Length says."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise Reject(400, None)
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise Reject(
+                413, error_body(INVALID_REQUEST, f"Request body larger than {limit} bytes")
+            )
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+async def disconnected(receive: Receive) -> None:
+    """Return once the client has gone."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def respond(
+    send: Send,
+    status: int,
+    body: bytes = b"",
+    content_type: str | None = None,
+    headers: Iterable[tuple[str, str]] = (),
+) -> None:
+    """Write a whole answer: status, headers and body."""
+    raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+    raw.append((b"content-length", str(len(body)).encode("ascii")))
+    if content_type is not None:
+        raw.append((b"content-type", content_type.encode("latin-1")))
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def respond_json(
+    send: Send, status: int, body: Any, headers: Iterable[tuple[str, str]] = ()
+) -> None:
+    """Write a whole `application/json` answer."""
+    await respond(send, status, encoded(body), "application/json", headers)
+
+
+def encoded(message: Any) -> bytes:
+    """A message as JSON; an answer JSON cannot carry becomes an internal error for its request."""
+    try:
+        return encode(message)
+    except ValueError as exc:
+        logger.error("an answer could not be written as JSON (%s): answered -32603 instead", exc)
+        request_id = message.get("id") if isinstance(message, Mapping) else None
+        return encode(
+            error_body(INTERNAL_ERROR, "Internal error: the answer is not valid JSON", request_id)
+        )
+
+
+async def start_sse(send: Send, session_id: str | None) -> Send:
+    """Begin a 200 text/event-stream answer (unbuffered by proxies); the `send` that writes its events."""
+    headers = [
+        (b"content-type", b"text/event-stream"),
+        (b"cache-control", b"no-cache"),
+        (b"x-accel-buffering", b"no"),
+    ]
+    if session_id is not None:
+        headers.append((b"mcp-session-id", session_id.encode("ascii")))
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    return send
