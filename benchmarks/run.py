@@ -1,6 +1,6 @@
 """mcpgen benchmarks: generation, parsing, import time and memory, side by side with baselines.
 
-Usage: python benchmarks/run.py [--quick] [--schema-dir DIR] [--reps N] [--only PART] [--against DIR]
+Usage: python benchmarks/run.py [--quick] [--schema-dir DIR] [--reps N] [--only PART] [--against DIR] [--json FILE]
 
 Every number is a median over repetitions, and each baseline runs interleaved with what it is
 compared against, so that load from other processes hits both alike.
@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -92,6 +93,28 @@ class Table:
         lines = ["| benchmark | mcpgen | baseline | ratio |", "| --- | --- | --- | --- |"]
         lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in self.rows]
         return "\n".join(lines)
+
+    def records(self) -> list[dict[str, Any]]:
+        """The rows with each ratio, and the target it is held to, as numbers (None where a row has none)."""
+        out = []
+        for what, ours, baseline, ratio in self.rows:
+            found = _RATIO.match(ratio)
+            target = None
+            if found and found["op"]:
+                target = {"op": found["op"], "bound": float(found["bound"]), "met": found["met"] == "met"}
+            value = float(found["ratio"]) if found else None
+            out.append({"benchmark": what.strip(), "mcpgen": ours, "baseline": baseline, "ratio": value, "target": target})
+        return out
+
+
+_RATIO = re.compile(r"\s*(?P<ratio>\d+(?:\.\d+)?)x(?: \(target (?P<op><=|>=) (?P<bound>[\d.]+)x: (?P<met>met|NOT met)\))?")
+
+
+def write_json(path: Path, table: Table, parts: list[str], reps: int) -> None:
+    """The results as JSON (`mcpgen-bench/1`), the input of benchmarks/plot.py."""
+    machine = {"python": sys.version.split()[0], "cpus": os.cpu_count(), "load": round(os.getloadavg()[0], 1)}
+    results = {"format": "mcpgen-bench/1", "date": time.strftime("%Y-%m-%d"), **machine, "reps": reps, "parts": parts}
+    path.write_text(json.dumps({**results, "rows": table.records()}, indent=1) + "\n", "utf-8")
 
 
 def mcpgen_argv(revision: str, out: Path, schema_dir: Path) -> list[str]:
@@ -398,6 +421,7 @@ def main() -> None:
     parser.add_argument("--only", choices=("generation", "parse", "import", "multi", "http", "fanout"), action="append", help="run only these parts")
     parser.add_argument("--against", type=Path, help="another mcpgen, installed with `pip install --no-deps --target DIR`: cold generation against it too "
                         "(this tree's side is whichever mcpgen PYTHONPATH and the environment give)")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON, for benchmarks/plot.py")
     args = parser.parse_args()
     if args.against is not None and not (args.against / "mcpgen" / "__init__.py").is_file():
         parser.error(f"--against {args.against}: no mcpgen installed there (pip install --no-deps --target DIR <checkout>)")
@@ -427,6 +451,8 @@ def main() -> None:
         if "fanout" in parts:
             bench_fanout_latency(args.schema_dir, reps, 10 if args.quick else 30, work, table)
     print("\n" + table.markdown())
+    if args.json is not None:
+        write_json(args.json, table, parts, reps)
 
 
 if __name__ == "__main__":

@@ -167,7 +167,7 @@ def test_revisions_complete_in_the_shell() -> None:
 
 @pytest.mark.parametrize("shell, marker", [("bash", "complete -o"), ("zsh", "compdef"), ("fish", "complete --no-files")])
 def test_the_documented_completion_scripts(shell: str, marker: str) -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    assert f"_MCPGEN_COMPLETE={shell}_source mcpgen" in readme
+    documented = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text()
+    assert f"_MCPGEN_COMPLETE={shell}_source mcpgen" in documented
     done = subprocess.run([MCPGEN], env={**os.environ, "_MCPGEN_COMPLETE": f"{shell}_source"}, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and marker in done.stdout
