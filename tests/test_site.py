@@ -44,7 +44,7 @@ RUNTIME_NAMES = [
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site, built from the checkout with `mkdocs build --strict` (a warning fails the build)."""
     if importlib.util.find_spec("mkdocs") is None or importlib.util.find_spec("mkdocstrings") is None:
-        missing("mkdocs and mkdocstrings are not installed (pip install '.[docs]')")
+        missing("mkdocs and mkdocstrings are not installed (pip install '.[test]' or '.[docs]')")
     out = tmp_path_factory.mktemp("site")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     done = subprocess.run(
