@@ -19,8 +19,9 @@ from ..inputs.sources import SchemaSource, default_cache_dir, remember_schema, r
 if TYPE_CHECKING:
     from multiprocessing.synchronize import Lock
 
+    from ..emit.files import Sources
     from ..emit.formatting import CutFiles
-    from ..emit.render import Part, Sources
+    from ..emit.render import Part
     from ..model import ir
 
 ALL = "all"

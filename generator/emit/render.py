@@ -6,7 +6,6 @@ black's layout and are written as they are.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Literal
@@ -16,6 +15,7 @@ import jinja2
 from ..inputs.packaged_runtime import exports, runtime_files
 from ..model import ir
 from .dict_views import dicts_view
+from .files import Sources
 from .layout import bracketed, from_import, rhs, tuple_literal, wrapped
 from .minimums import MIN_PYDANTIC
 from .package_views import FACADES, facade_view, package_view
@@ -47,15 +47,6 @@ TEMPLATES: tuple[str, ...] = (
     FACADE_TEMPLATE,
 )
 Part = Literal["all", "shared", "revisions"]
-
-
-@dataclass(frozen=True)
-class Sources:
-    """A package's files before formatting: those the templates rendered (black formats their `.py`
-    files) and those written as they are (the runtime, already in black's layout)."""
-
-    rendered: dict[str, str]
-    verbatim: dict[str, str]
 
 
 @lru_cache(maxsize=1)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import ir
-from .formatting import LINE_LENGTH
-from .layout import tuple_literal
+from .layout import LINE_LENGTH, tuple_literal
 from .literals import docstring, string_literal
 from .pysource import Symbols, annotation, field_annotation, field_default, lazy_annotation
 

@@ -406,8 +406,6 @@ RUNTIME_SERVER = _group(
         ("initialize-forgets-peer", "ServerEndpoint.answer_handshake", '            self.peer_info = getattr(message, "params", None)\n', "", "the client's handshake params not kept"),
         ("no-server-title", "ServerBase.server_info", "return implementation_info(self, self.name, self.version, self.title)", "return implementation_info(self, self.name, self.version, None)", "serverInfo without title"),
         ("declared-ignored", "ServerBase.derived_capabilities", "        if self.capabilities is not None:\n            return self.capabilities\n", "", "declared server capabilities ignored"),
-        ("capabilities-of-every-handler", "overridden_capabilities", "        if overridden(peer, method) is None:\n            continue\n", "", "capabilities advertised for handlers not overridden"),
-        ("capability-flags-dropped", "overridden_capabilities", "        if capability.flag is not None:\n", "        if False:\n", "capability flags dropped at run time"),
         ("no-handshake-builtin", "ServerEndpoint.builtin", "        if method == revision.handshake:\n", "        if False:\n", "the runtime does not take the handshake over: no session, peer_info not kept"),
         ("session-meta-missing", "ServerEndpoint.completed", "        if modern is None or revision.legacy is None or type(params) is not dict:\n            return params\n", "        return params\n", "a modern surface handler on a legacy session gets no session `_meta`"),
         ("session-meta-kept-on-reinitialize", "ServerEndpoint.answer_handshake", "            self.forget_session_meta()\n", "", "a new initialize keeps the old session's `_meta` (client info, capabilities)"),
@@ -418,6 +416,14 @@ RUNTIME_SERVER = _group(
         ("listens-outlive-input", "ServerEndpoint.input_closed", "            task.cancel()\n", "", "listen requests keep running after the client's input closed"),
         ("acknowledgement-sent-to-session", "ServerEndpoint.notify", "if mine is not None and mine.for_session and method not in revision.registry.methods:", "if False:", "the listen handler run for a session sends it the acknowledgement its revision lacks (and fails)"),
         ("listen-notifications-unnamed", "ServerEndpoint.stamped", "if listening is None or modern is None or not modern.subscription_id_key:", "if True:", "notifications sent for a listen request do not name it in `_meta`"),
+    ],
+)
+
+RUNTIME_HANDLERS = _group(
+    "runtime/handlers.py",
+    [
+        ("capabilities-of-every-handler", "overridden_capabilities", "        if overridden(peer, method) is None:\n            continue\n", "", "capabilities advertised for handlers not overridden"),
+        ("capability-flags-dropped", "overridden_capabilities", "        if capability.flag is not None:\n", "        if False:\n", "capability flags dropped at run time"),
     ],
 )
 
@@ -611,6 +617,7 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + RUNTIME_PEER
     + RUNTIME_HANDSHAKE
     + RUNTIME_SERVER
+    + RUNTIME_HANDLERS
     + RUNTIME_CLIENT
     + RUNTIME_LISTEN
     + RUNTIME_STDIO
