@@ -17,7 +17,8 @@ always its.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Callable, Literal, Mapping, Union
+from collections.abc import Mapping
+from typing import Annotated, Any, Callable, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from typing_extensions import TypedDict

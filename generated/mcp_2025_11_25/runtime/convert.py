@@ -8,8 +8,9 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Iterator, Literal, Mapping, get_args, get_type_hints
+from typing import Any, Iterator, Literal, get_args, get_type_hints
 
 from pydantic import BaseModel, ValidationError
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import from_json, to_json

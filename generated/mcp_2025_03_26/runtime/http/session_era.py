@@ -33,6 +33,7 @@ from .wire import (
     respond,
     respond_json,
     start_sse,
+    watch_disconnect,
 )
 
 
@@ -131,16 +132,15 @@ class SessionEra:
 
         stream.start = begin
         # A dropped connection lets go of the stream (the handler goes on; the client resumes it).
-        watcher = asyncio.ensure_future(disconnected(receive))
-        watcher.add_done_callback(
-            lambda w: None if w.cancelled() else asyncio.ensure_future(stream.detach(send))
+        stop_watching = watch_disconnect(
+            receive, lambda: asyncio.ensure_future(stream.detach(send))
         )
         token = INBOUND.set(Inbound(session.server, stream))
         try:
             reply = await session.server.handle(message)
         finally:
             INBOUND.reset(token)
-            watcher.cancel()
+            stop_watching()
         if initialize:
             ok = isinstance(reply, Mapping) and "result" in reply
             if ok:
