@@ -519,8 +519,8 @@ RUNTIME_HTTP_SERVER = _group(
 RUNTIME_HTTP_GUARD = _group(
     "runtime/http/guard.py",
     [
-        ("rebinding-unchecked", "Guard.check", "if name is None or (hosts is None and not _unrebindable(name)):", "if name is None:", "a server without allow-lists admits any Host (DNS rebinding)"),
-        ("origin-unchecked", "Guard.check", "        if not admitted:\n", "        if False:\n", "a foreign Origin admitted"),
+        ("rebinding-unchecked", "_refusal", "if name is None or (hosts is None and not _unrebindable(name)):", "if name is None:", "a server without allow-lists admits any Host (DNS rebinding)"),
+        ("origin-unchecked", "_refusal", '    return None if admitted else "Forbidden: Origin not allowed"', "    return None", "a foreign Origin admitted"),
         ("host-port-refused", "_matches", " or a.lower() == name", "", "an allowed host without port refuses that host on a port"),
     ],
 )
@@ -528,7 +528,7 @@ RUNTIME_HTTP_GUARD = _group(
 RUNTIME_HTTP_WIRE = _group(
     "runtime/http/wire.py",
     [
-        ("content-type-unchecked", "read_json", 'if content_type[:1] != ["application/json"]:', "if False:", "a POST that is not application/json read anyway"),
+        ("content-type-unchecked", "refused_content", 'if media_types(content_type)[:1] != ["application/json"]:', "if False:", "a POST that is not application/json read anyway"),
         ("body-limit-unenforced", "read_body", "        if size > limit:\n", "        if False:\n", "a body over max_body read whole (no 413) when it has no Content-Length"),
     ],
 )
