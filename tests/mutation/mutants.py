@@ -305,7 +305,7 @@ RUNTIME_JSONRPC = _group(
         ("overflow-first-exponent-only", "may_not_be_finite", '        at = shape.find(b"0e000", at + 1)', "        at = -1", "only the first exponent-like text is looked at: a later 1e400 read as infinity"),
         ("literals-unchecked", "may_not_be_finite", '    if literals and shape.find(b"\\0") >= 0:', "    if False:", "NaN or Infinity read in one pass (the full path refuses them)"),
         ("overflow-in-object-missed", "_finite", "            stack.extend(item.values())\n", "            pass\n", "an infinite number inside an object not noticed (load and encode)"),
-        ("non-finite-encoded", "encode", '    if (b"Infinity" in data or b"NaN" in data) and not _finite(message):\n', "    if False:\n", "encode() writes Infinity/NaN, which no JSON peer can read"),
+        ("non-finite-encoded", "encode", '    if (data.find(b"Infinity") >= 0 or data.find(b"NaN") >= 0) and not _finite(message):\n', "    if False:\n", "encode() writes Infinity/NaN, which no JSON peer can read"),
     ],
 )
 
@@ -358,8 +358,8 @@ RUNTIME_REVISIONS = _group(
 RUNTIME_CONVERT = _group(
     "runtime/convert.py",
     [
-        ("dump-python-names", "dump", 'return value.model_dump(mode="json", by_alias=True, exclude_unset=True)', 'return value.model_dump(mode="json", by_alias=False, exclude_unset=True)', "models sent under Python names"),
-        ("dump-unset", "dump", 'return value.model_dump(mode="json", by_alias=True, exclude_unset=True)', 'return value.model_dump(mode="json", by_alias=True)', "unset fields sent as null"),
+        ("dump-python-names", "dump", 'value, mode="json", by_alias=True, exclude_unset=True', 'value, mode="json", by_alias=False, exclude_unset=True', "models sent under Python names"),
+        ("dump-unset", "dump", 'value, mode="json", by_alias=True, exclude_unset=True', 'value, mode="json", by_alias=True', "unset fields sent as null"),
         ("strips-skipped", "convert", "value = {key: item for key, item in value.items() if key not in strip}", "value = dict(value)", "fields the target revision does not define sent anyway"),
         ("fills-skipped", "convert", "fill(value, path, key, constant)", "pass", "required fields the target revision has and the source lacks not filled in"),
         ("fill-overwrites", "fill", "        found.setdefault(key, constant)\n", "        found[key] = constant\n", "a conversion fill overwrites a value that is there"),
