@@ -158,7 +158,7 @@ def encode(message: Any) -> bytes:
     """A message as compact UTF-8 JSON; ValueError for what JSON cannot carry (a lone surrogate, a
     number that is not finite): a peer must never receive what it cannot read."""
     data = to_json(message)
-    if (b"Infinity" in data or b"NaN" in data) and not _finite(message):
+    if (data.find(b"Infinity") >= 0 or data.find(b"NaN") >= 0) and not _finite(message):
         raise ValueError("a number is not finite")
     return data
 

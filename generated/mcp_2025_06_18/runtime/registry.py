@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -65,6 +65,7 @@ class Registry:
         self.response = response
         self.batching = batching
         self._adapters: dict[tuple[str, Part], TypeAdapter[Any]] = {}
+        self._results: dict[str, Callable[[Any], Any]] = {}  # each request's result validation
         # Wire name → (message model, is a request) for the methods parse_object accepts.
         self._accepted = {
             name: (spec.message, spec.kind == "request")
@@ -179,13 +180,18 @@ class Registry:
 
     def parse_result(self, method: str, result: Any) -> Any:
         """The typed result of a response to `method`; raises ProtocolError when invalid."""
-        spec = self.methods.get(method)
-        if spec is None or spec.result is None:
-            raise ProtocolError(
-                METHOD_NOT_FOUND, f"Method not found or not a request: {method[:200]}"
-            )
+        validate = self._results.get(method)
+        if validate is None:
+            spec = self.methods.get(method)
+            if spec is None or spec.result is None:
+                raise ProtocolError(
+                    METHOD_NOT_FOUND, f"Method not found or not a request: {method[:200]}"
+                )
+            validate = self._results[method] = self.adapter(
+                method, "result"
+            ).validator.validate_python
         try:
-            return self.adapter(method, "result").validate_python(result)
+            return validate(result)
         except ValidationError as exc:
             raise ProtocolError(
                 INVALID_PARAMS, f"Invalid result for {method}", error_details(exc)
