@@ -170,7 +170,8 @@ PYSOURCE = _group(
 LITERALS = _group(
     "generator/emit/literals.py",
     [
-        ("quotes-unescaped", "string_literal", "            out.append('\\\\\"')", "            out.append('\"')", "quotes in literals not escaped"),
+        ("quotes-unescaped", "string_literal", '            out.append("\\\\" + quote)', "            out.append(quote)", "quotes in literals not escaped"),
+        ("quote-choice-ignored", "string_literal", "quote = \"'\" if text.count('\"') > text.count(\"'\") else '\"'", "quote = '\"'", "a literal black would requote: a settled chunk is not black's layout"),
         ("backslashes-unescaped", "string_literal", '            out.append("\\\\\\\\")', '            out.append("\\\\")', "backslashes in literals not escaped"),
         ("newlines-unescaped", "string_literal", '            out.append("\\\\n")', '            out.append("\\n")', "newlines in literals not escaped"),
         ("triple-quotes-unescaped", "docstring", "elif ch == '\"' and quote_before:", "elif False:", "a run of quotes in a description ends the docstring early"),
@@ -242,6 +243,7 @@ FORMATTING = _group(
     [
         ("call-queue-closed-twice", None, "_POOL_CLOSES_ITS_CALL_QUEUE = sys.version_info >= (3, 11, 5)", "_POOL_CLOSES_ITS_CALL_QUEUE = False", "an interrupt closes the call queue's reader while the pool's thread does (a traceback above the one line)"),
         ("result-pipe-left-open", "abandon", '        _close(getattr(getattr(pool, "_result_queue", None), "_writer", None))\n', "", "an interrupt while a worker sends a result hangs the teardown"),
+        ("settled-long-lines", "settled", 'if text.endswith("\\\\") or max(map(len, text.split("\\n"))) > LINE_LENGTH:', 'if text.endswith("\\\\"):', "a chunk with a line too long skips black"),
     ],
 )
 
