@@ -267,7 +267,7 @@ def test_a_negotiation_down_to_the_revision_given_passes(schema_dir: Path, tmp_p
 @pytest.mark.parametrize(
     ("version", "expected"),
     [
-        (None, "mcpgen: error: pass --revision: no initialize or server/discover message names the protocol version"),
+        (None, "mcpgen: error: pass --revision: no initialize, server/discover or request _meta names the protocol version"),
         ("2099-01-01", "names the protocol version '2099-01-01', which mcpgen does not know"),
     ],
 )

@@ -34,15 +34,21 @@ def _id_key(value: Any) -> str:
 
 
 class Pairing:
-    """Remembers the requests seen per group so a response finds the request with its id."""
+    """Remembers the requests seen per group so a response finds the request with its id (the latest
+    `limit` request ids, so that a long conversation takes bounded memory)."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = 100_000) -> None:
         self._pending: dict[tuple[str, str], str] = {}
+        self._limit = limit
 
     def note(self, group: str, message: Mapping[str, Any]) -> None:
         """Record a request (a message with `method` and `id`) of `group`."""
         if isinstance(message.get("method"), str) and "id" in message:
-            self._pending[(group, _id_key(message["id"]))] = message["method"]
+            key = (group, _id_key(message["id"]))
+            self._pending.pop(key, None)
+            self._pending[key] = message["method"]
+            if len(self._pending) > self._limit:
+                del self._pending[next(iter(self._pending))]
 
     def method_of(self, group: str, message: Mapping[str, Any]) -> str | None:
         """For a response, the method of the latest request of `group` with its id."""
