@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -252,3 +254,38 @@ def listening(process: subprocess.Popen[bytes], timeout: float = 30) -> tuple[st
         if time.monotonic() > deadline:
             break
     raise AssertionError("the tap did not say where it listens")
+
+
+@dataclass
+class TapProcess:
+    """A tap serving Streamable HTTP in a process of its own: where it listens, and its stderr so far."""
+
+    url: str
+    process: subprocess.Popen[bytes]
+    lines: list[str]
+    status: int | None = None
+
+    def said(self) -> Said:
+        """What it said (all of it, once it has exited)."""
+        return Said.read("".join(self.lines))
+
+
+@contextlib.contextmanager
+def tap_http(upstream: str, *args: str) -> Iterator[TapProcess]:
+    """Run `mcpgen tap --upstream URL --listen 127.0.0.1:0 ARGS` until the block ends, then stop it with
+    SIGINT (as Ctrl-C does) and wait for its summary."""
+    process = subprocess.Popen([*TAP, *args, "--upstream", upstream, "--listen", "127.0.0.1:0"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=tap_env())
+    try:
+        url, rest = listening(process)
+    except AssertionError:
+        process.kill()
+        raise
+    running = TapProcess(url, process, [])
+    reader = threading.Thread(target=running.lines.extend, args=(rest,), daemon=True)
+    reader.start()
+    try:
+        yield running
+    finally:
+        process.send_signal(signal.SIGINT)
+        running.status = process.wait(60)
+        reader.join(60)

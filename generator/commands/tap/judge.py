@@ -232,6 +232,9 @@ class Judge:
             self._problem(session, "c2s", shown, problem, None, None)
         if body.strip():
             self.message(session, "c2s", body, len(body), exchange.since, exchange.wall)
+        if exchange.status is not None and exchange.status >= 400:  # refused: its requests are answered
+            for request in exchange.requests:
+                session.live.settle("c2s", request.get("id"))
         for problem in answer_problems(exchange):
             self._problem(session, "s2c", f"answer to {shown}", problem, None, None)
         return Reply(exchange, session)

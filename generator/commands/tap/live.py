@@ -77,8 +77,12 @@ class Live:
                 return [Problem("id-reused", f"id {_key(value['id'])[:60]} is reused while the {earlier.method} request {number - earlier.number} messages before is still in flight")]
             return []
         if "result" in value or "error" in value:
-            self._forget((_other(direction), _key(value["id"])))
+            self.settle(_other(direction), value["id"])
         return []
+
+    def settle(self, direction: str, ident: Any) -> None:
+        """The request `direction` sent with id `ident` is answered (or refused by the transport)."""
+        self._forget((direction, _key(ident)))
 
     def _forget(self, key: tuple[str, str]) -> None:
         request = self.in_flight.pop(key, None)
