@@ -21,11 +21,12 @@ from typing import Any, Iterator
 
 from .config import TapConfig
 
-C2S, S2C, GAP, HTTP = 1, 2, 3, 4
-"""Record kinds: bytes the client sent, bytes the server sent, bytes not judged, an HTTP event."""
+C2S, S2C, GAP, HTTP, SKIP = 1, 2, 3, 4, 5
+"""Record kinds: bytes the client sent, bytes the server sent, bytes not judged (judging fell behind), an
+HTTP event, bytes of a line too long to judge (counted, not handed over)."""
 DIRECTIONS = {C2S: "c2s", S2C: "s2c"}
 _HEAD = struct.Struct("<BIdd")  # kind, payload length, monotonic and wall-clock seconds when relayed
-_GAP = struct.Struct("<BQ")  # direction kind, bytes missed
+_GAP = struct.Struct("<BQ?")  # direction kind, bytes missed, whether they ended a line
 BACKLOG = 32 * 1024 * 1024
 """Bytes queued for judging at most; beyond, the relay goes on and the judge hears of a gap."""
 JUDGE_GRACE = 5.0
@@ -41,15 +42,15 @@ def frame(kind: int, payload: bytes, mono: float, wall: float) -> bytes:
     return _HEAD.pack(kind, len(payload), mono, wall) + payload
 
 
-def gap_payload(direction: int, missed: int) -> bytes:
-    """The payload of a gap record."""
-    return _GAP.pack(direction, missed)
+def gap_payload(direction: int, missed: int, whole: bool) -> bytes:
+    """The payload of a gap record (`whole`: the bytes missed ended with a newline)."""
+    return _GAP.pack(direction, missed, whole)
 
 
-def read_gap(payload: bytes) -> tuple[str, int]:
-    """The direction and byte count of a gap record."""
-    direction, missed = _GAP.unpack(payload)
-    return DIRECTIONS[direction], missed
+def read_gap(payload: bytes) -> tuple[str, int, bool]:
+    """The direction, byte count and line end of a gap record."""
+    direction, missed, whole = _GAP.unpack(payload)
+    return DIRECTIONS[direction], missed, whole
 
 
 def http_payload(event: dict[str, object], body: bytes = b"") -> bytes:
@@ -98,6 +99,7 @@ class Feed:
         self._queue: deque[bytes] = deque()
         self._queued = 0
         self._missed = {C2S: 0, S2C: 0}
+        self._whole = {C2S: True, S2C: True}  # whether the bytes missed last ended a line
         self._closed = False
         self.dead = False
         self._ready = threading.Condition()
@@ -113,10 +115,11 @@ class Feed:
             missed = self._missed[direction]
             if self._queued + len(record) > self._limit:
                 self._missed[direction] = missed + len(payload)
+                self._whole[direction] = payload.endswith(b"\n")
                 return
             if missed:
                 self._missed[direction] = 0
-                self._append(frame(GAP, gap_payload(direction, missed), time.monotonic(), time.time()))
+                self._append(frame(GAP, gap_payload(direction, missed, self._whole[direction]), time.monotonic(), time.time()))
             self._append(record)
 
     def _append(self, record: bytes) -> None:
@@ -155,7 +158,7 @@ class Feed:
         with self._ready:
             for direction, missed in self._missed.items():
                 if missed and not self.dead:
-                    self._append(frame(GAP, gap_payload(direction, missed), time.monotonic(), time.time()))
+                    self._append(frame(GAP, gap_payload(direction, missed, self._whole[direction]), time.monotonic(), time.time()))
             self._closed = True
             self._ready.notify()
         deadline = time.monotonic() + grace

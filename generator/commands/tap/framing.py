@@ -6,6 +6,48 @@ MAX_MESSAGE = 16 * 1024 * 1024
 """The longest message judged, in bytes; a longer one is relayed, reported and neither judged nor logged."""
 
 
+class Budget:
+    """The relay's side of the bound: of each line, the judge is handed the first `limit` + 1 bytes (enough
+    to know it is too long) and only the count of the rest, so a huge line costs the queue little."""
+
+    def __init__(self, limit: int = MAX_MESSAGE) -> None:
+        self.limit = limit + 1
+        self._line = 0  # bytes of the line under way handed over
+        self._skipped = 0  # bytes of it counted only
+
+    def take(self, data: bytes) -> list[bytes | int]:
+        """What to hand over of `data`: bytes, and counts of bytes left out (each before the newline ending them)."""
+        if not self._skipped and self._line + len(data) <= self.limit:
+            end = data.rfind(b"\n")
+            self._line = self._line + len(data) if end < 0 else len(data) - end - 1
+            return [data]
+        out: list[bytes | int] = []
+        start = 0
+        while start < len(data):
+            end = data.find(b"\n", start)
+            stop = len(data) if end < 0 else end
+            keep = min(max(0, self.limit - self._line), stop - start)
+            if keep:
+                _add(out, data[start : start + keep])
+            self._line += keep
+            self._skipped += stop - start - keep
+            if end < 0:
+                break
+            if self._skipped:
+                out.append(self._skipped)
+            _add(out, b"\n")
+            self._line = self._skipped = 0
+            start = end + 1
+        return out
+
+
+def _add(out: list[bytes | int], data: bytes) -> None:
+    if out and isinstance(out[-1], bytes):
+        out[-1] += data
+    else:
+        out.append(data)
+
+
 class Lines:
     """Splits a byte stream into lines; a line longer than the limit is given as its length alone."""
 
@@ -54,11 +96,19 @@ class Lines:
         else:
             self._buffer += piece
 
-    def lost(self) -> None:
-        """Bytes of the stream were not seen: drop the line under way, and start again after the next newline."""
+    def skipped(self, count: int) -> None:
+        """`count` bytes of the (too long) line under way were counted by the relay, not handed over."""
+        if self._resync:
+            return
+        self._skipping = (self._skipping or len(self._buffer)) + count
+        self._buffer.clear()
+
+    def lost(self, whole: bool = False) -> None:
+        """Bytes of the stream were not seen: drop the line under way, and start again after the next
+        newline (or at once, when the bytes lost ended a line: `whole`)."""
         self._buffer.clear()
         self._skipping = 0
-        self._resync = True
+        self._resync = not whole
 
     def rest(self) -> tuple[bytes | None, int] | None:
         """What remains after the stream ended without a final newline."""
@@ -79,6 +129,10 @@ class Events:
         self._size = 0
         self._too_long = False
         self.limit = limit
+
+    def skipped(self, count: int) -> None:
+        """`count` bytes of the line under way were counted by the relay, not handed over."""
+        self._lines.skipped(count)
 
     def feed(self, chunk: bytes) -> list[tuple[bytes | None, int]]:
         """The events `chunk` completes: (their data joined by newlines, or None when too long; its length)."""

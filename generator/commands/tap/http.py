@@ -24,7 +24,9 @@ from urllib.parse import urlsplit
 from . import redact
 from .channel import C2S, HTTP, S2C, Feed, http_payload
 from .config import TapConfig, TapError
+from .framing import MAX_MESSAGE, Budget
 from .report import PREFIX
+from .transport import SSE, media
 
 if TYPE_CHECKING:
     import httpx
@@ -155,9 +157,16 @@ class Proxy:
 
     async def _body(self, answer: httpx.Response, send: Send, xid: int | None) -> None:
         timeout = self.config.timeout or None
+        budget = Budget() if media(answer.headers.get("content-type"))[:1] == [SSE] else None
+        handed = 0  # bytes of a body that is not an event stream handed to the judge
         async for chunk in answer.aiter_raw():
-            if xid is not None:
-                self._event({"e": "chunk", "x": xid}, chunk, S2C)
+            if xid is not None and budget is not None:
+                for part in budget.take(chunk):
+                    self._event({"e": "skip", "x": xid, "n": part} if isinstance(part, int) else {"e": "chunk", "x": xid}, b"" if isinstance(part, int) else part, S2C)
+            elif xid is not None:
+                kept = chunk[: max(0, MAX_MESSAGE + 1 - handed)]
+                handed += len(chunk)
+                self._event({"e": "chunk", "x": xid, "n": len(chunk)}, kept, S2C)
             try:
                 await asyncio.wait_for(send({"type": "http.response.body", "body": chunk, "more_body": True}), timeout)
             except asyncio.TimeoutError:

@@ -49,6 +49,7 @@ class Reply:
         self.body = bytearray()
         self.size = 0
         self.too_long = False
+        self.lost = False  # judging fell behind and bytes of it were not handed over
         encoding = exchange.answer.get("content-encoding", "identity").strip().lower()
         self.encoded = None if encoding in ("", "identity") else encoding
 
@@ -76,10 +77,14 @@ class Judge:
         for line, length in self.lines[direction].feed(chunk):
             self.message(session, direction, line, length, now, wall)
 
-    def gap(self, direction: str, missed: int) -> None:
-        """The relay could not queue `missed` bytes of `direction` for judging (judging fell behind)."""
+    def gap(self, direction: str, missed: int, whole: bool = False) -> None:
+        """The relay could not queue `missed` bytes of `direction` for judging (judging fell behind);
+        `whole`: they ended with a newline."""
         self.reporter.missed[direction] += missed
-        self.lines[direction].lost()
+        self.lines[direction].lost(whole)
+        for reply in self.exchanges.values():  # over HTTP, which answer lost bytes is not known: any may have
+            if isinstance(reply, Reply):
+                reply.lost = True
         self.reporter.note(f"judging fell behind: {missed} bytes {direction} relayed but not judged or logged", dir=direction, bytes=missed)
 
     # --- every transport ---------------------------------------------------------------------------
@@ -211,8 +216,12 @@ class Judge:
                 self.exchanges[xid] = self._asked(found)
         elif kind == "chunk":
             reply = self.exchanges.get(xid)
-            if isinstance(reply, Reply):
-                self._chunk(reply, body, now, wall)
+            if isinstance(reply, Reply) and not reply.lost:
+                self._chunk(reply, body, int(event.get("n", len(body))), now, wall)
+        elif kind == "skip":
+            reply = self.exchanges.get(xid)
+            if isinstance(reply, Reply) and reply.events is not None:
+                reply.events.skipped(int(event.get("n", 0)))
         elif kind == "left":
             self._left(xid)
         elif kind in ("end", "fail"):
@@ -242,16 +251,18 @@ class Judge:
     def _facts(self, session: Session, revision: str) -> Lifecycle | None:
         return self.lifecycle(session, revision) if revision in KNOWN_REVISIONS else None
 
-    def _chunk(self, reply: Reply, chunk: bytes, now: float, wall: float) -> None:
+    def _chunk(self, reply: Reply, chunk: bytes, size: int, now: float, wall: float) -> None:
+        """A chunk of an answer (`size`: its length as relayed, of which the proxy may have handed over less)."""
         if reply.encoded is not None:
             return
         if reply.events is not None:
             for data, length in reply.events.feed(chunk):
                 self.message(reply.session, "s2c", data, length, now, wall)
-        elif not reply.too_long:
-            reply.size += len(chunk)
+            return
+        reply.size += size
+        if not reply.too_long:
             reply.body += chunk
-            if len(reply.body) > MAX_MESSAGE:
+            if reply.size > MAX_MESSAGE:
                 reply.too_long = True
                 reply.body.clear()
 
@@ -269,7 +280,7 @@ class Judge:
         found = self.exchanges.pop(xid, None)
         if isinstance(found, Exchange):
             found = self._asked(found)  # no answer came (the upstream failed): judge the request alone
-        if found is None or found.events is not None:
+        if found is None or found.events is not None or found.lost:
             return
         if found.encoded is not None:
             self.reporter.note(f"the answer to {found.exchange.method} is {found.encoded}-encoded: relayed, not judged")

@@ -104,9 +104,9 @@ class Live:
         if not isinstance(value, dict) or msg.direction is None or lifecycle is None:
             return []
         method = value.get("method")
-        params = value.get("params") if isinstance(value.get("params"), dict) else {}
+        params: dict[str, Any] = value["params"] if isinstance(value.get("params"), dict) else {}
         if method == lifecycle.cancelled and lifecycle.cancelled_id_key and lifecycle.cancelled_id_key in params:
-            self._forget((_other(msg.direction), _key(params[lifecycle.cancelled_id_key])))
+            self._forget((msg.direction, _key(params[lifecycle.cancelled_id_key])))  # the requester cancels
         elif method == PROGRESS and "progressToken" in params:
             found = self.in_flight.get(self._tokens.get(_key(params["progressToken"]), ("", "")))
             if found is not None:

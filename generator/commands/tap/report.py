@@ -91,7 +91,7 @@ class Reporter:
         if self.fmt == "json":
             self._write(json.dumps({"tap": "note", "note": text, **fields}, ensure_ascii=False))
         else:
-            self._write(PREFIX + (click.style(text, fg="yellow") if self.color else text))
+            self._write(PREFIX + "note: " + (click.style(text, fg="yellow") if self.color else text))
 
     def count(self, direction: str, label: str) -> None:
         """Count one message of a direction under its label (a method, `tools/call response`, ...)."""

@@ -17,7 +17,8 @@ import threading
 import time
 from typing import Callable
 
-from .channel import C2S, S2C, Feed
+from .channel import C2S, S2C, SKIP, Feed, gap_payload
+from .framing import Budget
 from .config import TapConfig, TapError
 
 CHUNK = 1 << 16
@@ -46,6 +47,7 @@ class Relay:
             thread.start()
 
     def _relay(self, source: int, target: int, kind: int, direction: str) -> None:
+        budget = Budget()
         while True:
             try:
                 data = os.read(source, CHUNK)
@@ -54,9 +56,13 @@ class Relay:
             if not data:
                 self._ended(direction)
                 return
-            mono = time.monotonic()
+            mono, wall = time.monotonic(), time.time()
             # Queued before it goes on, so that a request is queued before the response it gets.
-            self.feed.put(kind, data, kind, mono, time.time())
+            for part in budget.take(data):
+                if isinstance(part, int):
+                    self.feed.put(SKIP, gap_payload(kind, part, False), kind, mono, wall)
+                else:
+                    self.feed.put(kind, part, kind, mono, wall)
             self.writing[direction] = mono
             try:
                 view = memoryview(data)

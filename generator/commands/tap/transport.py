@@ -123,7 +123,7 @@ def _stateless(exchange: Exchange, header: str | None, lifecycle: Lifecycle) -> 
             out.append(Problem("transport", f"no Mcp-Method header: a stateless request mirrors its method ({method[:100]})"))
         elif sent is not None and sent != method:
             out.append(Problem("transport", f"Mcp-Method {sent[:100]!r} does not match the body's method {method[:100]!r}"))
-        params = message.get("params") if isinstance(message.get("params"), dict) else {}
+        params: dict[str, Any] = message["params"] if isinstance(message.get("params"), dict) else {}
         if method in names and "id" in message:
             raw = h.get("mcp-name")
             if raw is None:

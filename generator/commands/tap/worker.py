@@ -15,7 +15,7 @@ import time
 from ...errors import McpgenError
 from ...reporting import one_line
 from .capture import Capture
-from .channel import C2S, DIRECTIONS, GAP, HTTP, S2C, Records, read_gap, read_http
+from .channel import C2S, DIRECTIONS, GAP, HTTP, S2C, SKIP, Records, read_gap, read_http
 from .config import TapConfig
 from .judge import Judge
 from .report import Reporter
@@ -43,7 +43,7 @@ def run(config: TapConfig, fd: int) -> None:
                 try:
                     dispatch(judge, kind, mono, wall, payload)
                 except McpgenError as exc:  # the schema or the package cannot be had: relay only
-                    reporter.note(f"error: {one_line(exc)}; relaying without judging")
+                    reporter.note(f"cannot judge: {one_line(exc)}; relaying without judging")
                     broken = True
                 except Exception as exc:  # a bug in the judge: say so, and judge what comes next
                     reporter.note(f"internal error: {type(exc).__name__}: {one_line(exc, 300)} (please report this)")
@@ -61,6 +61,9 @@ def dispatch(judge: Judge, kind: int, mono: float, wall: float, payload: bytes) 
         judge.data(DIRECTIONS[kind], payload, mono, wall)
     elif kind == GAP:
         judge.gap(*read_gap(payload))
+    elif kind == SKIP:
+        direction, count, _ = read_gap(payload)
+        judge.lines[direction].skipped(count)
     elif kind == HTTP:
         judge.http(*read_http(payload), mono, wall)
 
