@@ -95,7 +95,8 @@ class Validation:
 def validate_files(revision: str | None, files: tuple[Path, ...], schema_dir: Path | None) -> Validation:
     """Validate every message of `files` through the package mcpgen generates now, against `revision`, or
     (None) the one each conversation's handshake negotiates (a tap capture's HTTP sessions are one
-    conversation each); a handshake that names another revision than the one given fails."""
+    conversation each; one without a handshake takes the first handshake's); a handshake that names
+    another revision than the one given fails."""
     entries = [m for f in files for m in read_messages(f)]
     conversations: dict[str | None, Conversation] = {}
     verdicts = []
@@ -104,8 +105,9 @@ def validate_files(revision: str | None, files: tuple[Path, ...], schema_dir: Pa
         if conversation is None:
             conversation = conversations[entry.session] = Conversation(revision, schema_dir)
         verdicts.extend(conversation.add(entry))
-    for conversation in conversations.values():
-        verdicts.extend(conversation.finish())
+    for conversation in sorted(conversations.values(), key=lambda c: not c.handshakes):
+        first = next((c.handshakes[0].version for c in conversations.values() if c.handshakes), None)
+        verdicts.extend(conversation.finish(first))
     if not verdicts and revision is None:
         raise McpgenError(NO_HANDSHAKE)
     order = {(m.file, m.line): i for i, m in enumerate(entries)}

@@ -126,15 +126,19 @@ class Conversation:
             return self._overflow()
         return self._judge(entry)
 
-    def finish(self) -> list[Verdict]:
-        """Judge what is still held: an `initialize` without a response is settled by what it asked for.
-        Raises NoRevision (strict) when nothing named a version and messages are held."""
+    def finish(self, default: str | None = None) -> list[Verdict]:
+        """Judge what is still held: an `initialize` without a response is settled by what it asked for;
+        a conversation no handshake named a version for takes `default` (another one's). Raises
+        NoRevision (strict) when no version is known and messages are held."""
         if self._initialize is not None:
             wanted = self._initialize[1]
             self._initialize = None
             return self._release(self._settle(wanted))
-        if self.revision is None and self._held and self.strict:
-            raise NoRevision(NO_HANDSHAKE)
+        if self.revision is None and self._held:
+            if default is not None:
+                self.revision = default
+            elif self.strict:
+                raise NoRevision(NO_HANDSHAKE)
         return self._release(None)
 
     @staticmethod
