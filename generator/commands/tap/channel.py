@@ -1,16 +1,18 @@
 """The channel from the relay to the judging process: framed records through a pipe, never waited on.
 
-The relay hands each chunk it relayed to `Feed.put`, which queues it and returns; a thread writes the
-queue to the judging process (`python -m mcpgen.commands.tap.worker`). The queue holds at most
-`BACKLOG` bytes: when judging falls that far behind, what does not fit is relayed but neither judged nor
-logged, and the judge is told how many bytes of which direction it missed (a gap record), which it
-reports and counts in the summary.
+The relay hands each chunk it relays to `Feed.put`, which writes it to the judging process's pipe
+(`python -m mcpgen.commands.tap.worker`; the pipe holds PIPE_SIZE bytes) and returns; what the pipe
+cannot take waits in a backlog of at most `BACKLOG` bytes. When judging falls further behind than that,
+what does not fit is relayed but neither judged nor logged, and the judge is told how many bytes of
+which direction it missed (a gap record), which it reports and counts in the summary: memory stays
+bounded whatever a peer sends.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import select
 import struct
 import subprocess
 import sys
@@ -87,7 +89,13 @@ class Records:
 
 
 class Feed:
-    """The relay's side of the channel: a judging process and the bounded queue that feeds it."""
+    """The relay's side of the channel: a judging process, and the bounded backlog of what its pipe could
+    not take at once.
+
+    `put` writes to the pipe itself (it does not block: the pipe is non-blocking), so that while the
+    judge keeps up no thread is woken; what the pipe cannot take waits in the backlog, which a thread
+    of its own writes as the judge reads, in order.
+    """
 
     def __init__(self, config: TapConfig, backlog: int = BACKLOG) -> None:
         argv = [sys.executable, "-m", "mcpgen.commands.tap.worker", config.to_json()]
@@ -95,6 +103,7 @@ class Feed:
         assert self.process.stdin is not None
         self._pipe = self.process.stdin.fileno()
         _widen(self._pipe)
+        os.set_blocking(self._pipe, False)
         self._limit = backlog
         self._queue: deque[bytes] = deque()
         self._queued = 0
@@ -107,7 +116,7 @@ class Feed:
         self._writer.start()
 
     def put(self, kind: int, payload: bytes, direction: int, mono: float | None = None, wall: float | None = None) -> None:
-        """Queue a record for judging, or count its bytes as missed when the queue is full; never blocks on the judge."""
+        """Hand a record to the judge, or count its bytes as missed when the backlog is full; never blocks on the judge."""
         record = frame(kind, payload, time.monotonic() if mono is None else mono, time.time() if wall is None else wall)
         with self._ready:
             if self.dead or self._closed:
@@ -119,33 +128,50 @@ class Feed:
                 return
             if missed:
                 self._missed[direction] = 0
-                self._append(frame(GAP, gap_payload(direction, missed, self._whole[direction]), time.monotonic(), time.time()))
-            self._append(record)
+                record = frame(GAP, gap_payload(direction, missed, self._whole[direction]), time.monotonic(), time.time()) + record
+            self._send(record)
 
-    def _append(self, record: bytes) -> None:
-        self._queue.append(record)
-        self._queued += len(record)
-        self._ready.notify()
+    def _send(self, data: bytes) -> None:
+        """Write what the pipe takes now, and queue the rest behind what is queued (the lock held)."""
+        if not self._queue:
+            try:
+                data = data[os.write(self._pipe, data) :]
+            except BlockingIOError:
+                pass
+            except OSError:
+                self.dead = True
+                return
+            if not data:
+                return
+            self._ready.notify()
+        self._queue.append(data)
+        self._queued += len(data)
 
     def _write(self) -> None:
         while True:
             with self._ready:
-                while not self._queue and not self._closed:
+                while not self._queue and not self._closed and not self.dead:
                     self._ready.wait()
-                if not self._queue:
+                if not self._queue or self.dead:
                     break
-                batch = b"".join(self._queue)
-                self._queue.clear()
-                self._queued = 0
-            try:
-                view = memoryview(batch)
-                while view:
-                    view = view[os.write(self._pipe, view) :]
-            except OSError:
-                with self._ready:
-                    self.dead = True
-                    self._queue.clear()
-                break
+            select.select([], [self._pipe], [], 1.0)
+            with self._ready:
+                while self._queue:
+                    head = self._queue[0]
+                    try:
+                        written = os.write(self._pipe, head)
+                    except BlockingIOError:
+                        break
+                    except OSError:
+                        self.dead = True
+                        self._queue.clear()
+                        self._queued = 0
+                        break
+                    self._queued -= written
+                    if written < len(head):
+                        self._queue[0] = head[written:]
+                        break
+                    self._queue.popleft()
         try:
             self.process.stdin.close()  # type: ignore[union-attr]
         except OSError:
@@ -158,7 +184,7 @@ class Feed:
         with self._ready:
             for direction, missed in self._missed.items():
                 if missed and not self.dead:
-                    self._append(frame(GAP, gap_payload(direction, missed, self._whole[direction]), time.monotonic(), time.time()))
+                    self._send(frame(GAP, gap_payload(direction, missed, self._whole[direction]), time.monotonic(), time.time()))
             self._closed = True
             self._ready.notify()
         deadline = time.monotonic() + grace
