@@ -237,8 +237,6 @@ def run_http(config: TapConfig) -> int:
     client = httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False, trust_env=False)
     app = Proxy(config, feed, client)
     server = uvicorn.Server(uvicorn.Config(app, log_level="critical", access_log=False, lifespan="on", timeout_graceful_shutdown=2))
-    shown = f"[{host}]" if ":" in host else host
-    print(f"{PREFIX}listening on http://{shown}:{port}{config.path} (upstream {config.upstream})", file=sys.stderr, flush=True)
     stopped: list[int] = []
 
     def stop(number: int, frame: object) -> None:
@@ -249,6 +247,8 @@ def run_http(config: TapConfig) -> int:
     # uvicorn runs off the main thread, so it takes no signals: the main thread stops it.
     thread = threading.Thread(target=asyncio.run, args=(server.serve(sockets=[sock]),), name="mcpgen-tap-http", daemon=True)
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    shown = f"[{host}]" if ":" in host else host
+    print(f"{PREFIX}listening on http://{shown}:{port}{config.path} (upstream {config.upstream})", file=sys.stderr, flush=True)
     try:
         thread.start()
         while thread.is_alive():
