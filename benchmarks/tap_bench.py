@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from http_bench import _free_port, _start
+
 HERE = Path(__file__).resolve().parent
 CALLS = 300
 TAP = [sys.executable, "-m", "mcpgen", "tap"]
@@ -101,30 +103,6 @@ def _child(argv: list[str]) -> float:
     return float(done.stdout.split()[-1])
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _serving(argv: list[str], port: int) -> subprocess.Popen[bytes]:
-    import socket
-
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return process
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit(f"benchmark server did not start: {' '.join(argv)}") from None
-            time.sleep(0.05)
-
-
 def bench_tap(package_dir: Path, reps: int, calls: int, add: Callable[[str, str, str, float, str], None]) -> None:
     """Time `calls` sequential calls direct and through the tap, `reps` times each, interleaved; report medians."""
     me = str(Path(__file__))
@@ -142,8 +120,8 @@ def bench_tap(package_dir: Path, reps: int, calls: int, add: Callable[[str, str,
         d, t = statistics.median(direct), statistics.median(tapped)
         add(f"{calls} tools/call over stdio, {label}", f"{t:.2f} s tap", f"{d:.2f} s direct", t / d, "stdio")
     upstream_port, tap_port = _free_port(), _free_port()
-    server = _serving([sys.executable, me, "server", "sdk", str(upstream_port)], upstream_port)
-    tap = _serving([*TAP, "--upstream", f"http://127.0.0.1:{upstream_port}/mcp", "--listen", f"127.0.0.1:{tap_port}"], tap_port)
+    server = _start([sys.executable, me, "server", "sdk", str(upstream_port)], upstream_port)
+    tap = _start([*TAP, "--upstream", f"http://127.0.0.1:{upstream_port}/mcp", "--listen", f"127.0.0.1:{tap_port}"], tap_port)
     try:
         direct, tapped = [], []
         for _ in range(reps):

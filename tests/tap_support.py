@@ -15,6 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
+from redis_server import free_port, wait_for_port
+
+__all__ = ["free_port", "wait_for_port"]
+
 TAP = [sys.executable, "-m", "mcpgen", "tap"]
 LINE = re.compile(r"^mcpgen tap: (?P<dir>c2s|s2c) (?P<what>[^:]+?): (?P<rest>.*)$")
 
@@ -214,31 +218,6 @@ def validate(capture: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def tap_env(**extra: str) -> dict[str, str]:
     """The environment a tap runs in: this one (schema corpus and package cache of the test session)."""
     return {**os.environ, **extra}
-
-
-def free_port() -> int:
-    """A port nothing listens on now."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def wait_port(port: int, process: subprocess.Popen[Any] | None = None, timeout: float = 30) -> None:
-    """Wait until something listens on `port` (failing when `process` exits first)."""
-    import socket
-
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            if (process is not None and process.poll() is not None) or time.monotonic() > deadline:
-                raise AssertionError(f"nothing listens on {port}") from None
-            time.sleep(0.05)
 
 
 def listening(process: subprocess.Popen[bytes], timeout: float = 30) -> tuple[str, Iterator[str]]:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from shared import REPO_ROOT
-from tap_support import INITIALIZE, SDK_SERVER, TAP, RawClient, free_port, notification, request, tap_env, wait_port, write_script
+from tap_support import INITIALIZE, SDK_SERVER, TAP, RawClient, free_port, notification, request, tap_env, wait_for_port, write_script
 
 DOC = (REPO_ROOT / "docs" / "tap.md").read_text("utf-8")
 
@@ -73,7 +73,7 @@ def test_the_http_command_listens_as_documented(tmp_path: Path) -> None:
     upstream, listen = free_port(), free_port()
     server = subprocess.Popen([sys.executable, str(write_script(tmp_path, "server.py", SDK_SERVER)), "http", str(upstream)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_port(upstream, server)
+        wait_for_port(upstream, server, "the SDK server")
         argv = [*TAP, *[part.replace("8000", str(upstream)).replace("8765", str(listen)) for part in command[2:]]]
         tap = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=tap_env())
         try:

@@ -19,7 +19,7 @@ import pytest
 
 from http_fixtures import Probe, tool_server
 from httpserve import ACCEPT, serve
-from tap_support import SDK_SERVER, free_port, tap_http, validate, wait_port, write_script
+from tap_support import SDK_SERVER, free_port, tap_http, validate, wait_for_port, write_script
 
 mcp = pytest.importorskip("mcp", reason="the official MCP Python SDK (`mcp`) is not installed")
 from mcp import ClientSession  # noqa: E402
@@ -33,7 +33,7 @@ def sdk_server(tmp_path_factory: pytest.TempPathFactory) -> Any:
     port = free_port()
     process = subprocess.Popen([sys.executable, str(script), "http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_port(port, process)
+        wait_for_port(port, process, "the SDK server")
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()

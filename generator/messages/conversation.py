@@ -10,7 +10,6 @@ session with this one core.
 
 from __future__ import annotations
 
-import json
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,8 @@ from ..inputs.pins import KNOWN_REVISIONS
 from .findings import Finding
 from .handshake import Handshake, announced, answered, asked, is_initialize
 from .validator import Validator
-from .wire import Message
+from .targets import id_key
+from .wire import OTHER, Message
 
 MAX_ASKED = 100_000
 """Requests remembered (for the revision of their response) per conversation; the oldest are forgotten."""
@@ -64,10 +64,6 @@ def _mismatch(handshake: Handshake, revision: str) -> Finding:
         "(leave out --revision to validate against the handshake's version)",
         rule="revision",
     )
-
-
-def _id_key(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)
 
 
 class Conversation:
@@ -148,8 +144,8 @@ class Conversation:
             isinstance(value, dict)
             and "method" not in value
             and ("result" in value or "error" in value)
-            and entry.direction in (None, _other(request.direction))
-            and _id_key(value.get("id")) == _id_key(request.value.get("id"))
+            and entry.direction in (None, OTHER.get(request.direction or ""))
+            and id_key(value.get("id")) == id_key(request.value.get("id"))
         )
 
     def _settle(self, handshake: Handshake | None) -> Handshake | None:
@@ -200,7 +196,7 @@ class Conversation:
         if named is not None:
             return (named.version if named.version in KNOWN_REVISIONS else None), named
         if isinstance(value, dict) and "method" not in value and "id" in value:
-            key = (_other(entry.direction), _id_key(value["id"]))
+            key = (OTHER.get(entry.direction or ""), id_key(value["id"]))
             if key in self._asked:
                 return self._asked.pop(key), None
         return self.revision, None
@@ -209,7 +205,7 @@ class Conversation:
         revision, named = self._revision_of(entry)
         value = entry.value if entry.unreadable is None else None
         if isinstance(value, dict) and isinstance(value.get("method"), str) and "id" in value:
-            key = (entry.direction, _id_key(value["id"]))
+            key = (entry.direction, id_key(value["id"]))
             self._asked.pop(key, None)
             self._asked[key] = revision
             if len(self._asked) > MAX_ASKED:
@@ -242,7 +238,3 @@ class Conversation:
         """True when `msg` answers an initialize request of this conversation."""
         validator = self._validators.get(self.forced or "")
         return validator is not None and validator.method_of(msg) == "initialize"
-
-
-def _other(direction: str | None) -> str | None:
-    return {"c2s": "s2c", "s2c": "c2s"}.get(direction or "")

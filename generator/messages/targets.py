@@ -29,7 +29,8 @@ def is_message(value: Any) -> bool:
     return isinstance(value, dict) and "jsonrpc" in value
 
 
-def _id_key(value: Any) -> str:
+def id_key(value: Any) -> str:
+    """A JSON-RPC id as a key that tells `1` from `"1"` (and any JSON value from any other)."""
     return json.dumps(value, sort_keys=True)
 
 
@@ -44,7 +45,7 @@ class Pairing:
     def note(self, group: str, message: Mapping[str, Any]) -> None:
         """Record a request (a message with `method` and `id`) of `group`."""
         if isinstance(message.get("method"), str) and "id" in message:
-            key = (group, _id_key(message["id"]))
+            key = (group, id_key(message["id"]))
             self._pending.pop(key, None)
             self._pending[key] = message["method"]
             if len(self._pending) > self._limit:
@@ -54,7 +55,7 @@ class Pairing:
         """For a response, the method of the latest request of `group` with its id."""
         if "id" not in message or "method" in message:
             return None
-        return self._pending.get((group, _id_key(message["id"])))
+        return self._pending.get((group, id_key(message["id"])))
 
 
 def message_target(value: Mapping[str, Any], table: MethodTable, schema: Upstream, method: str | None) -> Target | None:
@@ -80,7 +81,7 @@ def message_target(value: Mapping[str, Any], table: MethodTable, schema: Upstrea
         return Target(
             chosen,
             "response",
-            f"result of {method} (request id {_id_key(value.get('id'))})",
+            f"result of {method} (request id {id_key(value.get('id'))})",
             pointer="/result",
             envelope=spec.response or env.result,
             method=method,

@@ -13,6 +13,8 @@ from typing import Any
 
 SENDER = {"c2s": "client", "s2c": "server"}
 """Who sends the messages of each direction."""
+OTHER = {"c2s": "s2c", "s2c": "c2s"}
+"""The direction the answers to a direction's requests take."""
 _OPTIONAL = {"ts", "session"}
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from ...inputs.pins import KNOWN_REVISIONS
 from ...messages.conversation import Conversation, Verdict
+from ...messages.targets import id_key
 from ...messages.validator import UNPAIRED
 from ...messages.wire import parse
 from ...runtime.facts import Lifecycle
@@ -271,7 +272,7 @@ class Judge:
         reply = self.exchanges.get(xid)
         if not isinstance(reply, Reply):
             return
-        waiting = [r for r in reply.exchange.requests if ("c2s", _key(r.get("id"))) in reply.session.live.in_flight]
+        waiting = [r for r in reply.exchange.requests if ("c2s", id_key(r.get("id"))) in reply.session.live.in_flight]
         if waiting:
             shown = what("c2s", waiting[0], None, 0)
             self.reporter.note(f"c2s {shown}: the client closed the connection before its answer came")
@@ -286,10 +287,6 @@ class Judge:
             self.reporter.note(f"the answer to {found.exchange.method} is {found.encoded}-encoded: relayed, not judged")
         elif found.too_long or found.body.strip():
             self.message(found.session, "s2c", None if found.too_long else bytes(found.body), found.size, found.exchange.since, found.exchange.wall)
-
-
-def _key(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)
 
 
 def _body_messages(body: bytes) -> list[Any]:

@@ -3,12 +3,13 @@ messages sent before the handshake ends."""
 
 from __future__ import annotations
 
-import json
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 from ...messages.conversation import Verdict
+from ...messages.targets import id_key
+from ...messages.wire import OTHER
 from ...runtime.facts import Lifecycle
 
 MAX_IN_FLIGHT = 10_000
@@ -39,14 +40,6 @@ class Problem:
     error: str
 
 
-def _key(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)
-
-
-def _other(direction: str) -> str:
-    return "s2c" if direction == "c2s" else "c2s"
-
-
 class Live:
     """The requests in flight of one conversation and where its handshake stands."""
 
@@ -65,7 +58,7 @@ class Live:
         if not isinstance(value, dict) or "id" not in value:
             return []
         if isinstance(value.get("method"), str):
-            key = (direction, _key(value["id"]))
+            key = (direction, id_key(value["id"]))
             earlier = self.in_flight.pop(key, None)
             token = self._token(value)
             self.in_flight[key] = Request(direction, value["method"], now, number, shown, token)
@@ -74,15 +67,15 @@ class Live:
             while len(self.in_flight) > MAX_IN_FLIGHT:
                 self._forget(next(iter(self.in_flight)))
             if earlier is not None and not earlier.late:
-                return [Problem("id-reused", f"id {_key(value['id'])[:60]} is reused while the {earlier.method} request {number - earlier.number} messages before is still in flight")]
+                return [Problem("id-reused", f"id {id_key(value['id'])[:60]} is reused while the {earlier.method} request {number - earlier.number} messages before is still in flight")]
             return []
         if "result" in value or "error" in value:
-            self.settle(_other(direction), value["id"])
+            self.settle(OTHER[direction], value["id"])
         return []
 
     def settle(self, direction: str, ident: Any) -> None:
         """The request `direction` sent with id `ident` is answered (or refused by the transport)."""
-        self._forget((direction, _key(ident)))
+        self._forget((direction, id_key(ident)))
 
     def _forget(self, key: tuple[str, str]) -> None:
         request = self.in_flight.pop(key, None)
@@ -94,7 +87,7 @@ class Live:
         params = value.get("params")
         meta = params.get("_meta") if isinstance(params, dict) else None
         token = meta.get("progressToken") if isinstance(meta, dict) else None
-        return None if token is None else _key(token)
+        return None if token is None else id_key(token)
 
     def judged(self, verdict: Verdict, lifecycle: Lifecycle | None, now: float) -> list[Problem]:
         """The rules that need the revision: cancellation and progress (which stop or restart a request's
@@ -106,9 +99,9 @@ class Live:
         method = value.get("method")
         params: dict[str, Any] = value["params"] if isinstance(value.get("params"), dict) else {}
         if method == lifecycle.cancelled and lifecycle.cancelled_id_key and lifecycle.cancelled_id_key in params:
-            self._forget((msg.direction, _key(params[lifecycle.cancelled_id_key])))  # the requester cancels
+            self._forget((msg.direction, id_key(params[lifecycle.cancelled_id_key])))  # the requester cancels
         elif method == PROGRESS and "progressToken" in params:
-            found = self.in_flight.get(self._tokens.get(_key(params["progressToken"]), ("", "")))
+            found = self.in_flight.get(self._tokens.get(id_key(params["progressToken"]), ("", "")))
             if found is not None:
                 found.since = max(found.since, now)
         legacy = lifecycle.legacy
@@ -119,13 +112,13 @@ class Live:
     def _handshake(self, direction: str, value: dict[str, Any], initialize: str, initialized: str | None, ping: str | None) -> list[Problem]:
         method = value.get("method")
         if direction == "c2s" and method == initialize:
-            self._phase, self._initialize = "asked", _key(value.get("id"))
+            self._phase, self._initialize = "asked", id_key(value.get("id"))
             return []
         if direction == "c2s" and method == initialized:
             self._phase = "ready"
             return []
         if "method" not in value:  # a response answers what was asked
-            if direction == "s2c" and self._phase == "asked" and _key(value.get("id")) == self._initialize:
+            if direction == "s2c" and self._phase == "asked" and id_key(value.get("id")) == self._initialize:
                 self._phase = "answered" if initialized else "ready"
             return []
         if self._phase == "ready" or method == ping:

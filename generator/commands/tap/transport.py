@@ -3,19 +3,17 @@ content types, `Accept`, the session id's echo and form, and the version and mir
 
 from __future__ import annotations
 
-import base64
-import binascii
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from ...messages.handshake import INITIALIZE, VERSION_META
 from ...runtime.facts import Lifecycle
+from ...runtime.http.common import decode_header
 from .live import Problem
 
 JSON, SSE = "application/json", "text/event-stream"
 VERSION_HEADER_SINCE = "2025-06-18"
 """The first revision whose clients send `MCP-Protocol-Version` on every request after `initialize`."""
-_SENTINEL = ("=?base64?", "?=")
 
 
 @dataclass
@@ -51,17 +49,6 @@ def media(value: str | None) -> list[str]:
 def _accepts(accept: str | None, *wanted: str) -> bool:
     ranges = media(accept)
     return all(any(r in (m, "*/*", m.split("/", 1)[0] + "/*") for r in ranges) for m in wanted)
-
-
-def _clear(value: str) -> str | None:
-    """A mirrored header's value with the Base64 sentinel decoded (None when malformed)."""
-    start, end = _SENTINEL
-    if value.startswith(start) and value.endswith(end) and len(value) >= len(start) + len(end):
-        try:
-            return base64.b64decode(value[len(start) : -len(end)], validate=True).decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError):
-            return None
-    return value
 
 
 def _meta_version(messages: list[Any]) -> str | None:
@@ -128,7 +115,7 @@ def _stateless(exchange: Exchange, header: str | None, lifecycle: Lifecycle) -> 
             raw = h.get("mcp-name")
             if raw is None:
                 out.append(Problem("transport", f"no Mcp-Name header: {method} mirrors params.{names[method]}"))
-            elif _clear(raw) != params.get(names[method]):
+            elif decode_header(raw) != params.get(names[method]):
                 out.append(Problem("transport", f"Mcp-Name does not match params.{names[method]}"))
     return out
 
