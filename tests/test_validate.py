@@ -347,3 +347,18 @@ def test_a_request_that_names_its_revision_in_meta_needs_no_handshake(schema_dir
     result = CliRunner().invoke(validate_command, ["--schema-dir", str(schema_dir), str(path)])
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines()[0] == f"mcpgen: validating against 2026-07-28, the version the tools/list request at {path}:1 names"
+
+
+def test_a_request_naming_another_revision_in_meta_is_answered_in_that_revision(schema_dir: Path, tmp_path: Path) -> None:
+    """In a 2025-11-25 session, a request whose `_meta` names 2026-07-28 is judged in 2026-07-28, and so
+    is its response: a 2026-07-28 tools/list result must carry `ttlMs` and `cacheScope` (2025-11-25's need not)."""
+    request, response = _handshake(schema_dir)
+    listing = {"jsonrpc": "2.0", "id": "m", "method": "tools/list", "params": {"_meta": _meta()}}
+    tools = {"jsonrpc": "2.0", "id": "m", "result": {"tools": []}}
+    path = _jsonl(tmp_path / "mixed.jsonl", [request, response, listing, tools])
+    result = CliRunner().invoke(validate_command, ["--schema-dir", str(schema_dir), str(path)])
+    assert result.exit_code == 1
+    failed = result.stdout.splitlines()
+    assert f"{path}:4: ListToolsResult at /result: 'cacheScope' is a required property" in failed
+    assert f"{path}:4: ListToolsResult at /result: 'ttlMs' is a required property" in failed
+    assert result.stderr.splitlines()[-1] == "4 messages, 1 failed (2025-11-25, 2026-07-28)"

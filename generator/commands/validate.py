@@ -87,9 +87,10 @@ class Validation:
     inferred_from: list[Handshake]
 
     @property
-    def revision(self) -> str:
-        """The revision the files were judged against (the first, when sessions negotiated several)."""
-        return self.revisions[0]
+    def revision(self) -> str | None:
+        """The revision the files were judged against (the first, when sessions negotiated several; None
+        when they hold no message that needed one)."""
+        return self.revisions[0] if self.revisions else None
 
 
 def validate_files(revision: str | None, files: tuple[Path, ...], schema_dir: Path | None) -> Validation:
@@ -115,7 +116,7 @@ def validate_files(revision: str | None, files: tuple[Path, ...], schema_dir: Pa
     failures = [
         Failure(v.message.file, v.message.line, tuple(v.findings[:MAX_ERRORS]), len(v.findings)) for v in verdicts if v.findings
     ]
-    used = list(dict.fromkeys(v.revision for v in verdicts if v.revision is not None)) or [revision or ""]
+    used = list(dict.fromkeys(v.revision for v in verdicts if v.revision is not None)) or ([revision] if revision else [])
     handshakes = [h for c in conversations.values() for h in c.handshakes]
     return Validation(used, len(verdicts), failures, handshakes)
 
@@ -141,5 +142,5 @@ def validate_command(revision: str | None, fmt: str, schema_dir: Path | None, fi
     else:
         for f in done.failures:
             click.echo("\n".join(f.lines()))
-        click.echo(f"{done.messages} messages, {len(done.failures)} failed ({', '.join(done.revisions)})", err=True)
+        click.echo(f"{done.messages} messages, {len(done.failures)} failed ({', '.join(done.revisions) or 'no revision'})", err=True)
     sys.exit(1 if done.failures else 0)

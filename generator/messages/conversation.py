@@ -19,7 +19,7 @@ from ..errors import McpgenError
 from ..inputs.pins import KNOWN_REVISIONS
 from .findings import Finding
 from .handshake import Handshake, announced, answered, asked, is_initialize
-from .validator import Validator
+from .validator import Validator, unreadable
 from .targets import id_key
 from .wire import OTHER, Message
 
@@ -103,8 +103,11 @@ class Conversation:
         return found
 
     def add(self, entry: Message) -> list[Verdict]:
-        """Judge `entry` (and whatever it lets be judged that was held); [] when it is held."""
-        value = entry.value if entry.unreadable is None else None
+        """Judge `entry` (and whatever it lets be judged that was held); [] when it is held. A line that
+        holds no message is judged at once: no revision changes that."""
+        if entry.unreadable is not None:
+            return [Verdict(entry, self.revision, [unreadable(entry)])]
+        value = entry.value
         if self.forced is None and is_initialize(value) and self._initialize is None:
             self._initialize = (entry, asked(value, entry.file, entry.line))
         elif self._initialize is not None and self._answers(entry, self._initialize[0]):
@@ -139,7 +142,7 @@ class Conversation:
 
     @staticmethod
     def _answers(entry: Message, request: Message) -> bool:
-        value = entry.value if entry.unreadable is None else None
+        value = entry.value
         return (
             isinstance(value, dict)
             and "method" not in value
@@ -189,7 +192,7 @@ class Conversation:
 
     def _revision_of(self, entry: Message) -> tuple[str | None, Handshake | None]:
         """The revision `entry` is judged against, and the handshake it carries in its `_meta` if any."""
-        value = entry.value if entry.unreadable is None else None
+        value = entry.value
         named = announced(value, entry.file, entry.line)
         if self.forced is not None:
             return self.forced, named
@@ -203,7 +206,7 @@ class Conversation:
 
     def _judge(self, entry: Message) -> list[Verdict]:
         revision, named = self._revision_of(entry)
-        value = entry.value if entry.unreadable is None else None
+        value = entry.value
         if isinstance(value, dict) and isinstance(value.get("method"), str) and "id" in value:
             key = (entry.direction, id_key(value["id"]))
             self._asked.pop(key, None)

@@ -19,6 +19,11 @@ UNPAIRED = "unpaired"
 """The rule of a response that answers no earlier request."""
 
 
+def unreadable(entry: Message) -> Finding:
+    """Why a line holds no message (whatever the revision)."""
+    return Finding("", "", entry.unreadable or "", rule="not-json" if entry.value is None else "capture")
+
+
 class Validator:
     """Checks the messages of one revision in order, pairing responses with earlier requests by id."""
 
@@ -46,8 +51,7 @@ class Validator:
     def messages(self, entry: Message) -> Iterator[tuple[Message, list[Finding]]]:
         """Every message an entry holds (each element of a batch), with its findings."""
         if entry.unreadable is not None:
-            rule = "not-json" if entry.value is None else "capture"
-            yield entry, [Finding("", "", entry.unreadable, rule=rule)]
+            yield entry, [unreadable(entry)]
         elif isinstance(entry.value, list):
             problem = self._batch_problem(entry.value)
             if problem is not None:

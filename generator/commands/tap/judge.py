@@ -137,7 +137,7 @@ class Judge:
         direction = msg.direction or "c2s"
         value = msg.value if msg.unreadable is None else None
         self.reporter.count(direction, _label(value, verdict))
-        if verdict.revision is None:
+        if verdict.revision is None and not verdict.findings:
             self.reporter.not_judged += 1
         shown = what(direction, value, verdict.method, msg.line)
         for f in verdict.findings:
@@ -184,9 +184,11 @@ class Judge:
                 self.message(self.session(None), direction, rest[0], rest[1], 0.0, 0.0)
         revisions: list[str] = [self.config.revision] if self.config.revision else []
         unanswered = 0
+        # As `mcpgen validate` does: a conversation no handshake named a revision for takes the first one's.
+        first = next((s.conversation.handshakes[0].version for s in self.sessions.values() if s.conversation.handshakes), None)
         for session in self.sessions.values():
             try:
-                for verdict in session.conversation.finish():
+                for verdict in session.conversation.finish(first):
                     self.verdict(session, verdict, 0.0)
             except RecursionError:
                 pass
@@ -304,6 +306,8 @@ def _label(value: Any, verdict: Verdict) -> str:
         return "(not JSON)"
     if isinstance(value, dict) and isinstance(value.get("method"), str):
         return str(value["method"])[:100]
+    if isinstance(value, dict) and ("result" in value or "error" in value) and verdict.revision is None:
+        return "(response)"
     if isinstance(value, dict) and ("result" in value or "error" in value):
         paired = verdict.method is not None and not any(f.rule == UNPAIRED for f in verdict.findings)
         return f"{verdict.method} response" if paired else "(response to no request)"
