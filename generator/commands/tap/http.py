@@ -91,7 +91,8 @@ class Proxy:
             await _respond(send, *_error(503, "mcpgen tap: too many requests at once"), ((b"retry-after", b"1"),))
             return
         async with self._slots:
-            await self._exchange(scope, receive, send)
+            with contextlib.suppress(_Gone):
+                await self._exchange(scope, receive, send)
 
     async def _exchange(self, scope: Scope, receive: Receive, send: Send) -> None:
         xid = next(self._ids)
@@ -179,14 +180,18 @@ def _reason(exc: BaseException) -> str:
     return text[:200] or "no reason given"
 
 
+class _Gone(Exception):
+    """The client left before its request's body was whole."""
+
+
 async def _read_body(receive: Receive) -> bytes | None:
-    """The request body, None when it is larger than MAX_BODY."""
+    """The request body, None when it is larger than MAX_BODY; _Gone when the client left first."""
     chunks: list[bytes] = []
     size = 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            return b"".join(chunks)
+            raise _Gone
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > MAX_BODY:
