@@ -6,6 +6,7 @@ Ctrl-C meant for the tap does not stop it: it ends when its input does, after th
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import signal
@@ -22,6 +23,8 @@ from .report import Reporter
 
 TICK = 0.25
 """Seconds between looks at the requests in flight."""
+NICENESS = 10
+"""How much lower the judging process's scheduling priority is than the tap's."""
 
 
 def run(config: TapConfig, fd: int) -> None:
@@ -73,6 +76,8 @@ def dispatch(judge: Judge, kind: int, mono: float, wall: float, payload: bytes) 
 def main() -> None:
     """The process's entry point."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)  # the relay and its peers come first: judging takes the CPU they leave
     config = TapConfig.from_json(sys.argv[1])
     try:
         run(config, sys.stdin.fileno())
