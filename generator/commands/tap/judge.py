@@ -236,7 +236,7 @@ class Judge:
         key = key or exchange.headers.get("mcp-session-id")
         if exchange.initialize and exchange.answer.get("mcp-session-id"):
             self.assigned = True
-        session = self.session(key, from_start=key is None or exchange.initialize)
+        session = self.session(key, from_start=exchange.initialize)
         body = exchange.body
         shown = f"{exchange.method} {self.config.path}"
         negotiated = session.conversation.revision
