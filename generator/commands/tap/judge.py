@@ -67,7 +67,10 @@ class Judge:
         self.lines = {"c2s": Lines(), "s2c": Lines()}
         self.exchanges: OrderedDict[int, Exchange | Reply] = OrderedDict()
         self.assigned = False  # the server gives HTTP sessions ids
-        self._labels: dict[str, str] = {}
+        self._opened = 0  # HTTP sessions seen so far (their labels)
+        self._revisions: list[str] = [config.revision] if config.revision else []
+        """The revisions negotiated, in order (those of sessions already ended included)."""
+        self._unanswered = 0  # requests of ended sessions that never got a response
         self._capture_failed = False
 
     # --- stdio -------------------------------------------------------------------------------------
@@ -94,12 +97,27 @@ class Judge:
         """The conversation `key` names (an HTTP session id; None over stdio or without a session)."""
         found = self.sessions.get(key)
         if found is None:
-            label = None if key is None else self._labels.setdefault(key, str(len(self._labels) + 1))
-            found = self.sessions[key] = Session(label, self.config, from_start)
+            self._opened += key is not None
+            found = self.sessions[key] = Session(None if key is None else str(self._opened), self.config, from_start)
             if len(self.sessions) > MAX_SESSIONS:
-                self.sessions.popitem(last=False)
+                self.end_session(next(iter(self.sessions)))
         self.sessions.move_to_end(key)
         return found
+
+    def end_session(self, key: str | None, default: str | None = None) -> None:
+        """A conversation is over (DELETE, the end, or forgotten for newer ones): judge what it holds (a
+        conversation no handshake named a revision for takes `default`), keep its revisions and count
+        its requests left unanswered."""
+        session = self.sessions.pop(key, None)
+        if session is None:
+            return
+        try:
+            for verdict in session.conversation.finish(default):
+                self.verdict(session, verdict, 0.0)
+        except RecursionError:
+            pass
+        self._revisions.extend(h.version for h in session.conversation.handshakes)
+        self._unanswered += sum(not r.late for r in session.live.in_flight.values())
 
     def message(self, session: Session, direction: str, raw: bytes | None, length: int, now: float, wall: float) -> None:
         """One relayed message (a line, a body, an event's data; None when longer than judged): log it, judge it."""
@@ -182,22 +200,15 @@ class Judge:
             rest = lines.rest()
             if rest is not None:
                 self.message(self.session(None), direction, rest[0], rest[1], 0.0, 0.0)
-        revisions: list[str] = [self.config.revision] if self.config.revision else []
-        unanswered = 0
         # As `mcpgen validate` does: a conversation no handshake named a revision for takes the first one's.
-        first = next((s.conversation.handshakes[0].version for s in self.sessions.values() if s.conversation.handshakes), None)
-        for session in self.sessions.values():
-            try:
-                for verdict in session.conversation.finish(first):
-                    self.verdict(session, verdict, 0.0)
-            except RecursionError:
-                pass
-            revisions.extend(h.version for h in session.conversation.handshakes)
-            unanswered += sum(not r.late for r in session.live.in_flight.values())
+        named = [s.conversation.handshakes[0].version for s in self.sessions.values() if s.conversation.handshakes]
+        first = (self._revisions + named or [None])[0]
+        for key in sorted(self.sessions, key=lambda k: not self.sessions[k].conversation.handshakes):
+            self.end_session(key, first)
         if self.capture is not None:
             self.capture.close()
             self._check_capture()
-        self.reporter.summary(list(dict.fromkeys(revisions)), unanswered)
+        self.reporter.summary(list(dict.fromkeys(self._revisions)), self._unanswered)
 
     # --- Streamable HTTP ---------------------------------------------------------------------------
 
@@ -247,6 +258,8 @@ class Judge:
         if exchange.status is not None and exchange.status >= 400:  # refused: its requests are answered
             for request in exchange.requests:
                 session.live.settle("c2s", request.get("id"))
+        if exchange.method == "DELETE" and exchange.status is not None and exchange.status < 300 and key is not None:
+            self.end_session(key)
         for problem in answer_problems(exchange):
             self._problem(session, "s2c", f"answer to {shown}", problem, None, None)
         return Reply(exchange, session)
