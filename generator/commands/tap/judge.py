@@ -38,6 +38,7 @@ class Session:
         self.conversation = Conversation(config.revision, config.schema_dir, strict=False, hold=HOLD)
         self.live = Live(config.timeout, from_start)
         self.count = 0
+        self.noted = 0  # the conversation's handshakes the judge has taken the revision of
 
 
 class Reply:
@@ -116,8 +117,14 @@ class Judge:
                 self.verdict(session, verdict, 0.0)
         except RecursionError:
             pass
-        self._revisions.extend(h.version for h in session.conversation.handshakes)
+        self._negotiated(session)
         self._unanswered += sum(not r.late for r in session.live.in_flight.values())
+
+    def _negotiated(self, session: Session) -> None:
+        """Keep the revisions a session's handshakes named since last asked, in the order they came."""
+        handshakes = session.conversation.handshakes
+        self._revisions.extend(h.version for h in handshakes[session.noted :])
+        session.noted = len(handshakes)
 
     def message(self, session: Session, direction: str, raw: bytes | None, length: int, now: float, wall: float) -> None:
         """One relayed message (a line, a body, an event's data; None when longer than judged): log it, judge it."""
@@ -145,6 +152,7 @@ class Judge:
                 self._problem(session, direction, shown, problem, None, msg.value)
             for verdict in session.conversation.add(msg):
                 self.verdict(session, verdict, now)
+            self._negotiated(session)
         except RecursionError:
             self.reporter.not_judged += 1
             self.reporter.note(f"{direction} message {session.count}: nested too deeply to judge")
@@ -194,15 +202,14 @@ class Judge:
 
     def finish(self) -> None:
         """The relay ended: judge what is held, then print the summary."""
-        for key in list(self.exchanges):
-            self._end(key)
+        for xid in list(self.exchanges):
+            self._end(xid)
         for direction, lines in self.lines.items():
             rest = lines.rest()
             if rest is not None:
                 self.message(self.session(None), direction, rest[0], rest[1], 0.0, 0.0)
         # As `mcpgen validate` does: a conversation no handshake named a revision for takes the first one's.
-        named = [s.conversation.handshakes[0].version for s in self.sessions.values() if s.conversation.handshakes]
-        first = (self._revisions + named or [None])[0]
+        first = self._revisions[0] if self._revisions else None
         for key in sorted(self.sessions, key=lambda k: not self.sessions[k].conversation.handshakes):
             self.end_session(key, first)
         if self.capture is not None:
