@@ -1,6 +1,6 @@
 """Tap benchmark: what `mcpgen tap` costs a session. 300 sequential `tools/call` (an echo) between a
 client and a server, timed from the client after `initialize`, direct and through the tap, interleaved;
-the ratio is the tap's overhead. Over stdio (the generated 2025-11-25 client and server, the fastest
+the ratio (the median of each pair's) is the tap's overhead. Over stdio (the generated 2025-11-25 client and server, the fastest
 peers this machine has, so the ratio is the worst case; and the official SDK's ClientSession and
 MCPServer) and over Streamable HTTP (the SDK's client and MCPServer under uvicorn).
 
@@ -103,6 +103,12 @@ def _child(argv: list[str]) -> float:
     return float(done.stdout.split()[-1])
 
 
+def _ratio(tapped: list[float], direct: list[float]) -> float:
+    """The median of the ratios of each tapped run to the direct run beside it (steadier than the ratio of
+    medians when the machine's load drifts during the benchmark)."""
+    return statistics.median(t / d for t, d in zip(tapped, direct))
+
+
 def bench_tap(package_dir: Path, reps: int, calls: int, add: Callable[[str, str, str, float, str], None]) -> None:
     """Time `calls` sequential calls direct and through the tap, `reps` times each, interleaved; report medians."""
     me = str(Path(__file__))
@@ -117,8 +123,7 @@ def bench_tap(package_dir: Path, reps: int, calls: int, add: Callable[[str, str,
         for _ in range(reps):
             direct.append(_child([*client, *server]))
             tapped.append(_child([*client, *TAP, "--", *server]))
-        d, t = statistics.median(direct), statistics.median(tapped)
-        add(f"{calls} tools/call over stdio, {label}", f"{t:.2f} s tap", f"{d:.2f} s direct", t / d, "stdio")
+        add(f"{calls} tools/call over stdio, {label}", f"{statistics.median(tapped):.2f} s tap", f"{statistics.median(direct):.2f} s direct", _ratio(tapped, direct), "stdio")
     upstream_port, tap_port = _free_port(), _free_port()
     server = _start([sys.executable, me, "server", "sdk", str(upstream_port)], upstream_port)
     tap = _start([*TAP, "--upstream", f"http://127.0.0.1:{upstream_port}/mcp", "--listen", f"127.0.0.1:{tap_port}"], tap_port)
@@ -127,8 +132,7 @@ def bench_tap(package_dir: Path, reps: int, calls: int, add: Callable[[str, str,
         for _ in range(reps):
             direct.append(_child(["client", "sdk-http", str(calls), f"http://127.0.0.1:{upstream_port}/mcp"]))
             tapped.append(_child(["client", "sdk-http", str(calls), f"http://127.0.0.1:{tap_port}/mcp"]))
-        d, t = statistics.median(direct), statistics.median(tapped)
-        add(f"{calls} tools/call over HTTP, SDK client/MCPServer", f"{t:.2f} s tap", f"{d:.2f} s direct", t / d, "http")
+        add(f"{calls} tools/call over HTTP, SDK client/MCPServer", f"{statistics.median(tapped):.2f} s tap", f"{statistics.median(direct):.2f} s direct", _ratio(tapped, direct), "http")
     finally:
         for process in (tap, server):
             process.terminate()
