@@ -56,6 +56,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "mcpgen validate traffic.jsonl                # the revision its initialize negotiates",
         "mcpgen validate --revision 2025-11-25 --format json captured/*.json",
     ),
+    "tap": (
+        "mcpgen tap -- python server.py               # in a client's configuration, before the server's command",
+        "mcpgen tap --log session.jsonl -- npx -y @modelcontextprotocol/server-everything",
+        "mcpgen tap --upstream http://127.0.0.1:8000/mcp --listen 127.0.0.1:8765",
+    ),
 }
 
 
@@ -260,6 +265,7 @@ class LazyGroup(ReportingGroup):
     lazy: dict[str, tuple[str, str]] = {
         "diff": (".commands.diff.command", "diff_command"),
         "validate": (".commands.validate", "validate_command"),
+        "tap": (".commands.tap.command", "tap_command"),
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

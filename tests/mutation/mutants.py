@@ -287,6 +287,48 @@ TYPES_TEMPLATE = _group(
     ],
 )
 
+CONVERSATION = _group(
+    "generator/messages/conversation.py",
+    [
+        ("initialize-not-held", "Conversation.add", "if self._initialize is not None or self.revision is None:", "if self.revision is None:", "messages judged before the initialize response settles the revision"),
+        ("request-revision-ignored", "Conversation._revision_of", "                return self._asked.pop(key), None\n", "                pass\n", "a response judged against the session's revision, not its request's"),
+        ("meta-ignored", "Conversation._revision_of", "            return (named.version if named.version in KNOWN_REVISIONS else None), named\n", "            pass\n", "a request's _meta version does not choose its revision"),
+        ("renegotiation-ignored", "Conversation._settle", "        self.revision = handshake.version\n        return None", "        self.revision = self.revision or handshake.version\n        return None", "a second handshake does not change the conversation's revision"),
+    ],
+)
+
+TAP_LIVE = _group(
+    "generator/commands/tap/live.py",
+    [
+        ("reuse-unreported", "Live.arrive", "if earlier is not None and not earlier.late:", "if False:", "an id reused while in flight goes unreported"),
+        ("cancel-ignored", "Live.judged", "            self._forget((msg.direction, id_key(params[lifecycle.cancelled_id_key])))", "            pass", "a cancelled request later reported as unanswered"),
+        ("late-twice", "Live.overdue", "            if not request.late and now - request.since > self.timeout:", "            if now - request.since > self.timeout:", "an unanswered request reported at every tick"),
+        ("logging-early", "Live._handshake", "        if method == LOGGING:\n            return []\n", "", "a server's log message before initialized reported"),
+    ],
+)
+
+TAP_FRAMING = _group(
+    "generator/commands/tap/framing.py",
+    [
+        ("budget-unbounded", "Budget.take", "if not self._skipped and self._line + len(data) <= self.limit:", "if True:", "a huge line handed whole to the judge's queue"),
+        ("no-resync", "Lines.lost", "self._resync = not whole", "self._resync = False", "after a gap the broken line is judged as not JSON"),
+    ],
+)
+
+TAP_CHANNEL = _group(
+    "generator/commands/tap/channel.py",
+    [
+        ("backlog-unbounded", "Feed.put", "if self._queued + len(record) > self._limit:", "if False:", "a judge that falls behind makes the relay's memory grow without limit"),
+    ],
+)
+
+TAP_REDACT = _group(
+    "generator/commands/tap/redact.py",
+    [
+        ("keys-kept", "message", "REDACTED if isinstance(v, str) and k.lower() in SECRET_KEYS else message(v)", "message(v)", "an Authorization or token member reaches the log"),
+    ],
+)
+
 # --- the runtime source (runtime/, installed as mcpgen.runtime, copied verbatim into every package) ---
 
 RUNTIME_JSONRPC = _group(
@@ -610,6 +652,11 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + FORMATTING
     + PACKAGED_RUNTIME
     + TYPES_TEMPLATE
+    + CONVERSATION
+    + TAP_LIVE
+    + TAP_FRAMING
+    + TAP_CHANNEL
+    + TAP_REDACT
     + RUNTIME_JSONRPC
     + RUNTIME_REGISTRY
     + RUNTIME_REVISIONS
