@@ -272,9 +272,10 @@ PROVENANCE = _group(
 STUBNAMES = _group(
     "generator/model/names.py",
     [
-        ("handlers-for-own-messages", "handles", "return method.sent_by(_other(side))", "return method.sent_by(side)", "each side handles what it sends itself"),
-        ("embedded-live", "calls", "return method.sent_by(side) and not method.embedded", "return method.sent_by(side)", "embedded requests get typed calls"),
-        ("clashes-unchecked", "stub_names", "    taken = set(members)\n", "    taken: set[str] = set()\n", "a handler or call named like a runtime member (handle, attach…) overrides it"),
+        ("handlers-for-own-messages", "handles", "method.sent_by(_other(side))", "method.sent_by(side)", "each side handles what it sends itself"),
+        ("embedded-live", "calls", "return method.roles is None and method.sent_by(side) and not method.embedded", "return method.roles is None and method.sent_by(side)", "embedded requests get typed calls"),
+        ("clashes-unchecked", "taken_by_runtime", "return {side: set(runtime_members(side)) for side in SIDES}", "return {side: set() for side in SIDES}", "a handler or call named like a runtime member (handle, attach…) overrides it"),
+        ("stems-unchecked", "with_stems", "while stem in stems or any(name in taken[side] for side, name in _derived(method, stem)):", "while stem in stems:", "a method's call or handler takes a name already given on its class"),
     ],
 )
 
