@@ -309,6 +309,23 @@ def test_real_moved_methods_are_listed_once_in_markdown(schema_dir: Path) -> Non
     assert "no longer answers CreateTaskResult" in find(r, "method.moved", "elicitation/create").detail
 
 
+@pytest.mark.parametrize(("old", "new"), PAIRS, ids=[f"{o}_{n}" for o, n in PAIRS])
+def test_real_markdown_has_one_line_per_subject(old: str, new: str, schema_dir: Path) -> None:
+    import re
+
+    from mcpgen.commands.diff.report import ERRATA_TITLE, render_markdown
+
+    r = real_diff(old, new, schema_dir)
+    text = render_markdown(r).split(f"## {ERRATA_TITLE}")[0]
+    listed = re.findall(r"^(?:- |\| )`([^`]*)`", text, flags=re.M)
+    assert sorted(listed) == sorted({c.subject for c in r.visible(verbose=False)})  # each subject, once
+    if (old, new) == ("2025-11-25", "2026-07-28"):
+        (line,) = [line for line in text.splitlines() if "`tools/call`" in line]
+        breaking = text.split("## Breaking changes", 1)[1].split("\n## ", 1)[0]
+        assert line in breaking and "`method.result_widened`" in line and "`method.result_opt_in_removed`" in line
+        assert "+InputRequiredResult" in line and "no longer answers CreateTaskResult" in line
+
+
 @pytest.mark.parametrize(("old", "new", "kind"), [("2025-06-18", "2025-11-25", "deprecation.added"),
                                                   ("2025-11-25", "2026-07-28", "deprecation.escalated")])
 def test_real_include_context_deprecations(old: str, new: str, kind: str, schema_dir: Path) -> None:
