@@ -37,6 +37,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "mcpgen generate                              # every package in [tool.mcpgen] of pyproject.toml",
         "mcpgen generate -r 2025-11-25 -o src/app/_vendor/mcp --package app._vendor.mcp",
         "mcpgen generate -r 2025-11-25 --dist dist/mcp-bindings   # a publishable project",
+        "mcpgen generate -r 2026-07-28 --extension tasks --extension apps",
     ),
     "check": (
         "mcpgen check                                 # every package in [tool.mcpgen] of pyproject.toml",
@@ -141,6 +142,13 @@ def schema_options(func: F) -> F:
     return func
 
 
+def complete_extension(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """Shell completion of the known extensions (files complete as files)."""
+    from .inputs.extensions import known_extensions
+
+    return [CompletionItem(name) for name in known_extensions() if name.startswith(incomplete)]
+
+
 def _parse_pairs(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     pairs = []
     for value in values:
@@ -162,6 +170,14 @@ def generate_options(func: F) -> F:
         callback=_parse_pairs,
         metavar="REQUEST=RESULT",
         help="Pair a request definition with its result where mcpgen cannot find it (repeatable).",
+    )(func)
+    func = click.option(
+        "--extension",
+        "extensions",
+        multiple=True,
+        metavar="NAME|FILE|IDENTIFIER=FILE",
+        shell_complete=complete_extension,
+        help="Add an extension (SEP-2133) to the package: a known one (tasks, apps), or its schema file (repeatable).",
     )(func)
     func = click.option(
         "--schema",

@@ -286,8 +286,10 @@ class StubNames:
 class MetaEntry:
     """A typed `_meta` entry an extension defines on core objects (MCP Apps' `ui` on tools and resources)."""
 
-    name: str
-    """What the entry is on, as its helpers are named (`tool`: `tool_meta`, `tool_entry`)."""
+    builder: str
+    """The helper making a `_meta` object that carries the entry (`tool_meta`)."""
+    reader: str
+    """The helper reading the entry from an owner (`tool_ui`)."""
     key: str
     """The `_meta` key."""
     type: str

@@ -14,6 +14,7 @@ import dataclasses
 from typing import Iterable
 
 from . import ir
+from .naming import snake_case, unique
 
 CLASS_NAMES: dict[ir.Side, str] = {"server": "Server", "client": "Client"}
 SIDES: tuple[ir.Side, ...] = ("server", "client")
@@ -21,6 +22,9 @@ RUNTIME_BASES: dict[ir.Side, tuple[str, str]] = {"server": ("server", "ServerBas
 """The runtime module and class each side's generated class derives from."""
 INITIALIZE_PARAMS = "initialize_params"
 """The member of a Client of a session-era surface building its initialize params (reserved on every Client)."""
+
+EXTENSIONS_PACKAGE = "ext"
+"""The subpackage holding a package's extensions, one subpackage each (`ext/tasks/`)."""
 
 Taken = dict[ir.Side, set[str]]
 """The names already given on each side's class."""
@@ -99,3 +103,13 @@ def stub_names(
         handlers=tuple(ir.StubMethod(m.name, handler_name(m.python_name)) for m in methods if handles(side, m)),
         calls=tuple(ir.StubMethod(m.name, call_name(m, m.python_name)) for m in methods if calls(side, m)),
     )
+
+
+def extension_alias(extension: str) -> str:
+    """What the Server and Client modules call an extension's types module (`tasks_types`)."""
+    return f"{extension}_types"
+
+
+def meta_helpers(name: str, key: str, taken: set[str]) -> tuple[str, str]:
+    """The builder (`tool_meta`) and reader (`tool_ui`) of a typed `_meta` entry on `name` objects under `key`."""
+    return unique(f"{name}_meta", taken), unique(f"{name}_{snake_case(key)}", taken)

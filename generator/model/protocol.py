@@ -13,7 +13,7 @@ from .definitions import build_definitions
 from .names import taken_by_runtime, with_stems
 
 # Keys tried, in order, to tell the members of a union of objects apart.
-DISCRIMINATOR_KEYS = ("method", "type", "kind", "resultType", "mode")
+DISCRIMINATOR_KEYS = ("method", "type", "kind", "resultType", "mode", "status")
 
 
 def build_protocol(
