@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import keyword
 import os
@@ -25,7 +24,6 @@ if TYPE_CHECKING:
     from ..emit.formatting import CutFiles
     from ..emit.render import Part, Sources
     from ..model import ir
-    from ..model.extension import ExtensionInput
 
 ALL = "all"
 _PACKAGE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -146,39 +144,17 @@ def extensions_ir(request: PackageRequest, protocols: list[ir.Protocol]) -> list
     """The IR of the request's extensions over its surface revision (none: nothing read)."""
     if not request.extensions:
         return []
-    from ..inputs.errata import corrected_schema
+    from ..inputs.errata import corrected_extension, corrected_schema
     from ..model.extension import build_extension
 
     index = request.revisions.index(request.surface)
     base = corrected_schema(request.sources[index]).schema
-    built = [build_extension(extension_input(e), protocols[index], base) for e in request.extensions]
+    built = [build_extension(corrected_extension(e), protocols[index], base) for e in request.extensions]
     names = [e.name for e in built]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise McpgenError(f"extension {repeated[0]} is asked for twice")
     return built
-
-
-def extension_input(source: ExtensionSource) -> ExtensionInput:
-    """An extension schema read as generation reads it: parsed, errata applied where they hold (its own,
-    `ext-<name>`, and the core revisions', each recorded with where it comes from: `ext-apps/<id>`,
-    `2026-07-28/<id>`), with the facts of its identifier."""
-    from ..inputs.errata import apply_errata
-    from ..inputs.extensions import facts_for
-    from ..inputs.sources import parse_json
-    from ..model.extension import ExtensionInput
-
-    fixed = apply_errata(parse_json(source.data, source.origin), f"ext-{source.name}", pinned=source.pinned)
-    return ExtensionInput(
-        name=source.name,
-        identifier=source.identifier,
-        schema=fixed.schema,
-        sha256=source.sha256,
-        pinned=source.pinned,
-        errata=tuple(dataclasses.replace(patch.erratum, id=patch.qualified_id) for patch in fixed.applied),
-        facts=facts_for(source.identifier),
-        warnings=tuple(f"extension {source.name}: {w}" for w in fixed.warnings),
-    )
 
 
 def package_sources(

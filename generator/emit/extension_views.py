@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import ir
+from ..model.lifecycle import EXTENSIONS_FIELD
 from ..model.names import EXTENSIONS_PACKAGE
 from .layout import from_import, tuple_literal
 from .literals import string_literal
@@ -237,7 +238,7 @@ def capabilities_view(package: ir.Package, extension: ir.Extension, m: ModuleVie
         settings = stated.get(side)
         holder = holders[side]
         model = defs.get(holder or "")
-        carries = isinstance(model, ir.Model) and any(f.wire_name == "extensions" for f in model.fields)
+        carries = isinstance(model, ir.Model) and any(f.wire_name == EXTENSIONS_FIELD for f in model.fields)
         typed = settings is not None and isinstance(extension.definition(settings), ir.Model)
         sides.append(
             SideSettingsView(
@@ -286,9 +287,7 @@ def init_view(extension: ir.Extension, m: ModuleView) -> InitView:
 
 
 def extension_files(package: ir.Package, header: str) -> list[tuple[str, str, object]]:
-    """(file, template, view) of every extension file of the package (none without extensions)."""
-    if not package.extensions:
-        return []
+    """(file, template, view) of every extension file of the package."""
     files: list[tuple[str, str, object]] = [
         (f"{EXTENSIONS_PACKAGE}/__init__.py", "ext_table.py.jinja", table_view(package, header))
     ]

@@ -16,7 +16,6 @@ import jinja2
 from ..inputs.packaged_runtime import exports, runtime_files
 from ..model import ir
 from .dict_views import dicts_view
-from .extension_views import extension_files
 from .layout import bracketed, from_import, rhs, tuple_literal, wrapped
 from .minimums import MIN_PYDANTIC
 from .package_views import FACADES, facade_view, package_view
@@ -115,7 +114,10 @@ def render_sources(package: ir.Package, part: Part = "all") -> Sources:
         facade = env.get_template(FACADE_TEMPLATE)
         for name, module, doc in FACADES:
             files[name] = facade.render(v=view, f=facade_view(module, doc))
-        files.update((name, env.get_template(template).render(v=v)) for name, template, v in extension_files(package, view.header))
+        if package.extensions:
+            from .extension_views import extension_files  # only a package with extensions needs them
+
+            files.update((name, env.get_template(t).render(v=v)) for name, t, v in extension_files(package, view.header))
         verbatim = runtime_files(view.header)
     if part != "shared":
         for revision in package.revisions:

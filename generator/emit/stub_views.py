@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import ir
-from ..model.extension import EXTENSIONS_FIELD
+from ..model.lifecycle import EXTENSIONS_FIELD
 from ..model.names import EXTENSIONS_PACKAGE, INITIALIZE_PARAMS, RUNTIME_BASES, calls, extension_alias, handles
 from .dict_views import params_models
 from .layout import bracketed

@@ -12,11 +12,9 @@ The facts of a known extension apply to any schema of the same identifier (a new
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
-import tarfile
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -24,6 +22,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from ..errors import SourceError
+from ..model.ir import Erratum
 from .sources import (
     SCHEMA_DIR_ENV,
     Fetch,
@@ -112,6 +111,21 @@ class ExtensionSource:
     def option(self) -> str:
         """The `--extension` value that reads these bytes again: the known name, else `IDENTIFIER=FILE`."""
         return self.name if self.pinned else f"{self.identifier}={self.origin}"
+
+
+@dataclass(frozen=True)
+class ExtensionInput:
+    """What an extension is built from: its corrected schema, what it is known as and the facts that apply."""
+
+    name: str
+    identifier: str
+    schema: Mapping[str, Any]
+    sha256: str
+    pinned: bool
+    errata: tuple[Erratum, ...]
+    """The errata applied to its schema, their ids qualified (`ext-apps/<id>`, `2026-07-28/<id>`)."""
+    facts: Facts
+    warnings: tuple[str, ...] = ()
 
 
 def _facts(entry: Mapping[str, Any]) -> Facts:
@@ -284,6 +298,9 @@ def _download(pin: ExtensionPin, fetch: Fetch) -> bytes:
 
 def _member(archive: bytes, member: str) -> bytes:
     """The bytes of one file of a gzipped tar archive (an npm package), read without extracting anything."""
+    import io
+    import tarfile  # only when downloading an archive
+
     with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
         found = tar.extractfile(tar.getmember(member))
         if found is None:

@@ -8,36 +8,19 @@ import re
 from typing import Any, Mapping
 
 from ..errors import SchemaError
-from ..inputs.extensions import Facts
+from ..inputs.extensions import ExtensionInput
 from . import ir
 from .copies import compare_copies
 from .definitions import build_definitions
-from .lifecycle import CLIENT_CAPABILITIES, SERVER_CAPABILITIES
+from .lifecycle import CLIENT_CAPABILITIES, EXTENSIONS_FIELD, SERVER_CAPABILITIES
 from .names import meta_helpers
 from .naming import method_python_name, unique
 from .parser import defs_key_of, parse
 from .protocol import add_discriminators, emission_order
 from .roles import ROLE_UNIONS, method_name, pair_result
 
-EXTENSIONS_FIELD = "extensions"
-"""The capabilities field (SEP-2133) whose keys are extension identifiers."""
 _SETTINGS_NAME = re.compile(r"ExtensionCapabilit(y|ies)$")
 _MESSAGE_SUFFIXES: dict[str, ir.MethodKind] = {"Request": "request", "Notification": "notification"}
-
-
-@dataclasses.dataclass(frozen=True)
-class ExtensionInput:
-    """What an extension is built from: its corrected schema, what it is known as and the facts that apply."""
-
-    name: str
-    identifier: str
-    schema: Mapping[str, Any]
-    sha256: str
-    pinned: bool
-    errata: tuple[ir.Erratum, ...]
-    """The errata applied to its schema, their ids qualified (`ext-apps/<id>`, `2026-07-28/<id>`)."""
-    facts: Facts
-    warnings: tuple[str, ...] = ()
 
 
 def core_names(protocol: ir.Protocol) -> dict[str, str]:
@@ -73,7 +56,7 @@ def build_extension(source: ExtensionInput, base: ir.Protocol, base_schema: Mapp
     core = core_names(base)
     mapping = _mapping(definitions, base, {names[n]: core[n] for n in report.same if n in names})
     own = tuple(_rebased(d, mapping) for d in definitions if d.name not in mapping)
-    methods, method_notes = _methods(source, own, definitions, mapping, names, base)
+    methods, method_notes = extension_methods(source, own, definitions, mapping, base)
     warnings += method_notes
     if not _negotiable(base):
         warnings.append(
@@ -207,15 +190,16 @@ def _union_members(definitions: list[ir.Definition]) -> dict[str, tuple[ir.Side,
     return found
 
 
-def _methods(
+def extension_methods(
     source: ExtensionInput, own: tuple[ir.Definition, ...], definitions: list[ir.Definition],
-    mapping: dict[str, str], names: dict[str, str], base: ir.Protocol,
+    mapping: dict[str, str], base: ir.Protocol | None,
 ) -> tuple[tuple[ir.MethodSpec, ...], list[str]]:
-    """The extension's methods: its own definitions with a constant `method`, in schema order."""
+    """The extension's methods: its own definitions with a constant `method`, in schema order (`mapping`
+    names the core classes its copies are; `base`, the revision whose methods it must not redefine)."""
     label = f"extension {source.name}"
     defs = {d.name: d for d in definitions}
     unions = _union_members(definitions)
-    core_methods = {m.name for m in base.methods}
+    core_methods = {m.name for m in base.methods} if base is not None else set()
     taken: set[str] = set()
     methods: list[ir.MethodSpec] = []
     notes: list[str] = []
@@ -225,7 +209,7 @@ def _methods(
         wire = method_name(d)
         if wire is None:
             continue
-        if wire in core_methods:
+        if base is not None and wire in core_methods:
             raise SchemaError(
                 f"{label} defines {wire}, which revision {base.revision} defines too: generate it with a revision "
                 "that leaves the method to the extension"
