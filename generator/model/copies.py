@@ -73,10 +73,10 @@ def compare_copies(
 
 
 def _same_shape(ext: Any, core: Any, ext_key: str, core_key: str) -> bool:
-    return bool(shape(_rekeyed(ext, ext_key, core_key)) == shape(core))
+    return bool(shape(rekeyed(ext, ext_key, core_key)) == shape(core))
 
 
-def _rekeyed(node: Any, ext_key: str, core_key: str) -> Any:
+def rekeyed(node: Any, ext_key: str, core_key: str) -> Any:
     """`node` with its references spelled as `core_key` spells them (`$defs` against a draft-07 `definitions`)."""
     if ext_key == core_key:
         return node
@@ -85,7 +85,7 @@ def _rekeyed(node: Any, ext_key: str, core_key: str) -> Any:
 
 def differences(core: Any, ext: Any, ext_key: str = "$defs", core_key: str = "$defs") -> str:
     """Where a copy's shape differs from the core definition, as JSON pointers inside it (the first few)."""
-    found = list(_walk(shape(core), shape(_rekeyed(ext, ext_key, core_key)), ""))
+    found = list(_walk(shape(core), shape(rekeyed(ext, ext_key, core_key)), ""))
     shown = "; ".join(found[:_SHOWN])
     return shown + (f"; and {len(found) - _SHOWN} more" if len(found) > _SHOWN else "")
 
