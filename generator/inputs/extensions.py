@@ -13,6 +13,7 @@ The facts of a known extension apply to any schema of the same identifier (a new
 from __future__ import annotations
 
 import json
+import keyword
 import os
 import re
 from dataclasses import dataclass
@@ -189,7 +190,7 @@ def module_name(identifier: str) -> str:
     if pin is not None:
         return pin.name
     name = re.sub(r"[^0-9A-Za-z_]", "_", identifier.rsplit("/", 1)[-1]).strip("_").lower() or "extension"
-    return f"ext_{name}" if name[0].isdigit() or not name.isidentifier() else name
+    return f"ext_{name}" if not name.isidentifier() or keyword.iskeyword(name) else name
 
 
 def identifier_in(data: bytes) -> str | None:
