@@ -88,20 +88,24 @@ def _extension(arg: str, schema_dir: Path | None) -> ExtensionSource | None:
     identifier, sep, _ = arg.partition("=")
     if arg in known_extensions() or (sep and "/" in identifier):
         return resolve_extension(arg, schema_dir=schema_dir)
-    if looks_like_file(arg) and Path(arg).is_file() and not _has_role_unions(Path(arg)):
+    if looks_like_file(arg) and Path(arg).is_file() and not _a_revision(Path(arg)):
         return resolve_extension(arg, schema_dir=schema_dir)
     return None
 
 
-def _has_role_unions(path: Path) -> bool:
-    """True when the schema file defines a role union (`ClientRequest`, ...): a revision's schema, not an extension's."""
+def _a_revision(path: Path) -> bool:
+    """True when the schema file is a revision's: it states no extension identifier, and it has a role
+    union (`ClientRequest`, ...) and the JSON-RPC error response, which an extension's copies never include."""
+    from ...inputs.extensions import identifier_in
+    from ...inputs.sources import parse_json, read_file
     from ...model.parser import defs_key_of
     from ...model.roles import ROLE_UNIONS
-    from ...inputs.sources import parse_json, read_file
 
-    schema = parse_json(read_file(path, "schema file"), str(path))
+    data = read_file(path, "schema file")
+    schema = parse_json(data, str(path))
     try:
         defs = schema[defs_key_of(schema)]
     except SchemaError:
-        return False
-    return any(name in defs for name in ROLE_UNIONS)
+        return True  # not a schema of either kind: reading it as a revision says why
+    errors = ("JSONRPCErrorResponse", "JSONRPCError")
+    return identifier_in(data) is None and any(n in defs for n in ROLE_UNIONS) and any(n in defs for n in errors)
