@@ -110,6 +110,9 @@ def definition_view(d: ir.Definition, sym: Symbols, core: str = "") -> Definitio
         extra = None if closed or isinstance(d.extra, ir.AnyType) else annotation(d.extra, sym, core=core)
         return DefinitionView("model", d.name, indent_doc(d.description, 4, definition=True), fields, extra, closed)
     value = lazy_annotation(d.type, sym, core) if d.recursive else annotation(d.type, sym, core=core)
+    if d.constraints and not d.recursive:
+        limits = ", ".join(f"{c.name}={c.value!r}" for c in d.constraints)
+        value = f"{sym['Annotated']}[{value}, {sym['Field']}({limits})]"
     return DefinitionView(
         "alias",
         d.name,

@@ -106,6 +106,7 @@ class _Builder:
                 description=description or root.extras.get("description"),
                 type=self.convert(root.data_type, name),
                 is_definition=definition,
+                constraints=_constraints(root),
             )
             return
         fields: dict[str, ir.Field] = {}

@@ -141,6 +141,8 @@ class Alias:
     is_definition: bool
     recursive: bool = False
     kind: Literal["alias"] = "alias"
+    constraints: tuple[Constraint, ...] = ()
+    """Value constraints of a scalar alias (an integer's bounds, hoisted from a union member)."""
 
 
 Definition = Union[Model, Alias]
