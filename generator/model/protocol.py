@@ -9,11 +9,9 @@ from . import ir
 from .parser import parse
 from ..errors import SchemaError
 from .roles import derive_methods, envelope, load_pairings
-from .definitions import build_definitions
+from .definitions import DISCRIMINATOR_KEYS, build_definitions
 from .names import taken_by_runtime, with_stems
 
-# Keys tried, in order, to tell the members of a union of objects apart.
-DISCRIMINATOR_KEYS = ("method", "type", "kind", "resultType", "mode", "status")
 
 
 def build_protocol(

@@ -29,6 +29,8 @@ THING_WIRE = {
     "labels": {"en": {"text": "hello"}},
 }
 
+JOB = {"const": "job", "type": "string"}  # a constant every member of a union shares names none of them
+
 
 def naming_schema() -> Schema:
     """Fields that need renaming, inline objects in every position, awkward definition and method names."""
@@ -57,6 +59,12 @@ def naming_schema() -> Schema:
             "labels": {
                 "type": "object",
                 "additionalProperties": obj({"text": {"type": "string"}}, ["text"]),
+            },
+            "state": {
+                "anyOf": [
+                    obj({"type": JOB, "status": {"const": "working", "type": "string"}}, ["status"]),
+                    obj({"type": JOB, "status": {"const": "input_required", "type": "string"}, "asks": {"type": "integer"}}, ["status"]),
+                ]
             },
         },
         ["inputSchema"],
@@ -148,6 +156,16 @@ def test_inline_objects_are_hoisted_under_names_from_their_position(pkg: ModuleT
         is types.ThingShapeVariantB
     )
     assert type(thing.labels["en"]) is types.ThingLabelsValue
+
+
+def test_inline_union_members_are_named_after_the_constant_that_tags_them(pkg: ModuleType) -> None:
+    types = pkg.types
+    working = types.Thing.model_validate({**THING_WIRE, "state": {"status": "working"}})
+    asking = types.Thing.model_validate({**THING_WIRE, "state": {"status": "input_required", "asks": 2}})
+    assert type(working.state) is types.ThingStateWorking
+    assert type(asking.state) is types.ThingStateInputRequired and asking.state.asks == 2
+    for state in ({"status": "working"}, {"status": "done"}, {"status": "input_required", "asks": "x"}):
+        assert_agrees(types, naming_schema(), "Thing", {**THING_WIRE, "state": state})
 
 
 def test_a_hoisted_name_never_takes_a_definition_name(pkg: ModuleType) -> None:

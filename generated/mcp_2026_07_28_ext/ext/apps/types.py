@@ -32,13 +32,13 @@ __all__ = [
     "McpUiDisplayMode",
     "McpUiDownloadFileRequest",
     "McpUiDownloadFileRequestParams",
-    "McpUiDownloadFileRequestParamsContentsItemVariantA",
-    "McpUiDownloadFileRequestParamsContentsItemVariantAAnnotations",
-    "McpUiDownloadFileRequestParamsContentsItemVariantAResourceVariantA",
-    "McpUiDownloadFileRequestParamsContentsItemVariantAResourceVariantB",
-    "McpUiDownloadFileRequestParamsContentsItemVariantB",
-    "McpUiDownloadFileRequestParamsContentsItemVariantBAnnotations",
-    "McpUiDownloadFileRequestParamsContentsItemVariantBIconsItem",
+    "McpUiDownloadFileRequestParamsContentsItemResource",
+    "McpUiDownloadFileRequestParamsContentsItemResourceAnnotations",
+    "McpUiDownloadFileRequestParamsContentsItemResourceLink",
+    "McpUiDownloadFileRequestParamsContentsItemResourceLinkAnnotations",
+    "McpUiDownloadFileRequestParamsContentsItemResourceLinkIconsItem",
+    "McpUiDownloadFileRequestParamsContentsItemResourceResourceVariantA",
+    "McpUiDownloadFileRequestParamsContentsItemResourceResourceVariantB",
     "McpUiDownloadFileResult",
     "McpUiHostCapabilities",
     "McpUiHostCapabilitiesMessage",
@@ -131,19 +131,19 @@ __all__ = [
     "McpUiInitializedNotification",
     "McpUiMessageRequest",
     "McpUiMessageRequestParams",
-    "McpUiMessageRequestParamsContentItemVariantA",
-    "McpUiMessageRequestParamsContentItemVariantAAnnotations",
-    "McpUiMessageRequestParamsContentItemVariantB",
-    "McpUiMessageRequestParamsContentItemVariantBAnnotations",
-    "McpUiMessageRequestParamsContentItemVariantC",
-    "McpUiMessageRequestParamsContentItemVariantCAnnotations",
-    "McpUiMessageRequestParamsContentItemVariantD",
-    "McpUiMessageRequestParamsContentItemVariantDAnnotations",
-    "McpUiMessageRequestParamsContentItemVariantDIconsItem",
-    "McpUiMessageRequestParamsContentItemVariantE",
-    "McpUiMessageRequestParamsContentItemVariantEAnnotations",
-    "McpUiMessageRequestParamsContentItemVariantEResourceVariantA",
-    "McpUiMessageRequestParamsContentItemVariantEResourceVariantB",
+    "McpUiMessageRequestParamsContentItemAudio",
+    "McpUiMessageRequestParamsContentItemAudioAnnotations",
+    "McpUiMessageRequestParamsContentItemImage",
+    "McpUiMessageRequestParamsContentItemImageAnnotations",
+    "McpUiMessageRequestParamsContentItemResource",
+    "McpUiMessageRequestParamsContentItemResourceAnnotations",
+    "McpUiMessageRequestParamsContentItemResourceLink",
+    "McpUiMessageRequestParamsContentItemResourceLinkAnnotations",
+    "McpUiMessageRequestParamsContentItemResourceLinkIconsItem",
+    "McpUiMessageRequestParamsContentItemResourceResourceVariantA",
+    "McpUiMessageRequestParamsContentItemResourceResourceVariantB",
+    "McpUiMessageRequestParamsContentItemText",
+    "McpUiMessageRequestParamsContentItemTextAnnotations",
     "McpUiMessageResult",
     "McpUiOpenLinkRequest",
     "McpUiOpenLinkRequestParams",
@@ -179,38 +179,38 @@ __all__ = [
     "McpUiToolMeta",
     "McpUiToolResultNotification",
     "McpUiToolResultNotificationParams",
-    "McpUiToolResultNotificationParamsContentItemVariantA",
-    "McpUiToolResultNotificationParamsContentItemVariantAAnnotations",
-    "McpUiToolResultNotificationParamsContentItemVariantB",
-    "McpUiToolResultNotificationParamsContentItemVariantBAnnotations",
-    "McpUiToolResultNotificationParamsContentItemVariantC",
-    "McpUiToolResultNotificationParamsContentItemVariantCAnnotations",
-    "McpUiToolResultNotificationParamsContentItemVariantD",
-    "McpUiToolResultNotificationParamsContentItemVariantDAnnotations",
-    "McpUiToolResultNotificationParamsContentItemVariantDIconsItem",
-    "McpUiToolResultNotificationParamsContentItemVariantE",
-    "McpUiToolResultNotificationParamsContentItemVariantEAnnotations",
-    "McpUiToolResultNotificationParamsContentItemVariantEResourceVariantA",
-    "McpUiToolResultNotificationParamsContentItemVariantEResourceVariantB",
+    "McpUiToolResultNotificationParamsContentItemAudio",
+    "McpUiToolResultNotificationParamsContentItemAudioAnnotations",
+    "McpUiToolResultNotificationParamsContentItemImage",
+    "McpUiToolResultNotificationParamsContentItemImageAnnotations",
+    "McpUiToolResultNotificationParamsContentItemResource",
+    "McpUiToolResultNotificationParamsContentItemResourceAnnotations",
+    "McpUiToolResultNotificationParamsContentItemResourceLink",
+    "McpUiToolResultNotificationParamsContentItemResourceLinkAnnotations",
+    "McpUiToolResultNotificationParamsContentItemResourceLinkIconsItem",
+    "McpUiToolResultNotificationParamsContentItemResourceResourceVariantA",
+    "McpUiToolResultNotificationParamsContentItemResourceResourceVariantB",
+    "McpUiToolResultNotificationParamsContentItemText",
+    "McpUiToolResultNotificationParamsContentItemTextAnnotations",
     "McpUiToolResultNotificationParamsMeta",
     "McpUiToolResultNotificationParamsMetaIoModelcontextprotocolServerInfo",
     "McpUiToolResultNotificationParamsMetaIoModelcontextprotocolServerInfoIconsItem",
     "McpUiToolVisibility",
     "McpUiUpdateModelContextRequest",
     "McpUiUpdateModelContextRequestParams",
-    "McpUiUpdateModelContextRequestParamsContentItemVariantA",
-    "McpUiUpdateModelContextRequestParamsContentItemVariantAAnnotations",
-    "McpUiUpdateModelContextRequestParamsContentItemVariantB",
-    "McpUiUpdateModelContextRequestParamsContentItemVariantBAnnotations",
-    "McpUiUpdateModelContextRequestParamsContentItemVariantC",
-    "McpUiUpdateModelContextRequestParamsContentItemVariantCAnnotations",
-    "McpUiUpdateModelContextRequestParamsContentItemVariantD",
-    "McpUiUpdateModelContextRequestParamsContentItemVariantDAnnotations",
-    "McpUiUpdateModelContextRequestParamsContentItemVariantDIconsItem",
-    "McpUiUpdateModelContextRequestParamsContentItemVariantE",
-    "McpUiUpdateModelContextRequestParamsContentItemVariantEAnnotations",
-    "McpUiUpdateModelContextRequestParamsContentItemVariantEResourceVariantA",
-    "McpUiUpdateModelContextRequestParamsContentItemVariantEResourceVariantB",
+    "McpUiUpdateModelContextRequestParamsContentItemAudio",
+    "McpUiUpdateModelContextRequestParamsContentItemAudioAnnotations",
+    "McpUiUpdateModelContextRequestParamsContentItemImage",
+    "McpUiUpdateModelContextRequestParamsContentItemImageAnnotations",
+    "McpUiUpdateModelContextRequestParamsContentItemResource",
+    "McpUiUpdateModelContextRequestParamsContentItemResourceAnnotations",
+    "McpUiUpdateModelContextRequestParamsContentItemResourceLink",
+    "McpUiUpdateModelContextRequestParamsContentItemResourceLinkAnnotations",
+    "McpUiUpdateModelContextRequestParamsContentItemResourceLinkIconsItem",
+    "McpUiUpdateModelContextRequestParamsContentItemResourceResourceVariantA",
+    "McpUiUpdateModelContextRequestParamsContentItemResourceResourceVariantB",
+    "McpUiUpdateModelContextRequestParamsContentItemText",
+    "McpUiUpdateModelContextRequestParamsContentItemTextAnnotations",
     "McpUiUpdateModelContextResult",
 ]
 
@@ -260,42 +260,44 @@ class McpUiDownloadFileRequestParams(_McpModel):
     model_config = ConfigDict(extra="forbid")
     contents: list[
         Annotated[
-            McpUiDownloadFileRequestParamsContentsItemVariantA
-            | McpUiDownloadFileRequestParamsContentsItemVariantB,
+            McpUiDownloadFileRequestParamsContentsItemResource
+            | McpUiDownloadFileRequestParamsContentsItemResourceLink,
             Field(discriminator="type"),
         ]
     ]
     """Resource contents to download — embedded (inline data) or linked (host fetches). Uses standard MCP resource types."""
 
 
-class McpUiDownloadFileRequestParamsContentsItemVariantA(_McpModel):
+class McpUiDownloadFileRequestParamsContentsItemResource(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     type: Literal["resource"] = _const("resource")
     resource: (
-        McpUiDownloadFileRequestParamsContentsItemVariantAResourceVariantA
-        | McpUiDownloadFileRequestParamsContentsItemVariantAResourceVariantB
+        McpUiDownloadFileRequestParamsContentsItemResourceResourceVariantA
+        | McpUiDownloadFileRequestParamsContentsItemResourceResourceVariantB
     )
-    annotations: _Omittable[McpUiDownloadFileRequestParamsContentsItemVariantAAnnotations] = None
+    annotations: _Omittable[McpUiDownloadFileRequestParamsContentsItemResourceAnnotations] = None
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
 
 
-class McpUiDownloadFileRequestParamsContentsItemVariantB(_McpModel):
+class McpUiDownloadFileRequestParamsContentsItemResourceLink(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     name: str
     title: _Omittable[str] = None
-    icons: _Omittable[list[McpUiDownloadFileRequestParamsContentsItemVariantBIconsItem]] = None
+    icons: _Omittable[list[McpUiDownloadFileRequestParamsContentsItemResourceLinkIconsItem]] = None
     uri: str
     description: _Omittable[str] = None
     mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     size: _Omittable[int | float] = None
-    annotations: _Omittable[McpUiDownloadFileRequestParamsContentsItemVariantBAnnotations] = None
+    annotations: _Omittable[McpUiDownloadFileRequestParamsContentsItemResourceLinkAnnotations] = (
+        None
+    )
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     type: Literal["resource_link"] = _const("resource_link")
 
 
-class McpUiDownloadFileRequestParamsContentsItemVariantAResourceVariantA(_McpModel):
+class McpUiDownloadFileRequestParamsContentsItemResourceResourceVariantA(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     uri: str
@@ -304,7 +306,7 @@ class McpUiDownloadFileRequestParamsContentsItemVariantAResourceVariantA(_McpMod
     text: str
 
 
-class McpUiDownloadFileRequestParamsContentsItemVariantAResourceVariantB(_McpModel):
+class McpUiDownloadFileRequestParamsContentsItemResourceResourceVariantB(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     uri: str
@@ -313,7 +315,7 @@ class McpUiDownloadFileRequestParamsContentsItemVariantAResourceVariantB(_McpMod
     blob: str
 
 
-class McpUiDownloadFileRequestParamsContentsItemVariantAAnnotations(_McpModel):
+class McpUiDownloadFileRequestParamsContentsItemResourceAnnotations(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     audience: _Omittable[list[Literal["user", "assistant"]]] = None
@@ -321,7 +323,7 @@ class McpUiDownloadFileRequestParamsContentsItemVariantAAnnotations(_McpModel):
     last_modified: _Omittable[str] = Field(default=None, alias="lastModified")
 
 
-class McpUiDownloadFileRequestParamsContentsItemVariantBIconsItem(_McpModel):
+class McpUiDownloadFileRequestParamsContentsItemResourceLinkIconsItem(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     src: str
@@ -330,7 +332,7 @@ class McpUiDownloadFileRequestParamsContentsItemVariantBIconsItem(_McpModel):
     theme: _Omittable[Literal["light", "dark"]] = None
 
 
-class McpUiDownloadFileRequestParamsContentsItemVariantBAnnotations(_McpModel):
+class McpUiDownloadFileRequestParamsContentsItemResourceLinkAnnotations(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     audience: _Omittable[list[Literal["user", "assistant"]]] = None
@@ -1425,74 +1427,74 @@ class McpUiMessageRequestParams(_McpModel):
     """Message role, currently only "user" is supported."""
     content: list[
         Annotated[
-            McpUiMessageRequestParamsContentItemVariantA
-            | McpUiMessageRequestParamsContentItemVariantB
-            | McpUiMessageRequestParamsContentItemVariantC
-            | McpUiMessageRequestParamsContentItemVariantD
-            | McpUiMessageRequestParamsContentItemVariantE,
+            McpUiMessageRequestParamsContentItemText
+            | McpUiMessageRequestParamsContentItemImage
+            | McpUiMessageRequestParamsContentItemAudio
+            | McpUiMessageRequestParamsContentItemResourceLink
+            | McpUiMessageRequestParamsContentItemResource,
             Field(discriminator="type"),
         ]
     ]
     """Message content blocks (text, image, etc.)."""
 
 
-class McpUiMessageRequestParamsContentItemVariantA(_McpModel):
+class McpUiMessageRequestParamsContentItemText(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     type: Literal["text"] = _const("text")
     text: str
-    annotations: _Omittable[McpUiMessageRequestParamsContentItemVariantAAnnotations] = None
+    annotations: _Omittable[McpUiMessageRequestParamsContentItemTextAnnotations] = None
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
 
 
-class McpUiMessageRequestParamsContentItemVariantB(_McpModel):
+class McpUiMessageRequestParamsContentItemImage(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     type: Literal["image"] = _const("image")
     data: str
     mime_type: str = Field(alias="mimeType")
-    annotations: _Omittable[McpUiMessageRequestParamsContentItemVariantBAnnotations] = None
+    annotations: _Omittable[McpUiMessageRequestParamsContentItemImageAnnotations] = None
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
 
 
-class McpUiMessageRequestParamsContentItemVariantC(_McpModel):
+class McpUiMessageRequestParamsContentItemAudio(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     type: Literal["audio"] = _const("audio")
     data: str
     mime_type: str = Field(alias="mimeType")
-    annotations: _Omittable[McpUiMessageRequestParamsContentItemVariantCAnnotations] = None
+    annotations: _Omittable[McpUiMessageRequestParamsContentItemAudioAnnotations] = None
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
 
 
-class McpUiMessageRequestParamsContentItemVariantD(_McpModel):
+class McpUiMessageRequestParamsContentItemResourceLink(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     name: str
     title: _Omittable[str] = None
-    icons: _Omittable[list[McpUiMessageRequestParamsContentItemVariantDIconsItem]] = None
+    icons: _Omittable[list[McpUiMessageRequestParamsContentItemResourceLinkIconsItem]] = None
     uri: str
     description: _Omittable[str] = None
     mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     size: _Omittable[int | float] = None
-    annotations: _Omittable[McpUiMessageRequestParamsContentItemVariantDAnnotations] = None
+    annotations: _Omittable[McpUiMessageRequestParamsContentItemResourceLinkAnnotations] = None
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     type: Literal["resource_link"] = _const("resource_link")
 
 
-class McpUiMessageRequestParamsContentItemVariantE(_McpModel):
+class McpUiMessageRequestParamsContentItemResource(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     type: Literal["resource"] = _const("resource")
     resource: (
-        McpUiMessageRequestParamsContentItemVariantEResourceVariantA
-        | McpUiMessageRequestParamsContentItemVariantEResourceVariantB
+        McpUiMessageRequestParamsContentItemResourceResourceVariantA
+        | McpUiMessageRequestParamsContentItemResourceResourceVariantB
     )
-    annotations: _Omittable[McpUiMessageRequestParamsContentItemVariantEAnnotations] = None
+    annotations: _Omittable[McpUiMessageRequestParamsContentItemResourceAnnotations] = None
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
 
 
-class McpUiMessageRequestParamsContentItemVariantAAnnotations(_McpModel):
+class McpUiMessageRequestParamsContentItemTextAnnotations(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     audience: _Omittable[list[Literal["user", "assistant"]]] = None
@@ -1500,7 +1502,7 @@ class McpUiMessageRequestParamsContentItemVariantAAnnotations(_McpModel):
     last_modified: _Omittable[str] = Field(default=None, alias="lastModified")
 
 
-class McpUiMessageRequestParamsContentItemVariantBAnnotations(_McpModel):
+class McpUiMessageRequestParamsContentItemImageAnnotations(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     audience: _Omittable[list[Literal["user", "assistant"]]] = None
@@ -1508,7 +1510,7 @@ class McpUiMessageRequestParamsContentItemVariantBAnnotations(_McpModel):
     last_modified: _Omittable[str] = Field(default=None, alias="lastModified")
 
 
-class McpUiMessageRequestParamsContentItemVariantCAnnotations(_McpModel):
+class McpUiMessageRequestParamsContentItemAudioAnnotations(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     audience: _Omittable[list[Literal["user", "assistant"]]] = None
@@ -1516,7 +1518,7 @@ class McpUiMessageRequestParamsContentItemVariantCAnnotations(_McpModel):
     last_modified: _Omittable[str] = Field(default=None, alias="lastModified")
 
 
-class McpUiMessageRequestParamsContentItemVariantDIconsItem(_McpModel):
+class McpUiMessageRequestParamsContentItemResourceLinkIconsItem(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     src: str
@@ -1525,7 +1527,7 @@ class McpUiMessageRequestParamsContentItemVariantDIconsItem(_McpModel):
     theme: _Omittable[Literal["light", "dark"]] = None
 
 
-class McpUiMessageRequestParamsContentItemVariantDAnnotations(_McpModel):
+class McpUiMessageRequestParamsContentItemResourceLinkAnnotations(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     audience: _Omittable[list[Literal["user", "assistant"]]] = None
@@ -1533,7 +1535,7 @@ class McpUiMessageRequestParamsContentItemVariantDAnnotations(_McpModel):
     last_modified: _Omittable[str] = Field(default=None, alias="lastModified")
 
 
-class McpUiMessageRequestParamsContentItemVariantEResourceVariantA(_McpModel):
+class McpUiMessageRequestParamsContentItemResourceResourceVariantA(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     uri: str
@@ -1542,7 +1544,7 @@ class McpUiMessageRequestParamsContentItemVariantEResourceVariantA(_McpModel):
     text: str
 
 
-class McpUiMessageRequestParamsContentItemVariantEResourceVariantB(_McpModel):
+class McpUiMessageRequestParamsContentItemResourceResourceVariantB(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     uri: str
@@ -1551,7 +1553,7 @@ class McpUiMessageRequestParamsContentItemVariantEResourceVariantB(_McpModel):
     blob: str
 
 
-class McpUiMessageRequestParamsContentItemVariantEAnnotations(_McpModel):
+class McpUiMessageRequestParamsContentItemResourceAnnotations(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     audience: _Omittable[list[Literal["user", "assistant"]]] = None
@@ -2030,11 +2032,11 @@ class McpUiToolResultNotificationParams(_McpModel):
     meta: _Omittable[McpUiToolResultNotificationParamsMeta] = Field(default=None, alias="_meta")
     content: list[
         Annotated[
-            McpUiToolResultNotificationParamsContentItemVariantA
-            | McpUiToolResultNotificationParamsContentItemVariantB
-            | McpUiToolResultNotificationParamsContentItemVariantC
-            | McpUiToolResultNotificationParamsContentItemVariantD
-            | McpUiToolResultNotificationParamsContentItemVariantE,
+            McpUiToolResultNotificationParamsContentItemText
+            | McpUiToolResultNotificationParamsContentItemImage
+            | McpUiToolResultNotificationParamsContentItemAudio
+            | McpUiToolResultNotificationParamsContentItemResourceLink
+            | McpUiToolResultNotificationParamsContentItemResource,
             Field(discriminator="type"),
         ]
     ]
@@ -2048,59 +2050,63 @@ class McpUiToolResultNotificationParamsMeta(_McpModel):
     ] = Field(default=None, alias="io.modelcontextprotocol/serverInfo")
 
 
-class McpUiToolResultNotificationParamsContentItemVariantA(_McpModel):
+class McpUiToolResultNotificationParamsContentItemText(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     type: Literal["text"] = _const("text")
     text: str
-    annotations: _Omittable[McpUiToolResultNotificationParamsContentItemVariantAAnnotations] = None
+    annotations: _Omittable[McpUiToolResultNotificationParamsContentItemTextAnnotations] = None
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
 
 
-class McpUiToolResultNotificationParamsContentItemVariantB(_McpModel):
+class McpUiToolResultNotificationParamsContentItemImage(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     type: Literal["image"] = _const("image")
     data: str
     mime_type: str = Field(alias="mimeType")
-    annotations: _Omittable[McpUiToolResultNotificationParamsContentItemVariantBAnnotations] = None
+    annotations: _Omittable[McpUiToolResultNotificationParamsContentItemImageAnnotations] = None
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
 
 
-class McpUiToolResultNotificationParamsContentItemVariantC(_McpModel):
+class McpUiToolResultNotificationParamsContentItemAudio(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     type: Literal["audio"] = _const("audio")
     data: str
     mime_type: str = Field(alias="mimeType")
-    annotations: _Omittable[McpUiToolResultNotificationParamsContentItemVariantCAnnotations] = None
+    annotations: _Omittable[McpUiToolResultNotificationParamsContentItemAudioAnnotations] = None
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
 
 
-class McpUiToolResultNotificationParamsContentItemVariantD(_McpModel):
+class McpUiToolResultNotificationParamsContentItemResourceLink(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     name: str
     title: _Omittable[str] = None
-    icons: _Omittable[list[McpUiToolResultNotificationParamsContentItemVariantDIconsItem]] = None
+    icons: _Omittable[list[McpUiToolResultNotificationParamsContentItemResourceLinkIconsItem]] = (
+        None
+    )
     uri: str
     description: _Omittable[str] = None
     mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     size: _Omittable[int | float] = None
-    annotations: _Omittable[McpUiToolResultNotificationParamsContentItemVariantDAnnotations] = None
+    annotations: _Omittable[McpUiToolResultNotificationParamsContentItemResourceLinkAnnotations] = (
+        None
+    )
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     type: Literal["resource_link"] = _const("resource_link")
 
 
-class McpUiToolResultNotificationParamsContentItemVariantE(_McpModel):
+class McpUiToolResultNotificationParamsContentItemResource(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     type: Literal["resource"] = _const("resource")
     resource: (
-        McpUiToolResultNotificationParamsContentItemVariantEResourceVariantA
-        | McpUiToolResultNotificationParamsContentItemVariantEResourceVariantB
+        McpUiToolResultNotificationParamsContentItemResourceResourceVariantA
+        | McpUiToolResultNotificationParamsContentItemResourceResourceVariantB
     )
-    annotations: _Omittable[McpUiToolResultNotificationParamsContentItemVariantEAnnotations] = None
+    annotations: _Omittable[McpUiToolResultNotificationParamsContentItemResourceAnnotations] = None
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
 
 
@@ -2117,7 +2123,7 @@ class McpUiToolResultNotificationParamsMetaIoModelcontextprotocolServerInfo(_Mcp
     description: _Omittable[str] = None
 
 
-class McpUiToolResultNotificationParamsContentItemVariantAAnnotations(_McpModel):
+class McpUiToolResultNotificationParamsContentItemTextAnnotations(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     audience: _Omittable[list[Literal["user", "assistant"]]] = None
@@ -2125,7 +2131,7 @@ class McpUiToolResultNotificationParamsContentItemVariantAAnnotations(_McpModel)
     last_modified: _Omittable[str] = Field(default=None, alias="lastModified")
 
 
-class McpUiToolResultNotificationParamsContentItemVariantBAnnotations(_McpModel):
+class McpUiToolResultNotificationParamsContentItemImageAnnotations(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     audience: _Omittable[list[Literal["user", "assistant"]]] = None
@@ -2133,7 +2139,7 @@ class McpUiToolResultNotificationParamsContentItemVariantBAnnotations(_McpModel)
     last_modified: _Omittable[str] = Field(default=None, alias="lastModified")
 
 
-class McpUiToolResultNotificationParamsContentItemVariantCAnnotations(_McpModel):
+class McpUiToolResultNotificationParamsContentItemAudioAnnotations(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     audience: _Omittable[list[Literal["user", "assistant"]]] = None
@@ -2141,7 +2147,7 @@ class McpUiToolResultNotificationParamsContentItemVariantCAnnotations(_McpModel)
     last_modified: _Omittable[str] = Field(default=None, alias="lastModified")
 
 
-class McpUiToolResultNotificationParamsContentItemVariantDIconsItem(_McpModel):
+class McpUiToolResultNotificationParamsContentItemResourceLinkIconsItem(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     src: str
@@ -2150,7 +2156,7 @@ class McpUiToolResultNotificationParamsContentItemVariantDIconsItem(_McpModel):
     theme: _Omittable[Literal["light", "dark"]] = None
 
 
-class McpUiToolResultNotificationParamsContentItemVariantDAnnotations(_McpModel):
+class McpUiToolResultNotificationParamsContentItemResourceLinkAnnotations(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     audience: _Omittable[list[Literal["user", "assistant"]]] = None
@@ -2158,7 +2164,7 @@ class McpUiToolResultNotificationParamsContentItemVariantDAnnotations(_McpModel)
     last_modified: _Omittable[str] = Field(default=None, alias="lastModified")
 
 
-class McpUiToolResultNotificationParamsContentItemVariantEResourceVariantA(_McpModel):
+class McpUiToolResultNotificationParamsContentItemResourceResourceVariantA(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     uri: str
@@ -2167,7 +2173,7 @@ class McpUiToolResultNotificationParamsContentItemVariantEResourceVariantA(_McpM
     text: str
 
 
-class McpUiToolResultNotificationParamsContentItemVariantEResourceVariantB(_McpModel):
+class McpUiToolResultNotificationParamsContentItemResourceResourceVariantB(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     uri: str
@@ -2176,7 +2182,7 @@ class McpUiToolResultNotificationParamsContentItemVariantEResourceVariantB(_McpM
     blob: str
 
 
-class McpUiToolResultNotificationParamsContentItemVariantEAnnotations(_McpModel):
+class McpUiToolResultNotificationParamsContentItemResourceAnnotations(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     audience: _Omittable[list[Literal["user", "assistant"]]] = None
@@ -2210,11 +2216,11 @@ class McpUiUpdateModelContextRequestParams(_McpModel):
     content: _Omittable[
         list[
             Annotated[
-                McpUiUpdateModelContextRequestParamsContentItemVariantA
-                | McpUiUpdateModelContextRequestParamsContentItemVariantB
-                | McpUiUpdateModelContextRequestParamsContentItemVariantC
-                | McpUiUpdateModelContextRequestParamsContentItemVariantD
-                | McpUiUpdateModelContextRequestParamsContentItemVariantE,
+                McpUiUpdateModelContextRequestParamsContentItemText
+                | McpUiUpdateModelContextRequestParamsContentItemImage
+                | McpUiUpdateModelContextRequestParamsContentItemAudio
+                | McpUiUpdateModelContextRequestParamsContentItemResourceLink
+                | McpUiUpdateModelContextRequestParamsContentItemResource,
                 Field(discriminator="type"),
             ]
         ]
@@ -2224,73 +2230,69 @@ class McpUiUpdateModelContextRequestParams(_McpModel):
     """Structured content for machine-readable context data."""
 
 
-class McpUiUpdateModelContextRequestParamsContentItemVariantA(_McpModel):
+class McpUiUpdateModelContextRequestParamsContentItemText(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     type: Literal["text"] = _const("text")
     text: str
-    annotations: _Omittable[McpUiUpdateModelContextRequestParamsContentItemVariantAAnnotations] = (
-        None
-    )
+    annotations: _Omittable[McpUiUpdateModelContextRequestParamsContentItemTextAnnotations] = None
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
 
 
-class McpUiUpdateModelContextRequestParamsContentItemVariantB(_McpModel):
+class McpUiUpdateModelContextRequestParamsContentItemImage(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     type: Literal["image"] = _const("image")
     data: str
     mime_type: str = Field(alias="mimeType")
-    annotations: _Omittable[McpUiUpdateModelContextRequestParamsContentItemVariantBAnnotations] = (
-        None
-    )
+    annotations: _Omittable[McpUiUpdateModelContextRequestParamsContentItemImageAnnotations] = None
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
 
 
-class McpUiUpdateModelContextRequestParamsContentItemVariantC(_McpModel):
+class McpUiUpdateModelContextRequestParamsContentItemAudio(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     type: Literal["audio"] = _const("audio")
     data: str
     mime_type: str = Field(alias="mimeType")
-    annotations: _Omittable[McpUiUpdateModelContextRequestParamsContentItemVariantCAnnotations] = (
-        None
-    )
+    annotations: _Omittable[McpUiUpdateModelContextRequestParamsContentItemAudioAnnotations] = None
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
 
 
-class McpUiUpdateModelContextRequestParamsContentItemVariantD(_McpModel):
+class McpUiUpdateModelContextRequestParamsContentItemResourceLink(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     name: str
     title: _Omittable[str] = None
-    icons: _Omittable[list[McpUiUpdateModelContextRequestParamsContentItemVariantDIconsItem]] = None
+    icons: _Omittable[
+        list[McpUiUpdateModelContextRequestParamsContentItemResourceLinkIconsItem]
+    ] = None
     uri: str
     description: _Omittable[str] = None
     mime_type: _Omittable[str] = Field(default=None, alias="mimeType")
     size: _Omittable[int | float] = None
-    annotations: _Omittable[McpUiUpdateModelContextRequestParamsContentItemVariantDAnnotations] = (
-        None
-    )
+    annotations: _Omittable[
+        McpUiUpdateModelContextRequestParamsContentItemResourceLinkAnnotations
+    ] = None
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
     type: Literal["resource_link"] = _const("resource_link")
 
 
-class McpUiUpdateModelContextRequestParamsContentItemVariantE(_McpModel):
+class McpUiUpdateModelContextRequestParamsContentItemResource(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     type: Literal["resource"] = _const("resource")
     resource: (
-        McpUiUpdateModelContextRequestParamsContentItemVariantEResourceVariantA
-        | McpUiUpdateModelContextRequestParamsContentItemVariantEResourceVariantB
+        McpUiUpdateModelContextRequestParamsContentItemResourceResourceVariantA
+        | McpUiUpdateModelContextRequestParamsContentItemResourceResourceVariantB
     )
-    annotations: _Omittable[McpUiUpdateModelContextRequestParamsContentItemVariantEAnnotations] = (
+    annotations: _Omittable[McpUiUpdateModelContextRequestParamsContentItemResourceAnnotations] = (
         None
     )
     meta: _Omittable[dict[str, Any]] = Field(default=None, alias="_meta")
 
 
-class McpUiUpdateModelContextRequestParamsContentItemVariantAAnnotations(_McpModel):
+class McpUiUpdateModelContextRequestParamsContentItemTextAnnotations(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     audience: _Omittable[list[Literal["user", "assistant"]]] = None
@@ -2298,7 +2300,7 @@ class McpUiUpdateModelContextRequestParamsContentItemVariantAAnnotations(_McpMod
     last_modified: _Omittable[str] = Field(default=None, alias="lastModified")
 
 
-class McpUiUpdateModelContextRequestParamsContentItemVariantBAnnotations(_McpModel):
+class McpUiUpdateModelContextRequestParamsContentItemImageAnnotations(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     audience: _Omittable[list[Literal["user", "assistant"]]] = None
@@ -2306,7 +2308,7 @@ class McpUiUpdateModelContextRequestParamsContentItemVariantBAnnotations(_McpMod
     last_modified: _Omittable[str] = Field(default=None, alias="lastModified")
 
 
-class McpUiUpdateModelContextRequestParamsContentItemVariantCAnnotations(_McpModel):
+class McpUiUpdateModelContextRequestParamsContentItemAudioAnnotations(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     audience: _Omittable[list[Literal["user", "assistant"]]] = None
@@ -2314,7 +2316,7 @@ class McpUiUpdateModelContextRequestParamsContentItemVariantCAnnotations(_McpMod
     last_modified: _Omittable[str] = Field(default=None, alias="lastModified")
 
 
-class McpUiUpdateModelContextRequestParamsContentItemVariantDIconsItem(_McpModel):
+class McpUiUpdateModelContextRequestParamsContentItemResourceLinkIconsItem(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     src: str
@@ -2323,7 +2325,7 @@ class McpUiUpdateModelContextRequestParamsContentItemVariantDIconsItem(_McpModel
     theme: _Omittable[Literal["light", "dark"]] = None
 
 
-class McpUiUpdateModelContextRequestParamsContentItemVariantDAnnotations(_McpModel):
+class McpUiUpdateModelContextRequestParamsContentItemResourceLinkAnnotations(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     audience: _Omittable[list[Literal["user", "assistant"]]] = None
@@ -2331,7 +2333,7 @@ class McpUiUpdateModelContextRequestParamsContentItemVariantDAnnotations(_McpMod
     last_modified: _Omittable[str] = Field(default=None, alias="lastModified")
 
 
-class McpUiUpdateModelContextRequestParamsContentItemVariantEResourceVariantA(_McpModel):
+class McpUiUpdateModelContextRequestParamsContentItemResourceResourceVariantA(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     uri: str
@@ -2340,7 +2342,7 @@ class McpUiUpdateModelContextRequestParamsContentItemVariantEResourceVariantA(_M
     text: str
 
 
-class McpUiUpdateModelContextRequestParamsContentItemVariantEResourceVariantB(_McpModel):
+class McpUiUpdateModelContextRequestParamsContentItemResourceResourceVariantB(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     uri: str
@@ -2349,7 +2351,7 @@ class McpUiUpdateModelContextRequestParamsContentItemVariantEResourceVariantB(_M
     blob: str
 
 
-class McpUiUpdateModelContextRequestParamsContentItemVariantEAnnotations(_McpModel):
+class McpUiUpdateModelContextRequestParamsContentItemResourceAnnotations(_McpModel):
 
     model_config = ConfigDict(extra="forbid")
     audience: _Omittable[list[Literal["user", "assistant"]]] = None

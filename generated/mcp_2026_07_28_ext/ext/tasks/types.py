@@ -36,58 +36,58 @@ __all__ = [
     "CreateTaskResult",
     "CreateTaskResultTtlMsVariantA",
     "DetailedTask",
-    "DetailedTaskVariantA",
-    "DetailedTaskVariantATtlMsVariantA",
-    "DetailedTaskVariantB",
-    "DetailedTaskVariantBTtlMsVariantA",
-    "DetailedTaskVariantC",
-    "DetailedTaskVariantCTtlMsVariantA",
-    "DetailedTaskVariantD",
-    "DetailedTaskVariantDTtlMsVariantA",
-    "DetailedTaskVariantE",
-    "DetailedTaskVariantETtlMsVariantA",
+    "DetailedTaskCancelled",
+    "DetailedTaskCancelledTtlMsVariantA",
+    "DetailedTaskCompleted",
+    "DetailedTaskCompletedTtlMsVariantA",
+    "DetailedTaskFailed",
+    "DetailedTaskFailedTtlMsVariantA",
+    "DetailedTaskInputRequired",
+    "DetailedTaskInputRequiredTtlMsVariantA",
+    "DetailedTaskWorking",
+    "DetailedTaskWorkingTtlMsVariantA",
     "FailedTask",
     "FailedTaskTtlMsVariantA",
     "GetTaskRequest",
     "GetTaskRequestParams",
     "GetTaskResult",
-    "GetTaskResultVariantA",
-    "GetTaskResultVariantATtlMsVariantA",
-    "GetTaskResultVariantB",
-    "GetTaskResultVariantBTtlMsVariantA",
-    "GetTaskResultVariantC",
-    "GetTaskResultVariantCTtlMsVariantA",
-    "GetTaskResultVariantD",
-    "GetTaskResultVariantDTtlMsVariantA",
-    "GetTaskResultVariantE",
-    "GetTaskResultVariantETtlMsVariantA",
+    "GetTaskResultCancelled",
+    "GetTaskResultCancelledTtlMsVariantA",
+    "GetTaskResultCompleted",
+    "GetTaskResultCompletedTtlMsVariantA",
+    "GetTaskResultFailed",
+    "GetTaskResultFailedTtlMsVariantA",
+    "GetTaskResultInputRequired",
+    "GetTaskResultInputRequiredTtlMsVariantA",
+    "GetTaskResultWorking",
+    "GetTaskResultWorkingTtlMsVariantA",
     "InputRequiredTask",
     "InputRequiredTaskTtlMsVariantA",
     "Task",
     "TaskStatus",
     "TaskStatusNotification",
     "TaskStatusNotificationParams",
-    "TaskStatusNotificationParamsVariantA",
-    "TaskStatusNotificationParamsVariantATtlMsVariantA",
-    "TaskStatusNotificationParamsVariantB",
-    "TaskStatusNotificationParamsVariantBTtlMsVariantA",
-    "TaskStatusNotificationParamsVariantC",
-    "TaskStatusNotificationParamsVariantCTtlMsVariantA",
-    "TaskStatusNotificationParamsVariantD",
-    "TaskStatusNotificationParamsVariantDTtlMsVariantA",
-    "TaskStatusNotificationParamsVariantE",
-    "TaskStatusNotificationParamsVariantETtlMsVariantA",
+    "TaskStatusNotificationParamsCancelled",
+    "TaskStatusNotificationParamsCancelledTtlMsVariantA",
+    "TaskStatusNotificationParamsCompleted",
+    "TaskStatusNotificationParamsCompletedTtlMsVariantA",
+    "TaskStatusNotificationParamsFailed",
+    "TaskStatusNotificationParamsFailedTtlMsVariantA",
+    "TaskStatusNotificationParamsInputRequired",
+    "TaskStatusNotificationParamsInputRequiredTtlMsVariantA",
+    "TaskStatusNotificationParamsWorking",
+    "TaskStatusNotificationParamsWorkingTtlMsVariantA",
     "TaskStatusNotificationParams_",
-    "TaskStatusNotificationParams_VariantA",
-    "TaskStatusNotificationParams_VariantATtlMsVariantA",
-    "TaskStatusNotificationParams_VariantB",
-    "TaskStatusNotificationParams_VariantBTtlMsVariantA",
-    "TaskStatusNotificationParams_VariantC",
-    "TaskStatusNotificationParams_VariantCTtlMsVariantA",
-    "TaskStatusNotificationParams_VariantD",
-    "TaskStatusNotificationParams_VariantDTtlMsVariantA",
-    "TaskStatusNotificationParams_VariantE",
-    "TaskStatusNotificationParams_VariantETtlMsVariantA",
+    "TaskStatusNotificationParams_Cancelled",
+    "TaskStatusNotificationParams_CancelledTtlMsVariantA",
+    "TaskStatusNotificationParams_Completed",
+    "TaskStatusNotificationParams_CompletedTtlMsVariantA",
+    "TaskStatusNotificationParams_Failed",
+    "TaskStatusNotificationParams_FailedTtlMsVariantA",
+    "TaskStatusNotificationParams_InputRequired",
+    "TaskStatusNotificationParams_InputRequiredTtlMsVariantA",
+    "TaskStatusNotificationParams_Working",
+    "TaskStatusNotificationParams_WorkingTtlMsVariantA",
     "TaskSubscriptionAcknowledgedNotifications",
     "TaskSubscriptionNotifications",
     "TaskTtlMsVariantA",
@@ -178,92 +178,98 @@ class CreateTaskResult(_McpModel):
 CreateTaskResultTtlMsVariantA = Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
-class DetailedTaskVariantA(_McpModel):
+class DetailedTaskWorking(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["working"] = _const("working")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: DetailedTaskVariantATtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: DetailedTaskWorkingTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
 
 
-class DetailedTaskVariantB(_McpModel):
+class DetailedTaskInputRequired(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["input_required"] = _const("input_required")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: DetailedTaskVariantBTtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: DetailedTaskInputRequiredTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
     input_requests: _core.InputRequests = Field(alias="inputRequests")
 
 
-class DetailedTaskVariantC(_McpModel):
+class DetailedTaskCompleted(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["completed"] = _const("completed")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: DetailedTaskVariantCTtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: DetailedTaskCompletedTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
     result: dict[str, Any]
 
 
-class DetailedTaskVariantD(_McpModel):
+class DetailedTaskFailed(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["failed"] = _const("failed")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: DetailedTaskVariantDTtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: DetailedTaskFailedTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
     error: _core.Error
 
 
-class DetailedTaskVariantE(_McpModel):
+class DetailedTaskCancelled(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["cancelled"] = _const("cancelled")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: DetailedTaskVariantETtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: DetailedTaskCancelledTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
 
 
 DetailedTask = Annotated[
-    DetailedTaskVariantA
-    | DetailedTaskVariantB
-    | DetailedTaskVariantC
-    | DetailedTaskVariantD
-    | DetailedTaskVariantE,
+    DetailedTaskWorking
+    | DetailedTaskInputRequired
+    | DetailedTaskCompleted
+    | DetailedTaskFailed
+    | DetailedTaskCancelled,
     Field(discriminator="status"),
 ]
 
 
-DetailedTaskVariantATtlMsVariantA = Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+DetailedTaskWorkingTtlMsVariantA = Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
-DetailedTaskVariantBTtlMsVariantA = Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+DetailedTaskInputRequiredTtlMsVariantA = Annotated[
+    int, Field(ge=-9007199254740991, le=9007199254740991)
+]
 
 
-DetailedTaskVariantCTtlMsVariantA = Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+DetailedTaskCompletedTtlMsVariantA = Annotated[
+    int, Field(ge=-9007199254740991, le=9007199254740991)
+]
 
 
-DetailedTaskVariantDTtlMsVariantA = Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+DetailedTaskFailedTtlMsVariantA = Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
-DetailedTaskVariantETtlMsVariantA = Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+DetailedTaskCancelledTtlMsVariantA = Annotated[
+    int, Field(ge=-9007199254740991, le=9007199254740991)
+]
 
 
 class FailedTask(_McpModel):
@@ -293,13 +299,13 @@ class GetTaskRequestParams(_McpModel):
     task_id: str = Field(alias="taskId")
 
 
-class GetTaskResultVariantA(_McpModel):
+class GetTaskResultWorking(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["working"] = _const("working")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: GetTaskResultVariantATtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: GetTaskResultWorkingTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
@@ -314,13 +320,13 @@ class GetTaskResultVariantA(_McpModel):
     `resultType`), the client MUST treat the absent field as `"complete"`."""
 
 
-class GetTaskResultVariantB(_McpModel):
+class GetTaskResultInputRequired(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["input_required"] = _const("input_required")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: GetTaskResultVariantBTtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: GetTaskResultInputRequiredTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
@@ -336,13 +342,13 @@ class GetTaskResultVariantB(_McpModel):
     `resultType`), the client MUST treat the absent field as `"complete"`."""
 
 
-class GetTaskResultVariantC(_McpModel):
+class GetTaskResultCompleted(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["completed"] = _const("completed")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: GetTaskResultVariantCTtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: GetTaskResultCompletedTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
@@ -358,13 +364,13 @@ class GetTaskResultVariantC(_McpModel):
     `resultType`), the client MUST treat the absent field as `"complete"`."""
 
 
-class GetTaskResultVariantD(_McpModel):
+class GetTaskResultFailed(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["failed"] = _const("failed")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: GetTaskResultVariantDTtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: GetTaskResultFailedTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
@@ -380,13 +386,13 @@ class GetTaskResultVariantD(_McpModel):
     `resultType`), the client MUST treat the absent field as `"complete"`."""
 
 
-class GetTaskResultVariantE(_McpModel):
+class GetTaskResultCancelled(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["cancelled"] = _const("cancelled")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: GetTaskResultVariantETtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: GetTaskResultCancelledTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
@@ -402,36 +408,32 @@ class GetTaskResultVariantE(_McpModel):
 
 
 GetTaskResult = Annotated[
-    GetTaskResultVariantA
-    | GetTaskResultVariantB
-    | GetTaskResultVariantC
-    | GetTaskResultVariantD
-    | GetTaskResultVariantE,
+    GetTaskResultWorking
+    | GetTaskResultInputRequired
+    | GetTaskResultCompleted
+    | GetTaskResultFailed
+    | GetTaskResultCancelled,
     Field(discriminator="status"),
 ]
 
 
-GetTaskResultVariantATtlMsVariantA = Annotated[
+GetTaskResultWorkingTtlMsVariantA = Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
+
+
+GetTaskResultInputRequiredTtlMsVariantA = Annotated[
     int, Field(ge=-9007199254740991, le=9007199254740991)
 ]
 
 
-GetTaskResultVariantBTtlMsVariantA = Annotated[
+GetTaskResultCompletedTtlMsVariantA = Annotated[
     int, Field(ge=-9007199254740991, le=9007199254740991)
 ]
 
 
-GetTaskResultVariantCTtlMsVariantA = Annotated[
-    int, Field(ge=-9007199254740991, le=9007199254740991)
-]
+GetTaskResultFailedTtlMsVariantA = Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
-GetTaskResultVariantDTtlMsVariantA = Annotated[
-    int, Field(ge=-9007199254740991, le=9007199254740991)
-]
-
-
-GetTaskResultVariantETtlMsVariantA = Annotated[
+GetTaskResultCancelledTtlMsVariantA = Annotated[
     int, Field(ge=-9007199254740991, le=9007199254740991)
 ]
 
@@ -467,26 +469,26 @@ class Task(_McpModel):
 TaskTtlMsVariantA = Annotated[int, Field(ge=-9007199254740991, le=9007199254740991)]
 
 
-class TaskStatusNotificationParamsVariantA(_McpModel):
+class TaskStatusNotificationParamsWorking(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["working"] = _const("working")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: TaskStatusNotificationParamsVariantATtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: TaskStatusNotificationParamsWorkingTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
     meta: _Omittable[_core.NotificationMetaObject] = Field(default=None, alias="_meta")
 
 
-class TaskStatusNotificationParamsVariantB(_McpModel):
+class TaskStatusNotificationParamsInputRequired(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["input_required"] = _const("input_required")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: TaskStatusNotificationParamsVariantBTtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: TaskStatusNotificationParamsInputRequiredTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
@@ -494,13 +496,13 @@ class TaskStatusNotificationParamsVariantB(_McpModel):
     meta: _Omittable[_core.NotificationMetaObject] = Field(default=None, alias="_meta")
 
 
-class TaskStatusNotificationParamsVariantC(_McpModel):
+class TaskStatusNotificationParamsCompleted(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["completed"] = _const("completed")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: TaskStatusNotificationParamsVariantCTtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: TaskStatusNotificationParamsCompletedTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
@@ -508,13 +510,13 @@ class TaskStatusNotificationParamsVariantC(_McpModel):
     meta: _Omittable[_core.NotificationMetaObject] = Field(default=None, alias="_meta")
 
 
-class TaskStatusNotificationParamsVariantD(_McpModel):
+class TaskStatusNotificationParamsFailed(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["failed"] = _const("failed")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: TaskStatusNotificationParamsVariantDTtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: TaskStatusNotificationParamsFailedTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
@@ -522,13 +524,13 @@ class TaskStatusNotificationParamsVariantD(_McpModel):
     meta: _Omittable[_core.NotificationMetaObject] = Field(default=None, alias="_meta")
 
 
-class TaskStatusNotificationParamsVariantE(_McpModel):
+class TaskStatusNotificationParamsCancelled(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["cancelled"] = _const("cancelled")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: TaskStatusNotificationParamsVariantETtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: TaskStatusNotificationParamsCancelledTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
@@ -536,36 +538,36 @@ class TaskStatusNotificationParamsVariantE(_McpModel):
 
 
 TaskStatusNotificationParams = Annotated[
-    TaskStatusNotificationParamsVariantA
-    | TaskStatusNotificationParamsVariantB
-    | TaskStatusNotificationParamsVariantC
-    | TaskStatusNotificationParamsVariantD
-    | TaskStatusNotificationParamsVariantE,
+    TaskStatusNotificationParamsWorking
+    | TaskStatusNotificationParamsInputRequired
+    | TaskStatusNotificationParamsCompleted
+    | TaskStatusNotificationParamsFailed
+    | TaskStatusNotificationParamsCancelled,
     Field(discriminator="status"),
 ]
 
 
-TaskStatusNotificationParamsVariantATtlMsVariantA = Annotated[
+TaskStatusNotificationParamsWorkingTtlMsVariantA = Annotated[
     int, Field(ge=-9007199254740991, le=9007199254740991)
 ]
 
 
-TaskStatusNotificationParamsVariantBTtlMsVariantA = Annotated[
+TaskStatusNotificationParamsInputRequiredTtlMsVariantA = Annotated[
     int, Field(ge=-9007199254740991, le=9007199254740991)
 ]
 
 
-TaskStatusNotificationParamsVariantCTtlMsVariantA = Annotated[
+TaskStatusNotificationParamsCompletedTtlMsVariantA = Annotated[
     int, Field(ge=-9007199254740991, le=9007199254740991)
 ]
 
 
-TaskStatusNotificationParamsVariantDTtlMsVariantA = Annotated[
+TaskStatusNotificationParamsFailedTtlMsVariantA = Annotated[
     int, Field(ge=-9007199254740991, le=9007199254740991)
 ]
 
 
-TaskStatusNotificationParamsVariantETtlMsVariantA = Annotated[
+TaskStatusNotificationParamsCancelledTtlMsVariantA = Annotated[
     int, Field(ge=-9007199254740991, le=9007199254740991)
 ]
 
@@ -576,26 +578,26 @@ class TaskStatusNotification(_McpModel):
     params: TaskStatusNotificationParams_
 
 
-class TaskStatusNotificationParams_VariantA(_McpModel):
+class TaskStatusNotificationParams_Working(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["working"] = _const("working")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: TaskStatusNotificationParams_VariantATtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: TaskStatusNotificationParams_WorkingTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
     meta: _Omittable[_core.NotificationMetaObject] = Field(default=None, alias="_meta")
 
 
-class TaskStatusNotificationParams_VariantB(_McpModel):
+class TaskStatusNotificationParams_InputRequired(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["input_required"] = _const("input_required")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: TaskStatusNotificationParams_VariantBTtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: TaskStatusNotificationParams_InputRequiredTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
@@ -603,13 +605,13 @@ class TaskStatusNotificationParams_VariantB(_McpModel):
     meta: _Omittable[_core.NotificationMetaObject] = Field(default=None, alias="_meta")
 
 
-class TaskStatusNotificationParams_VariantC(_McpModel):
+class TaskStatusNotificationParams_Completed(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["completed"] = _const("completed")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: TaskStatusNotificationParams_VariantCTtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: TaskStatusNotificationParams_CompletedTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
@@ -617,13 +619,13 @@ class TaskStatusNotificationParams_VariantC(_McpModel):
     meta: _Omittable[_core.NotificationMetaObject] = Field(default=None, alias="_meta")
 
 
-class TaskStatusNotificationParams_VariantD(_McpModel):
+class TaskStatusNotificationParams_Failed(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["failed"] = _const("failed")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: TaskStatusNotificationParams_VariantDTtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: TaskStatusNotificationParams_FailedTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
@@ -631,13 +633,13 @@ class TaskStatusNotificationParams_VariantD(_McpModel):
     meta: _Omittable[_core.NotificationMetaObject] = Field(default=None, alias="_meta")
 
 
-class TaskStatusNotificationParams_VariantE(_McpModel):
+class TaskStatusNotificationParams_Cancelled(_McpModel):
     task_id: str = Field(alias="taskId")
     status: Literal["cancelled"] = _const("cancelled")
     status_message: _Omittable[str] = Field(default=None, alias="statusMessage")
     created_at: str = Field(alias="createdAt")
     last_updated_at: str = Field(alias="lastUpdatedAt")
-    ttl_ms: TaskStatusNotificationParams_VariantETtlMsVariantA | None = Field(alias="ttlMs")
+    ttl_ms: TaskStatusNotificationParams_CancelledTtlMsVariantA | None = Field(alias="ttlMs")
     poll_interval_ms: _Omittable[int] = Field(
         default=None, alias="pollIntervalMs", ge=-9007199254740991, le=9007199254740991
     )
@@ -645,36 +647,36 @@ class TaskStatusNotificationParams_VariantE(_McpModel):
 
 
 TaskStatusNotificationParams_ = Annotated[
-    TaskStatusNotificationParams_VariantA
-    | TaskStatusNotificationParams_VariantB
-    | TaskStatusNotificationParams_VariantC
-    | TaskStatusNotificationParams_VariantD
-    | TaskStatusNotificationParams_VariantE,
+    TaskStatusNotificationParams_Working
+    | TaskStatusNotificationParams_InputRequired
+    | TaskStatusNotificationParams_Completed
+    | TaskStatusNotificationParams_Failed
+    | TaskStatusNotificationParams_Cancelled,
     Field(discriminator="status"),
 ]
 
 
-TaskStatusNotificationParams_VariantATtlMsVariantA = Annotated[
+TaskStatusNotificationParams_WorkingTtlMsVariantA = Annotated[
     int, Field(ge=-9007199254740991, le=9007199254740991)
 ]
 
 
-TaskStatusNotificationParams_VariantBTtlMsVariantA = Annotated[
+TaskStatusNotificationParams_InputRequiredTtlMsVariantA = Annotated[
     int, Field(ge=-9007199254740991, le=9007199254740991)
 ]
 
 
-TaskStatusNotificationParams_VariantCTtlMsVariantA = Annotated[
+TaskStatusNotificationParams_CompletedTtlMsVariantA = Annotated[
     int, Field(ge=-9007199254740991, le=9007199254740991)
 ]
 
 
-TaskStatusNotificationParams_VariantDTtlMsVariantA = Annotated[
+TaskStatusNotificationParams_FailedTtlMsVariantA = Annotated[
     int, Field(ge=-9007199254740991, le=9007199254740991)
 ]
 
 
-TaskStatusNotificationParams_VariantETtlMsVariantA = Annotated[
+TaskStatusNotificationParams_CancelledTtlMsVariantA = Annotated[
     int, Field(ge=-9007199254740991, le=9007199254740991)
 ]
 
