@@ -58,7 +58,10 @@ def build_package(
     )
     taken, stems = taken_by_runtime(), set[str]()
     with_stems(chosen.protocol.methods, taken, stems)
-    extended = tuple(dataclasses.replace(e, methods=with_stems(e.methods, taken, stems)) for e in extensions)
+    extended = tuple(
+        dataclasses.replace(e, methods=with_stems(e.methods, taken, stems), warnings=e.warnings + _shared(e, revisions))
+        for e in extensions
+    )
     return ir.Package(
         revisions=revisions,
         surface=surface,
@@ -66,3 +69,19 @@ def build_package(
         client=stub_names(chosen.protocol, "client", extended),
         extensions=extended,
     )
+
+
+def _shared(extension: ir.Extension, revisions: Sequence[ir.Revision]) -> tuple[str, ...]:
+    """A warning per revision of the package (besides the surface, which refuses it) that defines one of
+    the extension's methods itself: in its sessions the method is that revision's."""
+    own = {m.name for m in extension.methods}
+    notes = []
+    for revision in revisions:
+        shared = [m.name for m in revision.protocol.methods if m.name in own]
+        if shared:
+            notes.append(
+                f"extension {extension.name}: {', '.join(shared)} {'is' if len(shared) == 1 else 'are'} also revision "
+                f"{revision.protocol.revision}'s own; in sessions of that revision {'it is' if len(shared) == 1 else 'they are'} "
+                "that revision's method, not the extension's"
+            )
+    return tuple(notes)

@@ -295,3 +295,38 @@ def test_an_unknown_extension_without_an_identifier_needs_one(tmp_path: Path) ->
                            extensions=(f"io.example/unnamed={unnamed}",))
     (made,) = generate(named)
     assert (made.path / "ext" / "unnamed" / "types.py").is_file()
+
+
+def test_in_a_multi_revision_package_the_extension_binds_to_the_surface(tmp_path: Path) -> None:
+    """OLD has a `jobs/get` of its own; NEW (the surface) has none: the extension's copies are NEW's classes,
+    its handler serves NEW's clients, and generation says OLD keeps its own method."""
+    from mcpgen.commands.generate import PackageRequest, package_ir, package_warnings, render_packages
+    from mcpgen.emit.output import write_package
+    from mcpgen.inputs.extensions import resolve_extension
+    from mcpgen.inputs.sources import SchemaSource, sha256_of
+    from shared import load_package
+
+    from .packages import schema_bytes
+
+    old = base_schema()
+    old["$defs"]["GetJobRequest"] = request("jobs/get", obj({"id": STRING}, ["id"]), params_required=True)
+    old["$defs"]["GetJobResult"] = result()
+    old["$defs"]["ClientRequest"]["anyOf"].append(ref("GetJobRequest"))
+    sources = tuple(
+        SchemaSource(rev, schema_bytes(s), sha256_of(schema_bytes(s)), f"<{rev}>", pinned=False)
+        for rev, s in (("2099-01-01", old), ("2099-06-01", base_schema()))
+    )
+    (tmp_path / "jobs.json").write_bytes(schema_bytes(jobs_schema()))
+    request_ = PackageRequest(sources, "2099-06-01", extensions=(resolve_extension(str(tmp_path / "jobs.json"), env={}),))
+    package = package_ir(request_)
+    (note,) = [w for w in package_warnings(package) if "2099-01-01" in w]
+    assert note == "extension jobs: jobs/get is also revision 2099-01-01's own; in sessions of that revision it is that revision's method, not the extension's"
+    write_package(render_packages([request_], cached=False)[0].files, tmp_path / "fn_jobs_multi")
+    pkg = load_package(tmp_path / "fn_jobs_multi", "fn_jobs_multi")
+    import importlib
+
+    jobs = importlib.import_module("fn_jobs_multi.ext.jobs")
+    job = jobs.types.Job.model_validate({"jobId": "j", "state": "done", "tool": {"name": "t"}})
+    assert type(job.tool) is pkg.v2099_06_01.types.Tool
+    assert pkg.Server.handlers["jobs/get"] == "on_get_job"
+    assert "from ...v2099_06_01 import types as _core" in (tmp_path / "fn_jobs_multi" / "ext" / "jobs" / "types.py").read_text()
