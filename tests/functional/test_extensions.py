@@ -40,14 +40,15 @@ def base_schema() -> Schema:
 
 
 def jobs_schema() -> Schema:
-    """The jobs extension: copies of `Tool` and `RequestId` as the core has them, a `TextContent` that
-    gained `annotations`, and its own jobs, methods and settings."""
+    """The jobs extension: copies of `Tool`, `RequestId` and `CallToolResult` as the core has them (the last
+    refers to `TextContent`), a `TextContent` that gained `annotations`, and its own jobs, methods and settings."""
     core = base_schema()["$defs"]
     return extension_schema(
         JOBS,
         {
             "Tool": copy.deepcopy(core["Tool"]),
             "RequestId": copy.deepcopy(core["RequestId"]),
+            "CallToolResult": copy.deepcopy(core["CallToolResult"]),
             "TextContent": obj(
                 {
                     "type": const("text"),
@@ -119,7 +120,16 @@ def test_a_copy_that_differs_is_reported_once_and_never_replaces_the_core_type(
     assert len(lines) == 1 and "\n" not in lines[0]
     assert "extension jobs: its copy of TextContent differs from 2099-01-01's" in lines[0]
     assert "/properties/annotations only in the extension's" in lines[0]
-    assert not [w for w in report.warnings if "Tool" in w or "RequestId" in w]
+    assert not [w for w in report.warnings if "Tool " in w or "RequestId" in w]
+    # A copy the same as the core's that refers to the one that differs is the extension's too, said once.
+    (through,) = [w for w in report.warnings if "CallToolResult" in w]
+    assert through == (
+        "extension jobs: its copies of CallToolResult refer to copies that differ from 2099-01-01's, "
+        "so the extension keeps its own of them too"
+    )
+    assert jobs.types.CallToolResult is not pkg.types.CallToolResult
+    with pytest.raises(pydantic.ValidationError):
+        jobs.types.CallToolResult.model_validate({"content": [{"type": "text", "text": "x", "annotations": 1}]})
     annotated = {"type": "text", "text": "x", "annotations": {"priority": "high"}}
     # The core keeps its own TextContent (open, no `annotations`); the extension's Job.log uses the extension's.
     assert accepts(base_schema(), "TextContent", annotated) and not accepts(jobs_schema(), "TextContent", annotated)

@@ -42,6 +42,8 @@ FRONTEND = _group(
         ("constraints-as-types", "parse", "field_constraints=True", "field_constraints=False", "constraints folded into con* types and lost"),
         ("draft07-unknown", "defs_key_of", 'for key in ("$defs", "definitions"):', 'for key in ("$defs",):', "draft-07 `definitions` not recognised"),
         ("pointer-unescaped", "_escape_pointer", 'return name.replace("~", "~0").replace("/", "~1")', "return name", "definition names with `/` or `~` not escaped in pointers"),
+        ("never-allows-anything", "_never", "    if node is False:\n        return True\n    return (", "    return False and (", "`{\"not\": {}}` read as any value: a closed object accepts unknown keys"),
+        ("property-names-make-maps", "_normalized", "            del out[\"propertyNames\"]\n", "            pass\n", "a closed object with `propertyNames` read as an open map"),
     ],
 )
 
@@ -214,6 +216,7 @@ STUBVIEWS = _group(
         ("params-always-required", "_params_optional", "if not m.params_required or m.params is None:", "if m.params is None:", "calls demand params the schema makes optional"),
         ("meta-only-params-required", "_params_optional", "    return isinstance(params, ir.Model) and all(", "    return False and all(", "calls demand params that only need the `_meta` the client fills in"),
         ("no-capabilities-model", "_capabilities", "return lifecycle.server_capabilities if side == \"server\" else lifecycle.client_capabilities", "return None", "no capability derivation: nothing advertised for overridden handlers"),
+        ("extension-not-advertised", "_advertised", "        return None\n    return f\"Capability(", "        return None\n    return None\n    return f\"Capability(", "overriding an extension's handler does not advertise the extension"),
     ],
 )
 
@@ -273,12 +276,52 @@ PROVENANCE = _group(
     ],
 )
 
+COPIES = _group(
+    "generator/model/copies.py",
+    [
+        ("copies-shape-ignored", "_same_shape", "return bool(shape(rekeyed(ext, ext_key, core_key)) == shape(core))", "return True", "a copy that differs from the core replaces nothing and is never reported: the core class stands in for it"),
+        ("copies-closure-ignored", "compare_copies", "                same.discard(name)\n", "                pass\n", "a copy that refers to a differing copy is taken for the core's"),
+        ("copies-annotations-count", "_same_shape", "return bool(shape(rekeyed(ext, ext_key, core_key)) == shape(core))", "return bool(rekeyed(ext, ext_key, core_key) == core)", "a copy whose descriptions differ is kept apart"),
+        ("copies-where-dropped", "differences", 'shown = "; ".join(found[:_SHOWN])', 'shown = ""', "the drift warning does not say where a copy differs"),
+    ],
+)
+
+EXTENSION = _group(
+    "generator/model/extension.py",
+    [
+        ("extension-copies-unmapped", "build_extension", "    mapping = _mapping(definitions, base, {names[n]: core[n] for n in report.same if n in names})\n", "    mapping: dict[str, str] = {}\n", "every copy generated again in the extension instead of being the core class"),
+        ("extension-core-refs-local", "_retyped", "return ir.Ref(mapping[t.name], core=True) if t.name in mapping else t", "return t", "references to core classes point into the extension's module"),
+        ("extension-union-senders-lost", "_kind_and_senders", "        return kind, frozenset({side})\n", "        return kind, frozenset()\n", "the senders an extension's own role unions state are lost"),
+        ("extension-core-method-allowed", "extension_methods", "        if base is not None and wire in core_methods:", "        if False:", "an extension redefines a core method silently"),
+        ("extension-drift-silent", "build_extension", "        for name, where in report.differ\n", "        for name, where in ()\n", "a copy that differs is not reported"),
+        ("extension-settings-guessed", "_settings", "if len(found) == 1 else", "if found else", "settings typed by one of several ...ExtensionCapability definitions"),
+    ],
+)
+
+EXTENSION_INPUTS = _group(
+    "generator/inputs/extensions.py",
+    [
+        ("extension-pin-unverified", "_verified", "    if digest != pin.sha256:\n", "    if False:\n", "an extension schema with other bytes than its pin is accepted"),
+        ("extension-identifier-unread", "identifier_in", "return found.group(1).rstrip(\".\") if found else None", "return None", "an extension file's stated identifier is not read"),
+        ("extension-facts-by-identifier-lost", "facts_for", "return pin.facts if pin is not None else Facts()", "return Facts()", "a known extension's facts (senders, settings, _meta entries) do not apply"),
+    ],
+)
+
+EXTENSION_VIEWS = _group(
+    "generator/emit/extension_views.py",
+    [
+        ("extension-core-unqualified", "types_view", 'definitions=tuple(definition_view(d, sym, sym[CORE] + ".") for d in extension.definitions),', "definitions=tuple(definition_view(d, sym) for d in extension.definitions),", "an extension's references to core classes are not qualified"),
+        ("extension-app-methods-in-table", "table_view", "for m in e.methods if m.roles is None", "for m in e.methods", "methods of an extension's own link listed as MCP methods"),
+    ],
+)
+
 STUBNAMES = _group(
     "generator/model/names.py",
     [
         ("handlers-for-own-messages", "handles", "method.sent_by(_other(side))", "method.sent_by(side)", "each side handles what it sends itself"),
         ("embedded-live", "calls", "return method.roles is None and method.sent_by(side) and not method.embedded", "return method.roles is None and method.sent_by(side)", "embedded requests get typed calls"),
         ("clashes-unchecked", "taken_by_runtime", "return {side: set(runtime_members(side)) for side in SIDES}", "return {side: set() for side in SIDES}", "a handler or call named like a runtime member (handle, attach…) overrides it"),
+        ("stems-shared", "with_stems", "stems.add(stem)", "pass", "two methods share a stem (an extension's method takes a core one's name)"),
         ("stems-unchecked", "with_stems", "while stem in stems or any(name in taken[side] for side, name in _derived(method, stem)):", "while stem in stems:", "a method's call or handler takes a name already given on its class"),
     ],
 )
@@ -556,6 +599,10 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + PROVENANCE
     + STUBVIEWS
     + STUBNAMES
+    + COPIES
+    + EXTENSION
+    + EXTENSION_INPUTS
+    + EXTENSION_VIEWS
     + ERRATA
     + GENERATE
     + FORMATTING
