@@ -129,7 +129,8 @@ class ExtensionInput:
     warnings: tuple[str, ...] = ()
 
 
-def _facts(entry: Mapping[str, Any]) -> Facts:
+def facts_of(entry: Mapping[str, Any]) -> Facts:
+    """The facts one entry of `schema/extensions.json` states (senders by role name, as that file writes them)."""
     roles = entry.get("roles")
     sides = {name: side for side, name in roles.items()} if roles else {side: side for side in _SIDES}
     methods = tuple(
@@ -158,7 +159,7 @@ def _pins() -> tuple[ExtensionPin, ...]:
                 upstream=e["upstream"],
                 url=e["url"],
                 sha256=e["sha256"],
-                facts=_facts(e),
+                facts=facts_of(e),
                 member=e.get("member"),
             )
             for name, e in table.items()
@@ -292,7 +293,7 @@ def _download(pin: ExtensionPin, fetch: Fetch) -> bytes:
     except Exception as exc:
         reason = " ".join(str(getattr(exc, "reason", None) or exc).split())
         raise SourceError(
-            f"cannot download the {pin.name} extension schema from {pin.url} ({reason}) and it is not cached; "
+            f"cannot download the {pin.name} extension schema ({pin.upstream}) from {pin.url} ({reason}) and it is not cached; "
             f"pass --schema-dir DIR (or set {SCHEMA_DIR_ENV}) with {EXTENSIONS_DIR}/{pin.name}/schema.json inside"
         ) from exc
 

@@ -81,7 +81,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ModuleType,
     entry = {"identifier": WIDGETS, "upstream": "tests", "url": "https://example.invalid/widgets.json", **FACTS}
     pin = known.ExtensionPin(
         name="widgets", identifier=WIDGETS, upstream="tests", url=entry["url"],
-        sha256=hashlib.sha256(schema_bytes(schema)).hexdigest(), facts=known._facts(entry),
+        sha256=hashlib.sha256(schema_bytes(schema)).hexdigest(), facts=known.facts_of(entry),
     )
     with pytest.MonkeyPatch.context() as patch, shipped({"ext-widgets": [ERRATUM]}):
         patch.setattr(known, "_pins", lambda: (pin,))

@@ -40,13 +40,14 @@ def base_schema() -> Schema:
 
 
 def jobs_schema() -> Schema:
-    """The jobs extension: copies of `Tool`, `RequestId` and `CallToolResult` as the core has them (the last
-    refers to `TextContent`), a `TextContent` that gained `annotations`, and its own jobs, methods and settings."""
+    """The jobs extension: copies of `Tool` (its description reworded), `RequestId` and `CallToolResult` as the
+    core has them (the last refers to `TextContent`), a `TextContent` that gained `annotations`, and its own
+    jobs, methods and settings."""
     core = base_schema()["$defs"]
     return extension_schema(
         JOBS,
         {
-            "Tool": copy.deepcopy(core["Tool"]),
+            "Tool": {**copy.deepcopy(core["Tool"]), "description": "A tool, as the jobs extension describes it."},
             "RequestId": copy.deepcopy(core["RequestId"]),
             "CallToolResult": copy.deepcopy(core["CallToolResult"]),
             "TextContent": obj(
@@ -73,9 +74,10 @@ def jobs_schema() -> Schema:
             "ListToolsNotification": notification("notifications/jobs/tools"),
             "PingJobRequest": request("jobs/ping"),
             "PingJobResult": result(),
-            "JobsExtensionCapability": obj(
+            "JobsExtensionCapability": obj(  # as ext-tasks writes its settings: closed, with trivial propertyNames
                 {"maxJobs": {"type": "integer", "minimum": 1}, "legacy": {"not": {}}},
                 additionalProperties={"not": {}},
+                propertyNames={"type": "string"},
             ),
             "ClientRequest": {"anyOf": [ref("GetJobRequest")]},
             "ServerNotification": {"anyOf": [ref("JobUpdatedNotification"), ref("ListToolsNotification")]},
@@ -295,16 +297,25 @@ def test_an_unknown_extension_without_an_identifier_needs_one(tmp_path: Path) ->
     from mcpgen.errors import SourceError
 
     unnamed = tmp_path / "unnamed.json"
-    unnamed.write_text(json.dumps(extension_schema(None, {"Job": obj({"jobId": STRING})})), "utf-8")
+    two_settings = {"AExtensionCapability": obj({"a": STRING}), "BExtensionCapability": obj({"b": STRING})}
+    unnamed.write_text(json.dumps(extension_schema(None, {"Job": obj({"jobId": STRING}), **two_settings})), "utf-8")
     base = tmp_path / "schema.json"
     base.write_text(json.dumps(base_schema()), "utf-8")
     config = GenerateConfig(schema_file=base, revision="2099-01-01", output=tmp_path / "out", extensions=(str(unnamed),))
     with pytest.raises(SourceError, match=r"pass --extension IDENTIFIER=.*unnamed\.json"):
         generate(config)
-    named = GenerateConfig(schema_file=base, revision="2099-01-01", output=tmp_path / "out",
+    named = GenerateConfig(schema_file=base, revision="2099-01-01", output=tmp_path / "out", package="fn_unnamed",
                            extensions=(f"io.example/unnamed={unnamed}",))
     (made,) = generate(named)
-    assert (made.path / "ext" / "unnamed" / "types.py").is_file()
+    from shared import load_package
+
+    load_package(made.path, "fn_unnamed")
+    import importlib
+
+    capabilities = importlib.import_module("fn_unnamed.ext.unnamed.capabilities")
+    # Two definitions could type the settings: neither is chosen, and the settings stay a plain object.
+    assert capabilities.ClientSettings == capabilities.ServerSettings == dict[str, Any]
+    assert capabilities.client_declaration({"a": "x"}) == {"io.example/unnamed": {"a": "x"}}
 
 
 def test_in_a_multi_revision_package_the_extension_binds_to_the_surface(tmp_path: Path) -> None:
