@@ -79,6 +79,9 @@ def jobs_schema() -> Schema:
                 additionalProperties={"not": {}},
                 propertyNames={"type": "string"},
             ),
+            "JobsAcknowledgement": {  # ext-tasks' TasksExtensionCapability: an object that allows no key
+                "type": "object", "propertyNames": {"type": "string"}, "additionalProperties": {"not": {}},
+            },
             "ClientRequest": {"anyOf": [ref("GetJobRequest")]},
             "ServerNotification": {"anyOf": [ref("JobUpdatedNotification"), ref("ListToolsNotification")]},
         },
@@ -158,8 +161,15 @@ def test_the_extension_types_accept_what_its_schema_accepts(jobs: ModuleType, in
 
 
 @pytest.mark.parametrize("instance", [{}, {"maxJobs": 2}, {"maxJobs": 0}, {"maxJobs": 2, "other": 1}, {"legacy": True}])
-def test_a_schema_that_allows_nothing_reads_as_a_closed_object(jobs: ModuleType, instance: Any) -> None:
-    assert_agrees(jobs.types, jobs_schema(), "JobsExtensionCapability", instance)
+@pytest.mark.parametrize("definition", ["JobsExtensionCapability", "JobsAcknowledgement"])
+def test_a_schema_that_allows_nothing_reads_as_a_closed_object(jobs: ModuleType, definition: str, instance: Any) -> None:
+    assert_agrees(jobs.types, jobs_schema(), definition, instance)
+
+
+def test_an_object_that_allows_no_key_is_a_model_a_side_can_declare(jobs: ModuleType) -> None:
+    """Settings with nothing in them yet (ext-tasks': `{}`, nothing else) are still a model to construct."""
+    acknowledgement = jobs.types.JobsAcknowledgement()
+    assert acknowledgement.model_dump(by_alias=True) == {}
 
 
 def test_the_extension_methods_carry_their_senders(
