@@ -226,9 +226,9 @@ def test_the_capability_settings_are_typed(pkg: ModuleType, jobs: ModuleType) ->
         capabilities.client_settings(pkg.types.ClientCapabilities(extensions={JOBS: {"maxJobs": 2, "x": 1}}))
 
 
-def test_a_typed_call_sends_the_extension_method_in_the_peer_wire(pkg: ModuleType) -> None:
-    """The Client's typed call puts the extension's method on the wire; the runtime of this part does not
-    dispatch extension methods yet, so the peer answers -32601."""
+def test_a_typed_call_of_an_extension_method_is_refused_until_the_runtime_dispatches_it(pkg: ModuleType) -> None:
+    """The runtime does not send or dispatch extension methods yet (the next part does): the typed call
+    raises ProtocolError -32601 before anything goes on the wire, as for a method its revision lacks."""
 
     async def scenario() -> tuple[Any, list[Any]]:
         server, client = pkg.Server(), pkg.Client()
