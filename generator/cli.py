@@ -37,7 +37,6 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "mcpgen generate                              # every package in [tool.mcpgen] of pyproject.toml",
         "mcpgen generate -r 2025-11-25 -o src/app/_vendor/mcp --package app._vendor.mcp",
         "mcpgen generate -r 2025-11-25 --dist dist/mcp-bindings   # a publishable project",
-        "mcpgen generate -r 2026-07-28 --extension tasks --extension apps",
     ),
     "check": (
         "mcpgen check                                 # every package in [tool.mcpgen] of pyproject.toml",
