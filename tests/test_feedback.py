@@ -170,6 +170,11 @@ def complete(words: str) -> list[str]:
     return [line.split(",", 1)[1] for line in done.stdout.splitlines()]
 
 
+def test_known_extensions_complete_in_the_shell() -> None:
+    assert complete("mcpgen generate --extension t") == ["tasks"]
+    assert complete("mcpgen --extension a") == ["apps"]
+
+
 def test_revisions_complete_in_the_shell() -> None:
     assert complete("mcpgen generate --revision 2025-") == [r for r in KNOWN_REVISIONS if r.startswith("2025-")]
     assert complete("mcpgen -r a") == ["all"]
