@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from dataclasses import dataclass, replace
-from typing import Any, Awaitable, ClassVar, Mapping, Protocol, Union
+from typing import Any, Awaitable, Callable, ClassVar, Mapping, Protocol, Union
 
 from pydantic import BaseModel, ValidationError
 
@@ -119,6 +119,9 @@ class Peer:
     result_defaults: ClassVar[Mapping[str, Any]] = {}
     """Values for required result fields the surface revision lacks and a peer's revision requires,
     by wire name, overriding the package's documented defaults."""
+    derived_capabilities: Callable[[], Any]
+    """The capabilities this peer announces: each side's base class (`ServerBase`, `ClientBase`) derives
+    them from the handlers the peer's class overrides, unless they are declared."""
 
     @property
     def _mcp(self) -> Endpoint:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from .client import HttpConnection, connect_http
 from .common import ASSUMED_VERSION, HEADER_KEYWORD, encode_header, header_params
-from .server import StreamableHTTP, StreamOptions, close_sse_stream, streamable_http_app
+from .server import StreamableHTTP, close_sse_stream, streamable_http_app
+from .stream import StreamOptions
 
 __all__ = [
     "ASSUMED_VERSION",

@@ -26,8 +26,7 @@ from ..log import logger
 from ..peer import Peer
 from ..facts import ToolHeaders
 from .common import at, encode_header, eras, header_params, header_text, is_response, mapping
-from .common import valid_header_params
-from .server import _cancel
+from .common import cancel, valid_header_params
 
 
 class _Event:
@@ -147,9 +146,7 @@ class HttpConnection:
         except asyncio.CancelledError:
             if not self._closed and method not in self.eras.handshakes and self.session_id:
                 revisions = type(self.peer).revisions
-                self._keep(
-                    asyncio.ensure_future(_cancel(self, revisions, self.version, request_id))
-                )
+                self._keep(asyncio.ensure_future(cancel(self, revisions, self.version, request_id)))
             raise
         finally:
             self._pending.pop(request_id, None)

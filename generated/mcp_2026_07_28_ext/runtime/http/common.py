@@ -98,6 +98,13 @@ def error_body(code: int, message: str, request_id: Any = None, data: Any = None
     return body
 
 
+async def cancel(channel: Any, revisions: Revisions, version: str | None, request_id: Any) -> None:
+    """Tell the peer a request is cancelled, with the notification of the session's revision."""
+    revision = revisions.get(version or "") or revisions[revisions.supported[-1]]
+    if revision.cancelled is not None and revision.cancelled_id_key is not None:
+        await channel.notify(revision.cancelled, {revision.cancelled_id_key: request_id})
+
+
 def mapping(value: Any) -> Mapping[str, Any]:
     """`value` when it is a JSON object, else an empty one."""
     return value if isinstance(value, Mapping) else {}
