@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from mcpgen.commands.diff import diff_revisions, load_revision
 from mcpgen.commands.diff.command import diff_command
 from mcpgen.commands.diff.model import Change, Report
-from mcpgen.commands.diff.load import load_pair
+from mcpgen.commands.diff.pair import load_pair
 from mcpgen.commands.diff.regen import EXTENSION_PAIRS, consecutive_pairs, golden_path
 from mcpgen.commands.diff.report import render_json
 from mcpgen.inputs.errata import corrected_schema

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from mcpgen.cli import main
 from mcpgen.commands.diff.compare import diff_revisions
-from mcpgen.commands.diff.load import load_pair
+from mcpgen.commands.diff.pair import load_pair
 from shared import REPO_ROOT
 
 DOC = REPO_ROOT / "docs" / "extensions.md"

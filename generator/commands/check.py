@@ -59,13 +59,13 @@ def check_package(
     for revision, sha in made.revisions:
         source = recorded_schema(revision, sha, schema_file=schema_file, schema_dir=schema_dir, cache_dir=cache_dir)
         current().detail(source.describe())
-        remember_schema(cache_root(cache_dir), source)  # the next check, and the fix, need no schema option
+        remember_schema(cache_root(cache_dir), source.sha256, source.data)  # the next check, and the fix, need no schema option
         sources.append(source)
     extensions = []
     for name, identifier, sha in made.extensions:
         extension = recorded_extension(name, identifier, sha, schema_dir=schema_dir, cache_dir=cache_dir)
         current().detail(extension.describe())
-        remember_schema(cache_root(cache_dir), extension)
+        remember_schema(cache_root(cache_dir), extension.sha256, extension.data)
         extensions.append(extension)
     request = PackageRequest(tuple(sources), made.surface, made.pairings, cache_dir, tuple(extensions))
     expected = render_packages([request])[0].files

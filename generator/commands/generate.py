@@ -310,9 +310,9 @@ def generate_all(configs: list[GenerateConfig]) -> list[GeneratedPackage]:
         check_target(job.dist or job.target, config.force, dist=job.dist is not None)  # before rendering: fail fast
     for _, job in planned:
         for source in job.request.sources:
-            remember_schema(cache_root(job.request.cache_dir), source)
+            remember_schema(cache_root(job.request.cache_dir), source.sha256, source.data)
         for extension in job.request.extensions:
-            remember_schema(cache_root(job.request.cache_dir), extension)
+            remember_schema(cache_root(job.request.cache_dir), extension.sha256, extension.data)
     rendered = render_packages([job.request for _, job in planned])
     updates = []  # all planned before any is written: a refusal leaves every package as it was
     for (config, job), made in zip(planned, rendered):

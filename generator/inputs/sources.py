@@ -9,14 +9,12 @@ import re
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from ..console import current
 from ..errors import SchemaError, SourceError
 from .pins import Pin, get_pin, latest_revision, load_pins
 
-if TYPE_CHECKING:
-    from .extensions import ExtensionSource
 
 Fetch = Callable[[str], bytes]
 
@@ -136,11 +134,11 @@ def recorded_schema(
     return resolve_schema(revision, schema_dir=schema_dir, cache_dir=cache, env=env, fetch=fetch)
 
 
-def remember_schema(cache_dir: Path, source: SchemaSource | ExtensionSource) -> None:
-    """Keep the bytes of `source` (a revision's or an extension's schema) in the cache by sha256 (so `check`
+def remember_schema(cache_dir: Path, sha256: str, data: bytes) -> None:
+    """Keep a schema's bytes (a revision's or an extension's) in the cache by their `sha256` (so `check`
     works offline), unless already there."""
-    if not cache_path(cache_dir, source.sha256).is_file():
-        store_bytes(cache_dir, source.sha256, source.data)
+    if not cache_path(cache_dir, sha256).is_file():
+        store_bytes(cache_dir, sha256, data)
 
 
 def load_json(source: SchemaSource) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from ...errors import OutputError
 from ...reporting import reported
 from .compare import diff_revisions
 from .ignore import apply_ignores, read_ignore_file
-from .load import load_pair
+from .pair import load_pair
 from .model import Change, Report
 from .report import RENDERERS, render_markdown
 from .settings import FAIL_ON, load_settings

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ...inputs.pins import known_revisions
 from .compare import diff_revisions
-from .load import load_pair
+from .pair import load_pair
 from .report import render_json
 
 GOLDEN_DIR = Path("tests") / "golden" / "diff"
