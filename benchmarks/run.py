@@ -35,6 +35,7 @@ TARGETS = {
     "multi": (">=", 0.8),
     "http": (">=", 6.0),
     "http-floor": (">=", 0.5),
+    "tap": ("<=", 1.5),
 }
 
 
@@ -411,6 +412,21 @@ def bench_http_echo(schema_dir: Path, reps: int, seconds: float, work: Path, tab
             bench_http(out, reps, seconds, lambda w, ours, base, ratio, target: table.add(w, ours, base, _http_ratio(ratio, target)), http, mode)
 
 
+def bench_tap(schema_dir: Path, reps: int, calls: int, work: Path, table: Table) -> None:
+    """What `mcpgen tap` costs a session: sequential tools/call through the tap against the same calls
+    direct (stdio: held to the target; HTTP: stated)."""
+    from tap_bench import bench_tap as run_tap_bench
+
+    print(f"\n== mcpgen tap ({calls} sequential tools/call, seconds from initialize to the last answer; medians) ==", flush=True)
+    out = work / "tap"
+    run_child(mcpgen_argv("2025-11-25", out / "mcp_2025_11_25", schema_dir))
+
+    def add(what: str, ours: str, base: str, ratio: float, transport: str) -> None:
+        table.add(what, ours, base, fmt_ratio(ratio, "tap") if transport == "stdio" else f"{ratio:5.2f}x")
+
+    run_tap_bench(out, reps, calls, add)
+
+
 def bench_fanout_latency(schema_dir: Path, reps: int, touches: int, work: Path, table: Table) -> None:
     """A `touch` heard by 1,000 listen streams: the README's Scaling out example on two workers through
     Redis, against one worker holding every stream (needs redis-server)."""
@@ -438,7 +454,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help=f"one revision ({QUICK_REVISION}), fewer repetitions")
     parser.add_argument("--schema-dir", type=Path, default=Path(os.environ.get("MCPGEN_SCHEMA_DIR", Path(__file__).resolve().parents[2] / "shared" / "mcp-spec")))
     parser.add_argument("--reps", type=int, help="repetitions per measurement (default 5, quick 3)")
-    parser.add_argument("--only", choices=("generation", "parse", "import", "multi", "http", "fanout"), action="append", help="run only these parts")
+    parser.add_argument("--only", choices=("generation", "parse", "import", "multi", "http", "fanout", "tap"), action="append", help="run only these parts")
     parser.add_argument("--mode", choices=("session", "stateless"), action="append", help="HTTP: only these modes")
     parser.add_argument("--against", type=Path, help="another mcpgen, installed with `pip install --no-deps --target DIR`: cold generation against it too "
                         "(this tree's side is whichever mcpgen PYTHONPATH and the environment give)")
@@ -450,7 +466,7 @@ def main() -> None:
         parser.error("--against times generation: add --only generation")
     reps = args.reps or (3 if args.quick else 5)
     revisions = (QUICK_REVISION,) if args.quick else REVISIONS
-    parts = args.only or ["generation", "parse", "import", "multi", "http", "fanout"]
+    parts = args.only or ["generation", "parse", "import", "multi", "http", "fanout", "tap"]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}, reps {reps}")
     if uncompiled := uncompiled_modules():
         print(f"note: {uncompiled} of mcpgen's modules have no bytecode cache, so each run compiles them (an editable "
@@ -471,6 +487,8 @@ def main() -> None:
             bench_http_echo(args.schema_dir, reps, 1.0 if args.quick else 3.0, work, table, tuple(args.mode or ("session", "stateless")))
         if "fanout" in parts:
             bench_fanout_latency(args.schema_dir, reps, 10 if args.quick else 30, work, table)
+        if "tap" in parts:
+            bench_tap(args.schema_dir, reps, 100 if args.quick else 300, work, table)
     print("\n" + table.markdown())
     if args.json is not None:
         write_json(args.json, table, parts, reps)

@@ -40,12 +40,17 @@ SURFACE_TEMPLATE = "surface.py.jinja"
 SURFACE_MODULES = ("types", "dicts")
 """The modules a multi-revision package re-exports from its surface revision at its top."""
 MARKER_FILE = "py.typed"
+INCLUDED = ("definitions.py.jinja", "method_table.py.jinja")
+"""Templates the others include (the definitions of a types module, the rows of a METHODS table)."""
 TEMPLATES: tuple[str, ...] = (
     *(t for _, t in (*SHARED_FILES, *REVISION_FILES, DICTS, REVISION_INIT)),
     SURFACE_TEMPLATE,
     PEER_TEMPLATE,
     FACADE_TEMPLATE,
+    *INCLUDED,
 )
+"""What rendering any package needs (`prepare` compiles them early); an extension's templates compile
+when a package has one."""
 Part = Literal["all", "shared", "revisions"]
 
 
@@ -100,6 +105,10 @@ def render_sources(package: ir.Package, part: Part = "all") -> Sources:
         facade = env.get_template(FACADE_TEMPLATE)
         for name, module, doc in FACADES:
             files[name] = facade.render(v=view, f=facade_view(module, doc))
+        if package.extensions:
+            from .extension_views import extension_files  # only a package with extensions needs them
+
+            files.update((name, env.get_template(t).render(v=v)) for name, t, v in extension_files(package, view.header))
         verbatim = runtime_files(view.header)
     if part != "shared":
         for revision in package.revisions:

@@ -23,7 +23,7 @@ from typing import Any, Awaitable, Callable, ClassVar, Protocol, Union
 from pydantic import BaseModel, ValidationError
 
 from .convert import Policy, convert, converted, dump, fill, with_defaults
-from .facts import Capability
+from .facts import Capability, Extension
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -111,6 +111,8 @@ class Peer:
     """Incoming method → the name of the handler answering it."""
     handler_capabilities: ClassVar[Mapping[str, Capability]] = {}
     """Incoming method → the capability that overriding its handler advertises."""
+    extensions: ClassVar[tuple[Extension, ...]] = ()
+    """The extensions (SEP-2133) the package was generated with."""
     conversion_policy: ClassVar[Policy] = "drop"
     """What happens to what a peer's protocol version cannot represent: "drop" it (one warning each) or
     "strict" (an error: -32603 for our results, ProtocolError raised for our calls)."""
