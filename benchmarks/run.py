@@ -1,6 +1,6 @@
 """mcpgen benchmarks: generation, parsing, import time and memory, side by side with baselines.
 
-Usage: python benchmarks/run.py [--quick] [--schema-dir DIR] [--reps N] [--only PART] [--against DIR] [--json FILE]
+Usage: python benchmarks/run.py [--quick] [--schema-dir DIR] [--reps N] [--only PART] [--mode MODE] [--against DIR] [--json FILE]
 
 Every number is a median over repetitions, and each baseline runs interleaved with what it is
 compared against, so that load from other processes hits both alike.
@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -36,6 +37,7 @@ TARGETS = {
     "http": (">=", 6.0),
     "http-floor": (">=", 0.5),
     "tap": ("<=", 1.5),
+    "stdio": (">=", 10.0),
 }
 
 
@@ -112,10 +114,13 @@ class Table:
 _RATIO = re.compile(r"\s*(?P<ratio>\d+(?:\.\d+)?)x(?: \(target (?P<op><=|>=) (?P<bound>[\d.]+)x: (?P<met>met|NOT met)\))?")
 
 
-def write_json(path: Path, table: Table, parts: list[str], reps: int) -> None:
-    """The results as JSON (`mcpgen-bench/1`), the input of benchmarks/plot.py."""
+def write_json(path: Path, table: Table, parts: list[str], reps: int, argv: list[str]) -> None:
+    """The results as JSON (`mcpgen-bench/1`), the input of benchmarks/plot.py, with the command that measured
+    them (`argv`, less `--json FILE`)."""
     machine = {"python": sys.version.split()[0], "cpus": os.cpu_count(), "load": round(os.getloadavg()[0], 1)}
-    results = {"format": "mcpgen-bench/1", "date": time.strftime("%Y-%m-%d"), **machine, "reps": reps, "parts": parts}
+    shown = [arg for i, arg in enumerate(argv) if arg != "--json" and (i == 0 or argv[i - 1] != "--json")]
+    command = shlex.join(["python", "benchmarks/run.py", *shown])
+    results = {"format": "mcpgen-bench/1", "date": time.strftime("%Y-%m-%d"), **machine, "reps": reps, "parts": parts, "command": command}
     path.write_text(json.dumps({**results, "rows": table.records()}, indent=1) + "\n", "utf-8")
 
 
@@ -307,17 +312,26 @@ def server_handler(pkg: Any) -> Callable[[bytes], Any] | None:
     return server.handle  # type: ignore[no-any-return]
 
 
+def generate_packages(revisions: tuple[str, ...], schema_dir: Path, work: Path) -> Path:
+    """Each revision's package generated into `work`/parse (once), the directory put on sys.path."""
+    out = work / "parse"
+    if str(out) not in sys.path:
+        out.mkdir(exist_ok=True)
+        sys.path.insert(0, str(out))
+        for revision in revisions:
+            package = "mcp_" + revision.replace("-", "_")
+            run_child(mcpgen_argv(revision, out / package, schema_dir), env={**os.environ, "MCPGEN_CACHE_DIR": str(work / "c")})
+    return out
+
+
 def bench_parse(revisions: tuple[str, ...], schema_dir: Path, seconds: float, reps: int, work: Path, table: Table) -> None:
     """The generated parse_message against mcp_types' full path, on the same bytes."""
     import importlib
 
     print("\n== parsing (doc-example requests and notifications; messages per CPU second, median) ==", flush=True)
-    out = work / "parse"
-    out.mkdir(exist_ok=True)
-    sys.path.insert(0, str(out))
+    generate_packages(revisions, schema_dir, work)
     for revision in revisions:
         package = "mcp_" + revision.replace("-", "_")
-        run_child(mcpgen_argv(revision, out / package, schema_dir), env={**os.environ, "MCPGEN_CACHE_DIR": str(work / "c")})
         pkg = importlib.import_module(package)
         ours, official = pkg.parse_message, official_parser(revision)
         messages = accepted(official, accepted(ours, doc_messages(schema_dir, revision)))
@@ -355,11 +369,11 @@ def import_seconds(stmt: str, path: Path | None) -> float:
     return float(done.stdout.strip())
 
 
-def bench_import(revisions: tuple[str, ...], reps: int, work: Path, table: Table) -> None:
+def bench_import(revisions: tuple[str, ...], schema_dir: Path, reps: int, work: Path, table: Table) -> None:
     """`import` of a generated package (all its modules) against `import mcp_types, mcp_types.methods`
     (the official types and their method tables), fresh interpreters."""
     print("\n== import (fresh interpreters; CPU time, median) ==", flush=True)
-    out = work / "parse"
+    out = generate_packages(revisions, schema_dir, work)
     for revision in revisions:
         package = "mcp_" + revision.replace("-", "_")
         stmt = f"import {package}.types, {package}.methods, {package}.server, {package}.client"
@@ -427,6 +441,16 @@ def bench_tap(schema_dir: Path, reps: int, calls: int, work: Path, table: Table)
     run_tap_bench(out, reps, calls, add)
 
 
+def bench_stdio(schema_dir: Path, reps: int, calls: int, work: Path, table: Table) -> None:
+    """`tools/call` echo pipelined over stdio: the generated 2025-11-25 server against the SDK's MCPServer."""
+    from stdio_bench import VERSION, bench_stdio as run_stdio_bench
+
+    print(f"\n== stdio ({calls} tools/call pipelined; medians) ==", flush=True)
+    out = work / "stdio"
+    run_child(mcpgen_argv(VERSION, out / ("mcp_" + VERSION.replace("-", "_")), schema_dir))
+    run_stdio_bench(out, reps, calls, lambda what, ours, base, ratio: table.add(what, ours, base, fmt_ratio(ratio, "stdio")))
+
+
 def bench_fanout_latency(schema_dir: Path, reps: int, touches: int, work: Path, table: Table) -> None:
     """A `touch` heard by 1,000 listen streams: the README's Scaling out example on two workers through
     Redis, against one worker holding every stream (needs redis-server)."""
@@ -454,7 +478,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help=f"one revision ({QUICK_REVISION}), fewer repetitions")
     parser.add_argument("--schema-dir", type=Path, default=Path(os.environ.get("MCPGEN_SCHEMA_DIR", Path(__file__).resolve().parents[2] / "shared" / "mcp-spec")))
     parser.add_argument("--reps", type=int, help="repetitions per measurement (default 5, quick 3)")
-    parser.add_argument("--only", choices=("generation", "parse", "import", "multi", "http", "fanout", "tap"), action="append", help="run only these parts")
+    parser.add_argument("--only", choices=("generation", "parse", "import", "multi", "http", "stdio", "fanout", "tap"), action="append", help="run only these parts")
     parser.add_argument("--mode", choices=("session", "stateless"), action="append", help="HTTP: only these modes")
     parser.add_argument("--against", type=Path, help="another mcpgen, installed with `pip install --no-deps --target DIR`: cold generation against it too "
                         "(this tree's side is whichever mcpgen PYTHONPATH and the environment give)")
@@ -466,7 +490,7 @@ def main() -> None:
         parser.error("--against times generation: add --only generation")
     reps = args.reps or (3 if args.quick else 5)
     revisions = (QUICK_REVISION,) if args.quick else REVISIONS
-    parts = args.only or ["generation", "parse", "import", "multi", "http", "fanout", "tap"]
+    parts = args.only or ["generation", "parse", "import", "multi", "http", "stdio", "fanout", "tap"]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}, reps {reps}")
     if uncompiled := uncompiled_modules():
         print(f"note: {uncompiled} of mcpgen's modules have no bytecode cache, so each run compiles them (an editable "
@@ -477,21 +501,23 @@ def main() -> None:
         work = Path(tmp)
         if "generation" in parts:
             bench_generation(revisions, args.schema_dir, reps, work, table, args.against)
-        if "parse" in parts or "import" in parts:
+        if "parse" in parts:
             bench_parse(revisions, args.schema_dir, 0.3 if args.quick else 1.0, reps, work, table)
         if "import" in parts:
-            bench_import(revisions, reps, work, table)
+            bench_import(revisions, args.schema_dir, reps, work, table)
         if "multi" in parts:
             bench_multi(revisions, args.schema_dir, 0.3 if args.quick else 1.0, reps, work, table)
         if "http" in parts:
             bench_http_echo(args.schema_dir, reps, 1.0 if args.quick else 3.0, work, table, tuple(args.mode or ("session", "stateless")))
+        if "stdio" in parts:
+            bench_stdio(args.schema_dir, reps, 1000 if args.quick else 3000, work, table)
         if "fanout" in parts:
             bench_fanout_latency(args.schema_dir, reps, 10 if args.quick else 30, work, table)
         if "tap" in parts:
             bench_tap(args.schema_dir, reps, 100 if args.quick else 300, work, table)
     print("\n" + table.markdown())
     if args.json is not None:
-        write_json(args.json, table, parts, reps)
+        write_json(args.json, table, parts, reps, sys.argv[1:])
 
 
 if __name__ == "__main__":
