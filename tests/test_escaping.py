@@ -94,8 +94,9 @@ def test_any_text_survives_every_emitter(text: str) -> None:
 def test_what_the_emitters_write_is_black_s_layout_without_black(text: str) -> None:
     """The templates' chunks skip black when every line fits (`settled`): for any schema text, what the
     emitters write must then already be what black writes."""
-    source = module(text).replace("# \n", "#\n", 1)  # no label's value is empty (provenance.py)
-    assert format_files([Sources({"m.py": source}, {})], laid_out=True)[0]["m.py"] == formatted(source)
+    for long in (text, text * 5):  # and lines longer than black's limit
+        source = module(long).replace("# \n", "#\n", 1)  # no label's value is empty (provenance.py)
+        assert format_files([Sources({"m.py": source}, {})], laid_out=True)[0]["m.py"] == formatted(source)
 
 
 @given(st.one_of(st.integers(), st.floats(), st.booleans(), st.none()))

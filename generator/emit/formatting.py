@@ -266,14 +266,32 @@ def format_chunk(chunk: str) -> str:
 
 
 def settled(chunk: str) -> str | None:
-    """A chunk of a rendered file as black writes it, when every line fits: the templates and `layout`
-    write black's layout of whatever fits (tests hold them to it: every chunk of every package of the
-    corpus, and of packages from schemas hypothesis makes), so only a chunk with a longer line goes to
+    """A chunk of a rendered file as black writes it, when every line fits or is one black leaves long (a
+    whole-line comment, a line of a string statement: docstrings): the templates, `layout` and the
+    emitters write black's layout of the rest (tests hold them to it: every chunk of every package of
+    the corpus, and the emitters' output for any text), so only a chunk with another long line goes to
     black. None for such a chunk."""
     text = chunk.rstrip()
-    if text.endswith("\\") or max(map(len, text.split("\n"))) > LINE_LENGTH:
+    if text.endswith("\\"):
+        return None
+    lines = text.split("\n")
+    long = [n for n, line in enumerate(lines, 1) if len(line) > LINE_LENGTH]
+    if long and not set(long) <= _comment_lines(lines) | _string_statement_lines(text):
         return None
     return text + "\n"
+
+
+def _comment_lines(lines: list[str]) -> set[int]:
+    return {n for n, line in enumerate(lines, 1) if line.lstrip(" ").startswith("# ")}
+
+
+def _string_statement_lines(text: str) -> set[int]:
+    """The numbers of the lines of `text` that a string statement (a docstring) spans."""
+    found: set[int] = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            found.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return found
 
 
 def format_many(batch: list[str]) -> list[tuple[bool, str]]:

@@ -103,8 +103,8 @@ def docstring(text: str | None) -> str | None:
     for i, ch in enumerate(body):
         if ch == "\\":
             out.append("\\\\")
-        elif ch == '"' and i == len(body) - 1:
-            out.append("\\x22")  # not `\"`: black pads a docstring whose source ends in a quote
+        elif ch == '"' and i in (0, len(body) - 1):
+            out.append("\\x22")  # not `\"`: black pads a docstring whose source starts or ends in a quote
         elif ch == '"' and quote_before:
             out.append('\\"')
         elif ch != "\n" and _unsafe(ch):

@@ -181,7 +181,7 @@ LITERALS = _group(
         ("backslashes-unescaped", "string_literal", '            out.append("\\\\\\\\")', '            out.append("\\\\")', "backslashes in literals not escaped"),
         ("newlines-unescaped", "string_literal", '            out.append("\\\\n")', '            out.append("\\n")', "newlines in literals not escaped"),
         ("triple-quotes-unescaped", "docstring", "elif ch == '\"' and quote_before:", "elif False:", "a run of quotes in a description ends the docstring early"),
-        ("closing-quote-unescaped", "docstring", "elif ch == '\"' and i == len(body) - 1:", "elif False:", "a description ending in a quote breaks the docstring"),
+        ("closing-quote-unescaped", "docstring", "elif ch == '\"' and i in (0, len(body) - 1):", "elif False:", "a description ending in a quote breaks the docstring"),
         ("plain-text-quotes", None, 're.compile(r"[^\\x20\\x21\\x23', 're.compile(r"[^\\x20\\x21\\x22\\x23', "text with a quote takes the no-escape path: the quote ends its literal"),
     ],
 )
@@ -250,7 +250,7 @@ FORMATTING = _group(
     [
         ("call-queue-closed-twice", None, "_POOL_CLOSES_ITS_CALL_QUEUE = sys.version_info >= (3, 11, 5)", "_POOL_CLOSES_ITS_CALL_QUEUE = False", "an interrupt closes the call queue's reader while the pool's thread does (a traceback above the one line)"),
         ("result-pipe-left-open", "abandon", '        _close(getattr(getattr(pool, "_result_queue", None), "_writer", None))\n', "", "an interrupt while a worker sends a result hangs the teardown"),
-        ("settled-long-lines", "settled", 'if text.endswith("\\\\") or max(map(len, text.split("\\n"))) > LINE_LENGTH:', 'if text.endswith("\\\\"):', "a chunk with a line too long skips black"),
+        ("settled-long-lines", "settled", "    if long and not set(long) <= _comment_lines(lines) | _string_statement_lines(text):\n", "    if False:\n", "a chunk with a long line black would split skips black"),
     ],
 )
 
