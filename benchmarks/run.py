@@ -510,7 +510,7 @@ def main() -> None:
         if "http" in parts:
             bench_http_echo(args.schema_dir, reps, 1.0 if args.quick else 3.0, work, table, tuple(args.mode or ("session", "stateless")))
         if "stdio" in parts:
-            bench_stdio(args.schema_dir, reps, 1000 if args.quick else 3000, work, table)
+            bench_stdio(args.schema_dir, reps, 2000 if args.quick else 10000, work, table)
         if "fanout" in parts:
             bench_fanout_latency(args.schema_dir, reps, 10 if args.quick else 30, work, table)
         if "tap" in parts:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 HERE = Path(__file__).resolve().parent
-CALLS = 3000
+CALLS = 10000
 VERSION = "2025-11-25"
 
 
