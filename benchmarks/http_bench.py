@@ -1,11 +1,17 @@
-"""HTTP benchmark: requests/s of a `tools/call` echo over Streamable HTTP on loopback, the generated app
-against the official SDK's `MCPServer` (mcp 2.3.0), both under uvicorn, one load generator for both.
+"""HTTP benchmark: a `tools/call` echo over Streamable HTTP on loopback, the generated app against the official
+SDK's `MCPServer` (mcp 2.3.0) and a bare ASGI app, all under uvicorn, one load generator for all.
+
+Two modes: session (2025-11-25: one session opened with `initialize`, every call in it) and stateless
+(2026-07-28: every call on its own, with its version and method in headers and `_meta`; the generated
+app makes a fresh server per request, the SDK runs with `stateless_http=True`).
 
 The load generator keeps `CONNECTIONS` keep-alive connections busy with one request in flight each,
-using prebuilt request bytes (so its own cost is small and the same for both), and counts only answers
-that are 200 and carry the echoed text. Two rates: per wall second (what a client sees on this machine,
-shared with the load generator and whatever else runs) and per second of the server process's own CPU
-time (what one saturated core serves: steadier under other load, and not capped by the load generator).
+using prebuilt request bytes (so its own cost is small and the same for all), and counts only answers
+that are 200 and carry the echoed text (any other answer stops the benchmark). Per server it reports
+requests per wall second (what a client sees on this machine, shared with the load generator and
+whatever else runs), per second of the server process's own CPU time (what one saturated core serves:
+steadier under other load, and not capped by the load generator), and the median and 99th percentile
+of the time from writing a request to reading its whole answer.
 """
 
 from __future__ import annotations
@@ -14,15 +20,29 @@ import asyncio
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent
 CONNECTIONS = 8
-VERSION = "2025-11-25"
+MODES = {"session": "2025-11-25", "stateless": "2026-07-28"}
+META = {"io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}, "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+@dataclass(frozen=True)
+class Rate:
+    """One measurement of one server: requests per wall second and per server CPU second, latency in ms."""
+
+    wall: float
+    cpu: float
+    p50: float
+    p99: float
 
 
 def _free_port() -> int:
@@ -33,7 +53,9 @@ def _free_port() -> int:
 
 
 def _start(argv: list[str], port: int) -> subprocess.Popen[bytes]:
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    """Start a server; what it logs goes to a file (a pipe nobody reads would stop it once full)."""
+    log = tempfile.TemporaryFile()
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.monotonic() + 30
     while True:
         try:
@@ -41,20 +63,16 @@ def _start(argv: list[str], port: int) -> subprocess.Popen[bytes]:
             return process
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
-                err = process.stderr.read().decode() if process.stderr else ""
-                raise SystemExit(f"benchmark server did not start: {' '.join(argv)}\n{err}")
+                log.seek(0)
+                raise SystemExit(f"benchmark server did not start: {' '.join(argv)}\n{log.read().decode()}")
             time.sleep(0.05)
 
 
-def _post(port: int, message: dict[str, Any], session: str | None) -> tuple[dict[str, str], bytes]:
+def _post(port: int, message: dict[str, Any], session: str | None, version: str) -> tuple[dict[str, str], bytes]:
     import http.client
 
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    headers = {
-        "content-type": "application/json",
-        "accept": "application/json, text/event-stream",
-        "mcp-protocol-version": VERSION,
-    }
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream", "mcp-protocol-version": version}
     if session:
         headers["mcp-session-id"] = session
     connection.request("POST", "/mcp", json.dumps(message), headers)
@@ -65,29 +83,42 @@ def _post(port: int, message: dict[str, Any], session: str | None) -> tuple[dict
     return found, body
 
 
-def open_session(port: int) -> str:
+def open_session(port: int, version: str) -> str:
     """Initialize a session on the server at `port`; its Mcp-Session-Id."""
-    params = {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
-    headers, _ = _post(port, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}, None)
+    params = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
+    headers, _ = _post(port, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}, None, version)
     session = headers["mcp-session-id"]
-    _post(port, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+    _post(port, {"jsonrpc": "2.0", "method": "notifications/initialized"}, session, version)
     return session
 
 
-async def _worker(port: int, session: str, k: int, until: float) -> tuple[int, int]:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+def request_bytes(port: int, mode: str, session: str | None, k: int) -> tuple[bytes, bytes]:
+    """The bytes of connection `k`'s echo call (HTTP head and body) in `mode`, and the text its answer must echo."""
+    version = MODES[mode]
     text = f"hello {k}"
-    body = json.dumps(
-        {"jsonrpc": "2.0", "id": k + 1, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": text}}}
-    ).encode()
-    request = (
-        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
-        f"Accept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\n"
-        f"MCP-Protocol-Version: {VERSION}\r\nContent-Length: {len(body)}\r\n\r\n"
-    ).encode() + body
-    expect = json.dumps(text).encode()
+    params: dict[str, Any] = {"name": "echo", "arguments": {"text": text}}
+    head = [
+        "POST /mcp HTTP/1.1",
+        f"Host: 127.0.0.1:{port}",
+        "Content-Type: application/json",
+        "Accept: application/json, text/event-stream",
+        f"MCP-Protocol-Version: {version}",
+    ]
+    if mode == "stateless":
+        params["_meta"] = {"io.modelcontextprotocol/protocolVersion": version, **META}
+        head += ["Mcp-Method: tools/call", "Mcp-Name: echo"]
+    else:
+        head.append(f"Mcp-Session-Id: {session}")
+    body = json.dumps({"jsonrpc": "2.0", "id": k + 1, "method": "tools/call", "params": params}).encode()
+    head.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + body, json.dumps(text).encode()
+
+
+async def _worker(port: int, request: bytes, expect: bytes, until: float, latencies: list[float]) -> tuple[int, int]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
     ok = bad = 0
     while time.perf_counter() < until:
+        sent = time.perf_counter()
         writer.write(request)
         head = await reader.readuntil(b"\r\n\r\n")
         length = next(
@@ -105,6 +136,7 @@ async def _worker(port: int, session: str, k: int, until: float) -> tuple[int, i
             while size := int((await reader.readuntil(b"\r\n")).strip(), 16):
                 payload += (await reader.readexactly(size + 2))[:-2]
             await reader.readuntil(b"\r\n")
+        latencies.append(time.perf_counter() - sent)
         if head.startswith(b"HTTP/1.1 200") and expect in payload:
             ok += 1
         else:
@@ -119,13 +151,15 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def requests_per_second(port: int, session: str, seconds: float, pid: int) -> tuple[float, float]:
-    """Echo calls answered correctly per wall second over `seconds` (CONNECTIONS at a time), and per second
-    of CPU time of the server process `pid`: the rate one saturated core sustains, steadier under other load."""
+def measure(port: int, mode: str, session: str | None, seconds: float, pid: int) -> Rate:
+    """Echo calls answered correctly over `seconds` (CONNECTIONS at a time): per wall second, per second
+    of CPU time of the server process `pid`, and their latency."""
+    requests = [request_bytes(port, mode, session, k) for k in range(CONNECTIONS)]
+    latencies: list[float] = []
 
     async def run() -> list[tuple[int, int]]:
         until = time.perf_counter() + seconds
-        return await asyncio.gather(*(_worker(port, session, k, until) for k in range(CONNECTIONS)))
+        return await asyncio.gather(*(_worker(port, r, e, until, latencies) for r, e in requests))
 
     cpu = cpu_seconds(pid)
     start = time.perf_counter()
@@ -136,47 +170,54 @@ def requests_per_second(port: int, session: str, seconds: float, pid: int) -> tu
     if bad:
         raise SystemExit(f"{bad} wrong answers from the server on port {port}")
     done = sum(o for o, _ in counts)
-    return done / elapsed, done / max(cpu, 0.01)
+    cuts = statistics.quantiles(latencies, n=100)
+    return Rate(done / elapsed, done / max(cpu, 0.01), cuts[49] * 1000, cuts[98] * 1000)
 
 
 def bench_http(
-    package_dir: Path, reps: int, seconds: float, add: Callable[[str, str, str, float], None], http: str = "httptools"
+    package_dir: Path,
+    reps: int,
+    seconds: float,
+    add: Callable[[str, str, str, float, str], None],
+    http: str = "httptools",
+    mode: str = "session",
 ) -> None:
-    """Interleaved runs against both servers; `add(what, ours, baseline, ratio)` records the medians."""
-    import statistics
-
-    ports = {"mcpgen": _free_port(), "sdk": _free_port(), "bare": _free_port()}
+    """Interleaved runs against the three servers; `add(what, ours, baseline, ratio, target)` records the
+    medians (`target` names what the ratio is held to: "http" for the SDK, "http-floor" for the bare app)."""
+    kinds = ("sdk", "bare", "mcpgen")
+    ports = {kind: _free_port() for kind in kinds}
     servers = {
-        "mcpgen": _start(
-            [sys.executable, str(HERE / "http_servers.py"), "mcpgen", http, str(ports["mcpgen"]), str(package_dir)],
-            ports["mcpgen"],
-        ),
-        **{
-            kind: _start([sys.executable, str(HERE / "http_servers.py"), kind, http, str(ports[kind])], ports[kind])
-            for kind in ("sdk", "bare")
-        },
+        kind: _start(
+            [sys.executable, str(HERE / "http_servers.py"), kind, mode, http, str(ports[kind])]
+            + ([str(package_dir)] if kind == "mcpgen" else []),
+            ports[kind],
+        )
+        for kind in kinds
     }
-    rates: dict[str, list[tuple[float, float]]] = {name: [] for name in ports}
+    rates: dict[str, list[Rate]] = {kind: [] for kind in kinds}
     try:
-        sessions = {name: open_session(port) for name, port in ports.items()}
-        for name in ports:
-            requests_per_second(ports[name], sessions[name], min(seconds, 1.0), servers[name].pid)  # warm up
+        sessions = {kind: open_session(port, MODES[mode]) if mode == "session" else None for kind, port in ports.items()}
+        for kind in kinds:
+            measure(ports[kind], mode, sessions[kind], min(seconds, 1.0), servers[kind].pid)  # warm up
         for _ in range(reps):
-            for name in ("sdk", "bare", "mcpgen"):
-                rates[name].append(requests_per_second(ports[name], sessions[name], seconds, servers[name].pid))
+            for kind in kinds:
+                rates[kind].append(measure(ports[kind], mode, sessions[kind], seconds, servers[kind].pid))
     finally:
         for server in servers.values():
             server.terminate()
             server.wait(30)
-    for column, unit in ((0, "req/s"), (1, "req/CPU-s")):
-        ours = statistics.median(r[column] for r in rates["mcpgen"])
-        base = statistics.median(r[column] for r in rates["sdk"])
-        bare = statistics.median(r[column] for r in rates["bare"])
-        what = f"tools/call echo over HTTP {VERSION}, {http}, {unit}"
-        add(what, f"{ours / 1000:.2f}k", f"{base / 1000:.2f}k MCPServer", ours / base)
-        add(f"{what}, the limit", f"{ours / 1000:.2f}k", f"{bare / 1000:.2f}k bare ASGI", ours / bare)
+    med = {kind: Rate(*(statistics.median(getattr(r, f) for r in rates[kind]) for f in ("wall", "cpu", "p50", "p99"))) for kind in kinds}
+    what = f"tools/call echo over HTTP {MODES[mode]} ({mode}), {http}"
+    ours, sdk, bare = med["mcpgen"], med["sdk"], med["bare"]
+    add(f"{what}, req/CPU-s", f"{ours.cpu / 1000:.2f}k", f"{sdk.cpu / 1000:.2f}k MCPServer", ours.cpu / sdk.cpu, "http")
+    add(f"{what}, req/CPU-s, the floor", f"{ours.cpu / 1000:.2f}k", f"{bare.cpu / 1000:.2f}k bare ASGI", ours.cpu / bare.cpu, "http-floor")
+    add(f"{what}, req/s", f"{ours.wall / 1000:.2f}k", f"{sdk.wall / 1000:.2f}k MCPServer", ours.wall / sdk.wall, "")
+    add(f"{what}, req/s, the floor", f"{ours.wall / 1000:.2f}k", f"{bare.wall / 1000:.2f}k bare ASGI", ours.wall / bare.wall, "")
+    for name, rate in (("MCPServer", sdk), ("bare ASGI", bare)):
+        add(f"{what}, p50/p99 ms", f"{ours.p50:.2f}/{ours.p99:.2f}", f"{rate.p50:.2f}/{rate.p99:.2f} {name}", rate.p50 / ours.p50, "")
 
 
 if __name__ == "__main__":
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(os.environ.get("MCPGEN_BENCH_PACKAGES", "."))
-    bench_http(target, 3, 3.0, lambda what, ours, base, ratio: print(f"{what}: {ours} vs {base}: {ratio:.2f}x"))
+    for mode in MODES:
+        bench_http(target, 3, 3.0, lambda what, ours, base, ratio, _: print(f"{what}: {ours} vs {base}: {ratio:.2f}x"), "httptools", mode)

@@ -1,39 +1,50 @@
 """The servers of the HTTP benchmark, each a `tools/call` echo under uvicorn on loopback.
 
-Usage: python http_servers.py mcpgen HTTP PORT PACKAGE_DIR | python http_servers.py sdk|bare HTTP PORT
-(HTTP is uvicorn's HTTP implementation: h11, or httptools, its default when installed). `bare` is the
-limit the others are read against: an ASGI app that answers the same bytes and does nothing else.
+Usage: python http_servers.py KIND MODE HTTP PORT [PACKAGE_DIR]
+
+KIND is mcpgen (the generated package in PACKAGE_DIR), sdk (the official SDK's MCPServer) or bare (the
+limit the others are read against: an ASGI app that answers the same bytes and does nothing else).
+MODE is session (2025-11-25: `initialize`, then calls in a session) or stateless (2026-07-28: every
+call on its own, a fresh server each time; the SDK's `stateless_http`). HTTP is uvicorn's HTTP
+implementation: h11, or httptools, its default when installed.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
 import uvicorn
 
+VERSIONS = {"session": "2025-11-25", "stateless": "2026-07-28"}
 
-def mcpgen_app(package_dir: str) -> Any:
-    """The generated 2025-11-25 Server with an echo tool, as the generated Streamable HTTP app."""
+
+def mcpgen_app(package_dir: str, mode: str) -> Any:
+    """The generated Server of the mode's revision with an echo tool, as the generated Streamable HTTP app."""
     sys.path.insert(0, package_dir)
-    from mcp_2025_11_25 import Server, types
-    from mcp_2025_11_25.http import streamable_http_app
+    package = "mcp_" + VERSIONS[mode].replace("-", "_")
+    Server = importlib.import_module(package).Server
+    types = importlib.import_module(f"{package}.types")
+    streamable_http_app = importlib.import_module(f"{package}.http").streamable_http_app
+    listing: dict[str, Any] = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+    if mode == "stateless":
+        listing.update(cacheScope="private", ttlMs=0, resultType="complete")
 
-    class Echo(Server):
-        async def on_list_tools(self, params: Any) -> types.ListToolsResult:
-            return types.ListToolsResult.model_validate(
-                {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
-            )
+    class Echo(Server):  # type: ignore[misc, valid-type]
+        async def on_list_tools(self, params: Any) -> Any:
+            return types.ListToolsResult.model_validate(listing)
 
-        async def on_call_tool(self, params: types.CallToolRequestParams) -> types.CallToolResult:
+        async def on_call_tool(self, params: Any) -> Any:
             text = str((params.arguments or {}).get("text", ""))
             return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
 
     return streamable_http_app(Echo)
 
 
-def sdk_app() -> Any:
-    """The official SDK's MCPServer with the same tool, as its Streamable HTTP app (JSON answers, sessions)."""
+def sdk_app(mode: str) -> Any:
+    """The official SDK's MCPServer with the same tool, as its Streamable HTTP app (JSON answers; sessions,
+    or none in stateless mode)."""
     from mcp.server import MCPServer
 
     server = MCPServer("bench")
@@ -43,17 +54,18 @@ def sdk_app() -> Any:
         """Return the text."""
         return text
 
-    return server.streamable_http_app(json_response=True)
+    return server.streamable_http_app(json_response=True, stateless_http=mode == "stateless")
 
 
-def bare_app() -> Any:
+def bare_app(mode: str) -> Any:
     """An ASGI app answering the echo call with the bytes the generated server sends, and nothing more:
     no validation, no dispatch, no session bookkeeping beyond handing out an id."""
     import json
 
-    session = [(b"mcp-session-id", b"bare-session")]
+    session = [(b"mcp-session-id", b"bare-session")] if mode == "session" else []
+    result_type = ',"resultType":"complete"' if mode == "stateless" else ""
     initialized = json.dumps(
-        {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "bare", "version": "0"}},
+        {"protocolVersion": VERSIONS[mode], "capabilities": {"tools": {}}, "serverInfo": {"name": "bare", "version": "0"}},
         separators=(",", ":"),
     )
 
@@ -75,7 +87,7 @@ def bare_app() -> Any:
             result = initialized
         else:
             text = json.dumps(request["params"]["arguments"].get("text", ""), ensure_ascii=False)
-            result = '{"content":[{"type":"text","text":%s}]}' % text
+            result = '{"content":[{"type":"text","text":%s}]%s}' % (text, result_type)
         answer = ('{"jsonrpc":"2.0","id":%s,"result":%s}' % (json.dumps(request["id"]), result)).encode()
         headers = [*session, (b"content-type", b"application/json"), (b"content-length", str(len(answer)).encode())]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
@@ -86,8 +98,8 @@ def bare_app() -> Any:
 
 def main() -> None:
     """Serve the chosen app until killed."""
-    kind, http, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    app = mcpgen_app(sys.argv[4]) if kind == "mcpgen" else bare_app() if kind == "bare" else sdk_app()
+    kind, mode, http, port = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    app = mcpgen_app(sys.argv[5], mode) if kind == "mcpgen" else bare_app(mode) if kind == "bare" else sdk_app(mode)
     uvicorn.run(app, host="127.0.0.1", port=port, http=http, log_level="warning", access_log=False)
 
 

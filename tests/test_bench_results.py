@@ -24,10 +24,10 @@ def test_a_quick_generation_run_is_written_as_json_and_plotted(schema_dir: Path,
     assert results["format"] == "mcpgen-bench/1" and results["parts"] == ["generation"] and results["reps"] == 1
     rows = {row["benchmark"]: row for row in results["rows"]}
     cold = rows["generate 2025-11-25 (cold cache)"]
-    assert cold["target"]["op"] == "<=" and cold["target"]["bound"] == 1.0
+    assert cold["target"]["op"] == "<=" and cold["target"]["bound"] == 0.6  # issue 35: cold generation in 0.6x
     seconds = [float(value.split()[0]) for value in (cold["mcpgen"], cold["baseline"])]
     assert abs(cold["ratio"] - seconds[0] / seconds[1]) < 0.02  # the printed ratio, from the printed times
-    assert cold["target"]["met"] == (cold["ratio"] <= 1.0)
+    assert cold["target"]["met"] == (cold["ratio"] <= 0.6)
     assert rows["peak RSS 2025-11-25"]["ratio"] is None and rows["cpu time 2025-11-25"]["target"] is None
     for row in results["rows"]:  # every ratio the run printed is in the JSON, as a number
         if row["ratio"] is not None:

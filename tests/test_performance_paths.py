@@ -136,8 +136,9 @@ def test_chunked_black_equals_whole_file_black_on_tricky_source() -> None:
 
 @pytest.mark.parametrize("index", range(len(REVISIONS) + 2 * len(MULTI_REVISION) + 1))
 def test_chunked_black_equals_whole_file_black_on_a_generated_package(schema_dir: Path, index: int) -> None:
+    """Also proves the templates' layout: black formats only the chunks with a line too long (`settled`)."""
     raw = package_sources(every_layout(schema_dir)[index])
-    formatted = format_files([raw])[0]
+    formatted = format_files([raw], laid_out=True)[0]
     assert list(formatted) == [*raw.rendered, *raw.verbatim]
     for name, text in raw.rendered.items():
         assert formatted[name] == (whole(text) if name.endswith(".py") else text), name

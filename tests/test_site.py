@@ -83,7 +83,7 @@ def test_guides_link_the_names_they_use_to_the_reference(site: Path) -> None:
 
 def test_the_performance_page_plots_every_ratio_of_the_results(site: Path) -> None:
     page = html(site, "performance")
-    for name in ("generation", "multi", "http"):
+    for name in ("generation", "parse", "import", "multi", "http", "stdio"):
         assert f'src="../assets/performance/{name}.svg"' in page
         results = json.loads((REPO_ROOT / "benchmarks" / "results" / f"{name}.json").read_text("utf-8"))
         svg = (site / "assets" / "performance" / f"{name}.svg").read_text("utf-8")

@@ -19,7 +19,10 @@ _shims: list[Path] = []
 PLOTS = {
     "generation": "Generation: mcpgen's time ÷ the baseline's (lower is better)",
     "multi": "Multi-revision Server.handle: messages per second ÷ the single-revision package's (higher is better)",
+    "parse": "parse_message: messages per CPU second ÷ mcp_types' (higher is better)",
+    "import": "Import of a whole generated package: CPU time ÷ mcp_types' (lower is better)",
     "http": "Streamable HTTP: requests per second ÷ the official SDK's, and ÷ a bare ASGI app's (higher is better)",
+    "stdio": "Pipelined tools/call over stdio: calls per second ÷ the official SDK's (higher is better)",
 }
 """The results files of benchmarks/results/ drawn on the performance page, with their titles."""
 

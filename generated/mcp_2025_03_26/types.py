@@ -214,9 +214,11 @@ class _McpModel(BaseModel):
             return keys
 
         def __init__(self, /, **data: Any) -> None:
-            if any(v is None for v in data.values()):
-                omittable = self._mcp_omittable_keys()
-                data = {k: v for k, v in data.items() if v is not None or k not in omittable}
+            for given in data.values():
+                if given is None:
+                    omittable = self._mcp_omittable_keys()
+                    data = {k: v for k, v in data.items() if v is not None or k not in omittable}
+                    break
             for name, alias, value in self._mcp_constants:
                 if name not in data and alias not in data:
                     data[alias] = value

@@ -393,7 +393,7 @@ def _render_here(request: PackageRequest) -> Rendered:
     from ..emit.formatting import format_files
 
     package = package_ir(request)
-    return Rendered(format_files([package_sources(request, package)])[0], package_warnings(package))
+    return Rendered(format_files([package_sources(request, package)], laid_out=True)[0], package_warnings(package))
 
 
 _MAX_WORKERS = 4
@@ -460,8 +460,8 @@ def _started() -> None:
 
 
 def _worker_ready(one_at_a_time: Lock) -> None:
-    """Pool initializer: black imported, what rendering needs made ready (`prepare`), and all of it frozen
-    before a task needs it.
+    """Pool initializer: what rendering needs made ready (`prepare`), and all of it frozen before a task
+    needs it (black is imported only if a chunk needs it).
 
     The workers get ready one at a time, so that the parent, parsing meanwhile, always has a core of
     its own. Preparing is only done early: a template that fails fails again in the task that renders
@@ -486,4 +486,4 @@ def _cut_package(job: tuple[PackageRequest, ir.Package | None, Part]) -> tuple[C
 
     request, package, part = job
     built = package or package_ir(request)
-    return cut_files(package_sources(request, built, part)), () if package else package_warnings(built)
+    return cut_files(package_sources(request, built, part), laid_out=True), () if package else package_warnings(built)

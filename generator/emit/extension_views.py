@@ -139,8 +139,8 @@ def table_view(package: ir.Package, header: str) -> TableView:
         EntryView(
             name=string_literal("." + e.name),
             identifier=string_literal(e.identifier),
-            methods=tuple_literal((string_literal(m.name) for m in e.methods if m.roles is None), 12),
-            results=tuple_literal((string_literal(method) for method, _ in e.results), 12),
+            methods=tuple_literal((string_literal(m.name) for m in e.methods if m.roles is None), 8),
+            results=tuple_literal((string_literal(method) for method, _ in e.results), 8),
         )
         for e in package.extensions
     )

@@ -87,7 +87,8 @@ def _run_then_collect(task: Callable[[_T], _R], arg: _T) -> _R:
 
 
 def warm() -> None:
-    """Process-pool initializer: quiet Ctrl-C, black imported, automatic collection off (see `collected`).
+    """Process-pool initializer: quiet Ctrl-C, automatic collection off (see `collected`); black is
+    imported by the first chunk that needs it (`settled`: usually none does).
 
     The parent reports the interrupt in one line; a worker's own KeyboardInterrupt traceback
     would only add noise, so SIGINT takes the operating system's default action here. The worker
@@ -99,7 +100,6 @@ def warm() -> None:
     if hasattr(signal, "pthread_sigmask"):  # started with SIGINT blocked (`quiet_start`): take it from here
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     gc.disable()
-    _mode()
 
 
 @contextlib.contextmanager
@@ -265,6 +265,35 @@ def format_chunk(chunk: str) -> str:
     return black.format_str(text + "\n", mode=_mode())  # type: ignore[arg-type]
 
 
+def settled(chunk: str) -> str | None:
+    """A chunk of a rendered file as black writes it, when every line fits or is one black leaves long (a
+    whole-line comment, a line of a string statement: docstrings): the templates, `layout` and the
+    emitters write black's layout of the rest (tests hold them to it: every chunk of every package of
+    the corpus, and the emitters' output for any text), so only a chunk with another long line goes to
+    black. None for such a chunk."""
+    text = chunk.rstrip()
+    if text.endswith("\\"):
+        return None
+    lines = text.split("\n")
+    long = [n for n, line in enumerate(lines, 1) if len(line) > LINE_LENGTH]
+    if long and not set(long) <= _comment_lines(lines) | _string_statement_lines(text):
+        return None
+    return text + "\n"
+
+
+def _comment_lines(lines: list[str]) -> set[int]:
+    return {n for n, line in enumerate(lines, 1) if line.lstrip(" ").startswith("# ")}
+
+
+def _string_statement_lines(text: str) -> set[int]:
+    """The numbers of the lines of `text` that a string statement (a docstring) spans."""
+    found: set[int] = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            found.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return found
+
+
 def format_many(batch: list[str]) -> list[tuple[bool, str]]:
     """Format several chunks; (True, output) or (False, error message) each, so errors cross processes as text."""
     if batch:
@@ -301,42 +330,47 @@ class CutFiles:
     names: tuple[str, ...]  # every file, in order
     chunks: dict[str, list[tuple[str, str]]]  # `.py` file → (separator, chunk) pairs
     other: dict[str, str]  # files written as they are
+    laid_out: bool = False  # rendered by the templates: a chunk black would leave alone is `settled`
 
 
-def cut_files(sources: Sources) -> CutFiles:
-    """A package's rendered `.py` files cut into chunks; the rest (and the verbatim files) kept as they are."""
+def cut_files(sources: Sources, laid_out: bool = False) -> CutFiles:
+    """A package's rendered `.py` files cut into chunks; the rest (and the verbatim files) kept as they are.
+    `laid_out`: the files were rendered by the templates, so black formats only what is not `settled`."""
     rendered = sources.rendered
     cut = {name: chunks(text, name) for name, text in rendered.items() if name.endswith(".py")}
     other = {name: text for name, text in rendered.items() if name not in cut}
-    return CutFiles((*rendered, *sources.verbatim), cut, {**other, **sources.verbatim})
+    return CutFiles((*rendered, *sources.verbatim), cut, {**other, **sources.verbatim}, laid_out)
 
 
-def format_files(packages: Iterable[Sources]) -> list[dict[str, str]]:
+def format_files(packages: Iterable[Sources], laid_out: bool = False) -> list[dict[str, str]]:
     """Every rendered `.py` file of each package formatted by black in this process (`format_cut_files`)."""
-    return format_cut_files([cut_files(package) for package in packages])
+    return format_cut_files([cut_files(package, laid_out) for package in packages])
 
 
 def format_cut_files(
     packages: list[CutFiles], pool: ProcessPoolExecutor | None = None, workers: int = 1
 ) -> list[dict[str, str]]:
-    """Each package's files, every chunk formatted by black once however many packages share it, spread
-    over the `workers` of `pool` (set up by `warm`) when given."""
+    """Each package's files, every chunk formatted by black once however many packages share it (but for
+    the `settled` chunks of laid-out files), spread over the `workers` of `pool` (set up by `warm`) when
+    given."""
     if pool is None or workers <= 1:
-        unique = _unique(packages)
-        return _assembled(packages, dict(zip(unique, format_many(unique))))
+        results, unique = _settled(packages)
+        results.update(zip(unique, format_many(unique)))
+        return _assembled(packages, results)
     return start_formatting(packages, pool, workers)()
 
 
 def start_formatting(
     packages: list[CutFiles], pool: ProcessPoolExecutor, workers: int
 ) -> Callable[[], list[dict[str, str]]]:
-    """Hand every chunk of `packages` to `pool` now; the function returned waits for black and returns
-    `format_cut_files`'s answer (so a part cut early is formatted while another is still being cut)."""
-    batches = _batches(_unique(packages), workers)
+    """Hand every chunk of `packages` that black must format to `pool` now; the function returned waits
+    for black and returns `format_cut_files`'s answer (so a part cut early is formatted while another
+    is still being cut)."""
+    results, unique = _settled(packages)
+    batches = _batches(unique, workers)
     futures = [pool.submit(collected(format_many), batch) for batch in batches]
 
     def assembled() -> list[dict[str, str]]:
-        results: dict[str, tuple[bool, str]] = {}
         for batch, future in zip(batches, futures):
             results.update(zip(batch, future.result()))
         return _assembled(packages, results)
@@ -344,8 +378,21 @@ def start_formatting(
     return assembled
 
 
-def _unique(packages: list[CutFiles]) -> list[str]:
-    return list(dict.fromkeys(c for p in packages for parts in p.chunks.values() for _, c in parts))
+def _settled(packages: list[CutFiles]) -> tuple[dict[str, tuple[bool, str]], list[str]]:
+    """The results of the chunks black need not format, and every other chunk once."""
+    results: dict[str, tuple[bool, str]] = {}
+    rest: dict[str, None] = {}
+    for package in packages:
+        for parts in package.chunks.values():
+            for _, chunk in parts:
+                if chunk in results or chunk in rest:
+                    continue
+                text = settled(chunk) if package.laid_out else None
+                if text is None:
+                    rest[chunk] = None
+                else:
+                    results[chunk] = (True, text)
+    return results, list(rest)
 
 
 def _assembled(packages: list[CutFiles], results: dict[str, tuple[bool, str]]) -> list[dict[str, str]]:

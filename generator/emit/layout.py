@@ -61,24 +61,39 @@ def bracketed(indent: int, head: str, body: str, tail: str) -> str:
     """
     if _fits(indent, head + body + tail):
         return head + body + tail
-    return f"{head}\n{_inside(indent + 4, body)}\n{' ' * indent}{tail}"
+    return f"{head}\n{_inside(indent + 4, body, _display(head))}\n{' ' * indent}{tail}"
 
 
-def _inside(indent: int, body: str) -> str:
-    """The lines of `body` between brackets: one when it fits, else one per item with a trailing comma."""
-    if _fits(indent, body):
-        return " " * indent + body
+def _display(head: str) -> bool:
+    """Whether the bracket `head` ends with opens a display (a tuple, list, dict or set) rather than a call
+    or a subscript: black puts a display's items one per line whenever it splits one."""
+    before = head[:-1].rstrip()
+    return not before or not (before[-1].isalnum() or before[-1] in "_)]")
+
+
+def _inside(indent: int, body: str, display: bool = False) -> str:
+    """The lines of `body` between brackets: one when it fits (but for a display of several items),
+    else one per item with a trailing comma."""
     items = split_items(body)
-    if len(items) > 1:
+    if _fits(indent, body) and not (display and len(items) > 1):
+        return " " * indent + body
+    if len(items) > 1 or body.rstrip().endswith(","):  # a trailing comma keeps one item per line too
         return "\n".join(_line(indent, item, ",") for item in items)
     return _line(indent, body, "")
 
 
 def _line(indent: int, item: str, trailer: str) -> str:
-    """One item between brackets: as it is when it fits, else cut before its top-level `|`, else at the
-    bracket pair that ends it."""
+    """One item between brackets: as it is when it fits; a parameter annotated with a union in
+    parentheses (black's long type hints); else cut before its top-level `|`, else at the bracket pair
+    that ends it."""
     if _fits(indent, item + trailer):
         return " " * indent + item + trailer
+    name, colon, annotated = item.partition(": ")
+    annotation, *default = _top_level(annotated, " = ") if colon else [""]
+    if colon and name.isidentifier() and len(_top_level(annotation, " | ")) > 1 and len(default) < 2:
+        pad = " " * indent
+        after = f" = {default[0]}" if default else ""
+        return f"{pad}{name}: (\n{_line(indent + 4, annotation, '')}\n{pad}){after}{trailer}"
     parts = _top_level(item, " | ")
     if len(parts) > 1:
         last = len(parts) - 1

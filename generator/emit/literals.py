@@ -44,15 +44,17 @@ def record_literal(value: object, names: set[str]) -> str:
 
 
 def string_literal(text: str) -> str:
-    """A double-quoted Python string literal for `text`, with every non-printable escaped."""
+    """A Python string literal for `text`, with every non-printable escaped: double-quoted unless single
+    quotes need fewer backslashes (black's choice, so black leaves it as it is)."""
     if not _NEEDS_ESCAPES.search(text):
         return f'"{text}"'
-    out = ['"']
+    quote = "'" if text.count('"') > text.count("'") else '"'
+    out = [quote]
     for ch in text:
         if ch == "\\":
             out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
+        elif ch == quote:
+            out.append("\\" + quote)
         elif ch == "\n":
             out.append("\\n")
         elif ch == "\t":
@@ -61,7 +63,7 @@ def string_literal(text: str) -> str:
             out.append(_escape(ch))
         else:
             out.append(ch)
-    out.append('"')
+    out.append(quote)
     return "".join(out)
 
 
@@ -101,8 +103,8 @@ def docstring(text: str | None) -> str | None:
     for i, ch in enumerate(body):
         if ch == "\\":
             out.append("\\\\")
-        elif ch == '"' and i == len(body) - 1:
-            out.append("\\x22")  # not `\"`: black pads a docstring whose source ends in a quote
+        elif ch == '"' and i in (0, len(body) - 1):
+            out.append("\\x22")  # not `\"`: black pads a docstring whose source starts or ends in a quote
         elif ch == '"' and quote_before:
             out.append('\\"')
         elif ch != "\n" and _unsafe(ch):

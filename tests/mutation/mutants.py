@@ -176,11 +176,12 @@ PYSOURCE = _group(
 LITERALS = _group(
     "generator/emit/literals.py",
     [
-        ("quotes-unescaped", "string_literal", "            out.append('\\\\\"')", "            out.append('\"')", "quotes in literals not escaped"),
+        ("quotes-unescaped", "string_literal", '            out.append("\\\\" + quote)', "            out.append(quote)", "quotes in literals not escaped"),
+        ("quote-choice-ignored", "string_literal", "quote = \"'\" if text.count('\"') > text.count(\"'\") else '\"'", "quote = '\"'", "a literal black would requote: a settled chunk is not black's layout"),
         ("backslashes-unescaped", "string_literal", '            out.append("\\\\\\\\")', '            out.append("\\\\")', "backslashes in literals not escaped"),
         ("newlines-unescaped", "string_literal", '            out.append("\\\\n")', '            out.append("\\n")', "newlines in literals not escaped"),
         ("triple-quotes-unescaped", "docstring", "elif ch == '\"' and quote_before:", "elif False:", "a run of quotes in a description ends the docstring early"),
-        ("closing-quote-unescaped", "docstring", "elif ch == '\"' and i == len(body) - 1:", "elif False:", "a description ending in a quote breaks the docstring"),
+        ("closing-quote-unescaped", "docstring", "elif ch == '\"' and i in (0, len(body) - 1):", "elif False:", "a description ending in a quote breaks the docstring"),
         ("plain-text-quotes", None, 're.compile(r"[^\\x20\\x21\\x23', 're.compile(r"[^\\x20\\x21\\x22\\x23', "text with a quote takes the no-escape path: the quote ends its literal"),
     ],
 )
@@ -249,6 +250,7 @@ FORMATTING = _group(
     [
         ("call-queue-closed-twice", None, "_POOL_CLOSES_ITS_CALL_QUEUE = sys.version_info >= (3, 11, 5)", "_POOL_CLOSES_ITS_CALL_QUEUE = False", "an interrupt closes the call queue's reader while the pool's thread does (a traceback above the one line)"),
         ("result-pipe-left-open", "abandon", '        _close(getattr(getattr(pool, "_result_queue", None), "_writer", None))\n', "", "an interrupt while a worker sends a result hangs the teardown"),
+        ("settled-long-lines", "settled", "    if long and not set(long) <= _comment_lines(lines) | _string_statement_lines(text):\n", "    if False:\n", "a chunk with a long line black would split skips black"),
     ],
 )
 
@@ -389,18 +391,22 @@ RUNTIME_JSONRPC = _group(
         ("error-data-lost", "settle", 'str(error.get("message", "")), error.get("data")', 'str(error.get("message", ""))', "error data of a response lost"),
         ("malformed-error-raised-as-is", "settle", ' and type(error.get("code")) is int', "", "an error response without an integer code raised with that code (not -32603 Malformed)"),
         ("nan-read", "load", "from_json(data, allow_inf_nan=False)", "from_json(data)", "NaN and Infinity read from the wire (no answer could carry them back)"),
-        ("overflow-read", "load", "        if _HUGE.search(raw) and not _finite(value):\n", "        if False:\n", "a number too large for a float read as infinity"),
-        ("overflow-without-exponent-read", None, '_HUGE = re.compile(rb"[eE]\\+?0*[1-9][0-9]{2}|[0-9]{300}")', '_HUGE = re.compile(rb"[eE]\\+?0*[1-9][0-9]{2}")', "a 300-digit number (no exponent) read as infinity"),
+        ("overflow-read", "load", "        if may_not_be_finite(data) and not _finite(value):\n", "        if False:\n", "a number too large for a float read as infinity"),
+        ("overflow-without-exponent-read", "may_not_be_finite", "    if len(shape) >= len(_LONG_RUN) and shape.find(_LONG_RUN) >= 0:\n        return True\n", "", "a 210-digit number with a two-digit exponent (or none) read as infinity"),
+        ("overflow-exponent-missed", "may_not_be_finite", "        if _EXPONENT.match(raw, at) is not None:\n", "        if False:\n", "a number with a three-digit exponent read as infinity"),
+        ("overflow-first-exponent-only", "may_not_be_finite", '        at = shape.find(b"0e000", at + 1)', "        at = -1", "only the first exponent-like text is looked at: a later 1e400 read as infinity"),
+        ("literals-unchecked", "may_not_be_finite", '    if literals and shape.find(b"\\0") >= 0:', "    if False:", "NaN or Infinity read in one pass (the full path refuses them)"),
         ("overflow-in-object-missed", "_finite", "            stack.extend(item.values())\n", "            pass\n", "an infinite number inside an object not noticed (load and encode)"),
-        ("non-finite-encoded", "encode", '    if (b"Infinity" in data or b"NaN" in data) and not _finite(message):\n', "    if False:\n", "encode() writes Infinity/NaN, which no JSON peer can read"),
+        ("non-finite-encoded", "encode", '    if (data.find(b"Infinity") >= 0 or data.find(b"NaN") >= 0) and not _finite(message):\n', "    if False:\n", "encode() writes Infinity/NaN, which no JSON peer can read"),
     ],
 )
 
 RUNTIME_REGISTRY = _group(
     "runtime/registry.py",
     [
-        ("fast-path-id-unchecked", "Registry.parse_object", 'if (type(obj.get("id")) in (str, int)) if request else ("id" not in obj):', "if True:", "requests without id and notifications with id accepted"),
-        ("fast-path-jsonrpc-unchecked", "Registry.parse_object", 'if accepted is not None and obj.get("jsonrpc") == "2.0":', "if accepted is not None:", "a wrong jsonrpc version reported as invalid params"),
+        ("fast-path-id-unchecked", "Registry.parse_object", 'if (type(obj.get("id")) in _ID_TYPES) if request else ("id" not in obj):', "if True:", "requests without id and notifications with id accepted"),
+        ("fast-path-jsonrpc-unchecked", "Registry.parse_object", 'if type(obj) is dict and obj.get("jsonrpc") == "2.0":', "if type(obj) is dict:", "a wrong jsonrpc version reported as invalid params"),
+        ("one-pass-never-learns", "Registry.parse_message", "                self._one_pass.learn(type(found))\n", "                pass\n", "bytes never read in one pass (every message decoded twice)"),
         ("jsonrpc-unchecked", "Registry._parse_any", 'if obj.get("jsonrpc") != "2.0":', "if False:", "messages without jsonrpc 2.0 accepted"),
         ("response-id-unchecked", "Registry._parse_any", 'if "result" in obj and valid_id(obj.get("id")):', 'if "result" in obj:', "responses with invalid ids accepted"),
         ("embedded-accepted", "Registry._parse_any", "if spec is None or spec.embedded:", "if spec is None:", "embedded requests parsed as messages"),
@@ -411,6 +417,23 @@ RUNTIME_REGISTRY = _group(
         ("results-of-notifications", "Registry.parse_result", "if spec is None or spec.result is None:", "if spec is None:", "parse_result accepts notifications"),
         ("result-error-code", "Registry.parse_result", 'INVALID_PARAMS, f"Invalid result for {method}"', 'INVALID_REQUEST, f"Invalid result for {method}"', "invalid results answered -32600"),
         ("fast-path-embedded", "Registry.__init__", "            if not spec.embedded\n", "", "embedded requests accepted on the fast path"),
+    ],
+)
+
+RUNTIME_ONEPASS = _group(
+    "runtime/onepass.py",
+    [
+        ("lax", "Reader.read", "self._validate(data, strict=True)", "self._validate(data)", "lax validation in one pass: an id of true or 1.0 read as 1"),
+        ("numbers-unchecked", "Reader.read", "if self._validate is None or may_not_be_finite(data, literals=True):", "if self._validate is None:", "NaN, Infinity and 1e400 read in one pass"),
+        ("notification-id-unchecked", "_envelope_check", "        return None if request else _without_id", "        return None", "a notification with an id read in one pass"),
+        ("extra-id-unchecked", "_envelope_check", '        return type(extra.get("id")) in _ID_TYPES if request else "id" not in extra', "        return True", "older revisions: a request's id of any type read in one pass"),
+        ("extra-jsonrpc-unchecked", "_envelope_check", '        if extra.get("jsonrpc") != "2.0":', "        if False:", "older revisions: any jsonrpc version read in one pass"),
+        ("unions-undecided", "_readable", "    return _unions_decided(model.__pydantic_core_schema__)", "    return True", "a union strict mode settles otherwise read in one pass (another member than lax mode picks)"),
+        ("coercions-ignored", "_unions_decided", "            if len(alike) > 1 and any(_coerces(c, refs) for c in alike):", "            if False:", "a union strict mode settles otherwise read in one pass"),
+        ("method-any", "_readable", " or method.annotation != tag:", ":", "a model whose method is any string reads another method's message"),
+        ("jsonrpc-defaulted", "_readable", "    elif not jsonrpc.is_required() or jsonrpc.annotation != _JSONRPC:", "    elif False:", "a model with a default jsonrpc reads a message without one"),
+        ("id-any-type", "_readable", "    elif request and (request_id is None or request_id.annotation != _REQUEST_ID):", "    elif False:", "a model whose id may be a float reads an id of 1.5"),
+        ("aliases-ignored", "_readable", "        if readers not in ([], [key]) or (readers and fields[key].alias not in (None, key)):", "        if False:", "a field another key fills stands for the envelope's id"),
     ],
 )
 
@@ -427,8 +450,8 @@ RUNTIME_REVISIONS = _group(
 RUNTIME_CONVERT = _group(
     "runtime/convert.py",
     [
-        ("dump-python-names", "dump", 'return value.model_dump(mode="json", by_alias=True, exclude_unset=True)', 'return value.model_dump(mode="json", by_alias=False, exclude_unset=True)', "models sent under Python names"),
-        ("dump-unset", "dump", 'return value.model_dump(mode="json", by_alias=True, exclude_unset=True)', 'return value.model_dump(mode="json", by_alias=True)', "unset fields sent as null"),
+        ("dump-python-names", "dump", 'value, mode="json", by_alias=True, exclude_unset=True', 'value, mode="json", by_alias=False, exclude_unset=True', "models sent under Python names"),
+        ("dump-unset", "dump", 'value, mode="json", by_alias=True, exclude_unset=True', 'value, mode="json", by_alias=True', "unset fields sent as null"),
         ("strips-skipped", "convert", "value = {key: item for key, item in value.items() if key not in strip}", "value = dict(value)", "fields the target revision does not define sent anyway"),
         ("fills-skipped", "convert", "fill(value, path, key, constant)", "pass", "required fields the target revision has and the source lacks not filled in"),
         ("fill-overwrites", "fill", "        found.setdefault(key, constant)\n", "        found[key] = constant\n", "a conversion fill overwrites a value that is there"),
@@ -588,8 +611,8 @@ RUNTIME_HTTP_SERVER = _group(
 RUNTIME_HTTP_GUARD = _group(
     "runtime/http/guard.py",
     [
-        ("rebinding-unchecked", "Guard.check", "if name is None or (hosts is None and not _unrebindable(name)):", "if name is None:", "a server without allow-lists admits any Host (DNS rebinding)"),
-        ("origin-unchecked", "Guard.check", "        if not admitted:\n", "        if False:\n", "a foreign Origin admitted"),
+        ("rebinding-unchecked", "_refusal", "if name is None or (hosts is None and not _unrebindable(name)):", "if name is None:", "a server without allow-lists admits any Host (DNS rebinding)"),
+        ("origin-unchecked", "_refusal", '    return None if admitted else "Forbidden: Origin not allowed"', "    return None", "a foreign Origin admitted"),
         ("host-port-refused", "_matches", " or a.lower() == name", "", "an allowed host without port refuses that host on a port"),
     ],
 )
@@ -597,7 +620,7 @@ RUNTIME_HTTP_GUARD = _group(
 RUNTIME_HTTP_WIRE = _group(
     "runtime/http/wire.py",
     [
-        ("content-type-unchecked", "read_json", 'if content_type[:1] != ["application/json"]:', "if False:", "a POST that is not application/json read anyway"),
+        ("content-type-unchecked", "refused_content", 'if media_types(content_type)[:1] != ["application/json"]:', "if False:", "a POST that is not application/json read anyway"),
         ("body-limit-unenforced", "read_body", "        if size > limit:\n", "        if False:\n", "a body over max_body read whole (no 413) when it has no Content-Length"),
     ],
 )
@@ -711,6 +734,7 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + TAP_REDACT
     + RUNTIME_JSONRPC
     + RUNTIME_REGISTRY
+    + RUNTIME_ONEPASS
     + RUNTIME_REVISIONS
     + RUNTIME_CONVERT
     + RUNTIME_PEER

@@ -27,7 +27,10 @@ EDGES = [
     b'"\\ud800"', b'"\\udc00x"', b'["\\ud83d\\ude00"]', b"\xef\xbb\xbf{}", "{}".encode("utf-16"),
     "{}".encode("utf-32"), b'"\t"', b"01", b"[1,]", b'"\xff"', b'"\xed\xa0\x80"', b"12345678901234567890123",
     b"[" * 150 + b"]" * 150, b"[" * 5000 + b"]" * 5000, b" \x0c{}", b'"\\u0000"', b"4.9e-324", b"1e308", b"",
-    b'{"e": "1e999"}', b"[1E+400]",
+    b'{"e": "1e999"}', b"[1E+400]", b"[1" + b"0" * 250 + b"e99]", b"2" + b"0" * 209 + b"e99", b"1e0400",
+    b'{"id": "550e8400-e29b-41d4-a716-446655440000"}', b"[1e+308, 1.7976931348623157e308, 1.8e308]",
+    b'{"id": "550e8400-e29b", "x": 1e400}',
+    b"-" + b"9" * 180 + b".5e130", b"0." + b"0" * 300 + b"1e400",
 ]  # fmt: skip
 
 
@@ -82,6 +85,36 @@ def test_load_reads_exactly_what_can_be_written_back(data: bytes) -> None:
     value = load(data)
     assert value == expected and json.dumps(value) == json.dumps(expected)
     assert json.loads(encode(value)) == expected
+
+
+def number_texts() -> st.SearchStrategy[bytes]:
+    """JSON numbers of every shape, near and far beyond a float's range: integer digits up to 400,
+    a fraction, an exponent of up to four digits (leading zeros too) and either sign."""
+    digits = st.integers(0, 400).map(lambda n: b"1" + b"0" * n) | st.integers(0, 10**20).map(
+        lambda n: str(n).encode()
+    )
+    fraction = st.none() | st.integers(0, 10**12).map(lambda n: b"." + str(n).encode())
+    exponent = st.none() | st.tuples(
+        st.sampled_from([b"e", b"E"]), st.sampled_from([b"", b"+", b"-"]), st.integers(0, 1200)
+    ).map(lambda e: e[0] + e[1] + str(e[2]).zfill(len(str(e[2])) + e[2] % 2).encode())
+    sign = st.sampled_from([b"", b"-"])
+    return st.builds(lambda s, d, f, e: s + d + (f or b"") + (e or b""), sign, digits, fraction, exponent)
+
+
+@given(
+    st.lists(number_texts() | st.sampled_from([b'"1e999"', b'"550e8400-e29b"', b"true"]), min_size=1, max_size=4),
+    st.sampled_from([b",", b", ", b" ,\n"]),
+)
+def test_load_reads_any_number_exactly_when_a_float_can_carry_it(parts: list[bytes], comma: bytes) -> None:
+    """`load` walks the decoded value only where the text may hold a number beyond a float's range:
+    that guess must never miss one (the oracle decides with the standard library alone)."""
+    data = b"[" + comma.join(parts) + b"]"
+    expected = oracle(data)
+    if expected is None:
+        with pytest.raises(ProtocolError):
+            load(data)
+    else:
+        assert load(data) == expected
 
 
 @given(

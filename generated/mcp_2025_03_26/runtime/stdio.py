@@ -15,7 +15,8 @@ import selectors
 import signal
 import stat
 import sys
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator, Sequence
 
 from .jsonrpc import (
     INTERNAL_ERROR,

@@ -7,10 +7,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
 import re
-import asyncio
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import ValidationError
 from pydantic_core import from_json, to_json
@@ -33,6 +34,7 @@ __all__ = [
     "error_location",
     "error_response",
     "load",
+    "may_not_be_finite",
     "newer_content",
     "settle",
     "valid_id",
@@ -100,15 +102,40 @@ def load(data: str | bytes | bytearray | Mapping[str, Any] | list[Any]) -> Any:
             value = from_json(data, allow_inf_nan=False)
         except (ValueError, TypeError):
             raise ProtocolError(PARSE_ERROR, "Parse error: not valid JSON") from None
-        raw = data.encode("utf-8", "replace") if isinstance(data, str) else bytes(data)
-        if _HUGE.search(raw) and not _finite(value):
+        if may_not_be_finite(data) and not _finite(value):
             raise ProtocolError(PARSE_ERROR, "Parse error: a number is out of range")
         return value
     return data
 
 
-_HUGE = re.compile(rb"[eE]\+?0*[1-9][0-9]{2}|[0-9]{300}")
-"""Text that may hold a number too large for a float (decoded as infinity): only then is the value walked."""
+_SHAPE = bytes.maketrans(b"123456789+ENI", b"0000000000e\0\0")
+"""What a number looks like: every digit and `+` read as 0, every exponent marker as e; N and I (which
+NaN and Infinity start with) as NUL, which JSON text holds nowhere else."""
+
+_EXPONENT = re.compile(rb"[0-9][eE]\+?0*[1-9][0-9]{2,}(?![0-9A-Za-z_-])")
+"""A digit, then an exponent of three digits or more that ends where a JSON number can (where a `0e000`
+of the shape is hex text, such as a UUID, it does not)."""
+
+_LONG_RUN = b"0" * 200
+"""Digits enough to pass a float's range (about 1.8e308) with an exponent of at most two digits (210 do)."""
+
+
+def may_not_be_finite(data: str | bytes | bytearray, *, literals: bool = False) -> bool:
+    """False when the JSON text `data` holds no number too large for a float (which decodes as
+    infinity) nor, with `literals`, a NaN or Infinity (which only a lax reader reads). Such a number
+    has an exponent of three digits or more or a long run of digits."""
+    raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
+    shape = raw.translate(_SHAPE)
+    at = shape.find(b"0e000")
+    while at >= 0:
+        if _EXPONENT.match(raw, at) is not None:
+            return True
+        at = shape.find(b"0e000", at + 1)
+    if len(shape) >= len(_LONG_RUN) and shape.find(_LONG_RUN) >= 0:
+        return True
+    if literals and shape.find(b"\0") >= 0:
+        return raw.find(b"NaN") >= 0 or raw.find(b"Infinity") >= 0
+    return False
 
 
 def _finite(value: Any) -> bool:
@@ -130,7 +157,7 @@ def encode(message: Any) -> bytes:
     """A message as compact UTF-8 JSON; ValueError for what JSON cannot carry (a lone surrogate, a
     number that is not finite): a peer must never receive what it cannot read."""
     data = to_json(message)
-    if (b"Infinity" in data or b"NaN" in data) and not _finite(message):
+    if (data.find(b"Infinity") >= 0 or data.find(b"NaN") >= 0) and not _finite(message):
         raise ValueError("a number is not finite")
     return data
 

@@ -7,11 +7,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from . import onepass
 from .jsonrpc import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -23,6 +25,8 @@ from .jsonrpc import (
 )
 
 Part = Literal["params", "result", "message"]
+
+_ID_TYPES = (str, int)
 
 
 @dataclass(frozen=True)
@@ -61,12 +65,14 @@ class Registry:
         self.response = response
         self.batching = batching
         self._adapters: dict[tuple[str, Part], TypeAdapter[Any]] = {}
+        self._results: dict[str, Callable[[Any], Any]] = {}  # each request's result validation
         # Wire name → (message model, is a request) for the methods parse_object accepts.
         self._accepted = {
             name: (spec.message, spec.kind == "request")
             for name, spec in methods.items()
             if not spec.embedded
         }
+        self._one_pass = onepass.Reader(self._accepted)
 
     def adapter(self, method: str, part: Part) -> TypeAdapter[Any]:
         """A TypeAdapter for `method`'s whole message, its params, or its result (union where it has one)."""
@@ -92,13 +98,13 @@ class Registry:
 
     def parse_object(self, obj: Any) -> BaseModel:
         """The typed model of one decoded JSON-RPC message; raises ProtocolError when invalid."""
-        if type(obj) is dict:
+        if type(obj) is dict and obj.get("jsonrpc") == "2.0":
             # The common case, decided with fewer checks; anything unusual takes the full path below.
             method = obj.get("method")
             accepted = self._accepted.get(method) if type(method) is str else None
-            if accepted is not None and obj.get("jsonrpc") == "2.0":
+            if accepted is not None:
                 model, request = accepted
-                if (type(obj.get("id")) in (str, int)) if request else ("id" not in obj):
+                if (type(obj.get("id")) in _ID_TYPES) if request else ("id" not in obj):
                     try:
                         found: BaseModel = model.__pydantic_validator__.validate_python(obj)
                     except ValidationError as exc:
@@ -149,9 +155,21 @@ class Registry:
         """The typed request, notification, response or error model of a JSON-RPC message (a list for a batch).
 
         Raises ProtocolError with -32700 (not JSON), -32600 (not a valid message, or a batch where the
-        revision has none), -32601 (unknown method) or -32602 (invalid params).
+        revision has none), -32601 (unknown method) or -32602 (invalid params). Bytes (what transports
+        read) are decoded and validated in one pass where `onepass` can, with the same answer.
         """
-        obj = load(data)
+        read = self._one_pass.read(data) if type(data) is bytes else None
+        if read is None:
+            obj = load(data)
+        elif isinstance(read, dict):
+            obj = read  # decoded, for the full path to check
+        else:
+            return read
+        if type(obj) is dict:
+            found = self.parse_object(obj)
+            if type(data) is bytes:
+                self._one_pass.learn(type(found))
+            return found
         if isinstance(obj, list):
             if not self.batching:
                 raise ProtocolError(INVALID_REQUEST, "Invalid Request: batches are not allowed")
@@ -162,13 +180,18 @@ class Registry:
 
     def parse_result(self, method: str, result: Any) -> Any:
         """The typed result of a response to `method`; raises ProtocolError when invalid."""
-        spec = self.methods.get(method)
-        if spec is None or spec.result is None:
-            raise ProtocolError(
-                METHOD_NOT_FOUND, f"Method not found or not a request: {method[:200]}"
-            )
+        validate = self._results.get(method)
+        if validate is None:
+            spec = self.methods.get(method)
+            if spec is None or spec.result is None:
+                raise ProtocolError(
+                    METHOD_NOT_FOUND, f"Method not found or not a request: {method[:200]}"
+                )
+            validate = self._results[method] = self.adapter(
+                method, "result"
+            ).validator.validate_python
         try:
-            return self.adapter(method, "result").validate_python(result)
+            return validate(result)
         except ValidationError as exc:
             raise ProtocolError(
                 INVALID_PARAMS, f"Invalid result for {method}", error_details(exc)

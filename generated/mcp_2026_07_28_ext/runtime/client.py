@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable
-from typing import Any, ClassVar, Mapping, cast
+from collections.abc import Awaitable, Mapping
+from typing import Any, ClassVar, cast
 
 from .convert import dump, project_capabilities
 from .handlers import implementation_info, overridden_capabilities

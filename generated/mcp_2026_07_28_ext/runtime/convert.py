@@ -10,8 +10,9 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Iterator, Literal, Mapping, get_args, get_type_hints
+from typing import Any, Iterator, Literal, get_args, get_type_hints
 
 from pydantic import BaseModel, ValidationError
 
@@ -29,8 +30,10 @@ def dump(value: Any) -> Any:
     """Wire data of a model (aliases, only the fields that were set); mappings are copied as they are."""
     if value is None:
         return None
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    if isinstance(value, BaseModel):  # model_dump's work, without its wrapper
+        return value.__pydantic_serializer__.to_python(
+            value, mode="json", by_alias=True, exclude_unset=True
+        )
     if isinstance(value, Mapping):
         return dict(value)
     raise TypeError(f"expected a model or a mapping, not {type(value).__name__}")

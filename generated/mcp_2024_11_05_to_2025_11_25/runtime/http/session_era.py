@@ -34,6 +34,7 @@ from .wire import (
     respond,
     respond_json,
     start_sse,
+    watch_disconnect,
 )
 
 
@@ -65,14 +66,21 @@ class SessionEra:
         """Serve a POSTed message or batch: a handshake opens a session, the rest belong to one."""
         batch = isinstance(body, list)
         messages = body if batch else [body]
-        if not all(isinstance(m, Mapping) for m in messages):
-            raise Reject(
-                400, error_body(INVALID_REQUEST, "Invalid Request: not a JSON-RPC message")
-            )
-        initialize = any(
-            isinstance(m.get("method"), str) and m["method"] in self.eras.handshakes
-            for m in messages
-        )
+        responses: list[Mapping[str, Any]] = []
+        rest: list[Mapping[str, Any]] = []
+        initialize = asks = False
+        for m in messages:
+            if not isinstance(m, Mapping):
+                raise Reject(
+                    400, error_body(INVALID_REQUEST, "Invalid Request: not a JSON-RPC message")
+                )
+            method = m.get("method")
+            initialize = initialize or (isinstance(method, str) and method in self.eras.handshakes)
+            if is_response(m):
+                responses.append(m)
+            else:
+                rest.append(m)
+                asks = asks or is_request(m)
         if initialize and batch:
             raise Reject(
                 400, error_body(INVALID_REQUEST, "Invalid Request: initialize must not be batched")
@@ -96,11 +104,9 @@ class SessionEra:
             )
         if not messages:
             raise Reject(400, error_body(INVALID_REQUEST, "Invalid Request: empty batch"))
-        responses = [m for m in messages if is_response(m)]
         for response in responses:
             session.settle(response)
-        rest = [m for m in messages if not is_response(m)]
-        if not any(is_request(m) for m in rest):
+        if not asks:
             with session.working():
                 for message in rest:
                     reply = await session.server.handle(message)
@@ -110,12 +116,12 @@ class SessionEra:
                         )
             await respond(send, 202)
             return
-        message = rest if isinstance(body, list) else rest[0]
+        answered: Any = rest if batch else rest[0]
         if initialize:
             self._opening += 1
         try:
             with session.working():
-                await self._answer(session, message, receive, send, initialize)
+                await self._answer(session, answered, receive, send, initialize)
         finally:
             if initialize:
                 self._opening -= 1
@@ -132,16 +138,15 @@ class SessionEra:
 
         stream.start = begin
         # A dropped connection lets go of the stream (the handler goes on; the client resumes it).
-        watcher = asyncio.ensure_future(disconnected(receive))
-        watcher.add_done_callback(
-            lambda w: None if w.cancelled() else asyncio.ensure_future(stream.detach(send))
+        stop_watching = watch_disconnect(
+            receive, lambda: asyncio.ensure_future(stream.detach(send))
         )
         token = INBOUND.set(Inbound(session.server, stream))
         try:
             reply = await session.server.handle(message)
         finally:
             INBOUND.reset(token)
-            watcher.cancel()
+            stop_watching()
         if initialize:
             ok = isinstance(reply, Mapping) and "result" in reply
             if ok:

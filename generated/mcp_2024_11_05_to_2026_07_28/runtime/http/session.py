@@ -13,7 +13,7 @@ import collections
 import contextlib
 import itertools
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from ..auth.resource import AccessToken
@@ -49,15 +49,16 @@ class Session:
         """Whom the session belongs to on a server with `auth`: its access token's subject and client."""
         server.attach(self)
 
-    @contextlib.contextmanager
-    def working(self) -> Iterator[None]:
-        """Count the block as activity: a session is never idle while it serves something."""
+    def working(self) -> Session:
+        """Count the `with` block as activity: a session is never idle while it serves something."""
+        return self
+
+    def __enter__(self) -> None:
         self.active += 1
-        try:
-            yield
-        finally:
-            self.active -= 1
-            self.last_seen = time.monotonic()
+
+    def __exit__(self, *exc: object) -> None:
+        self.active -= 1
+        self.last_seen = time.monotonic()
 
     def idle_for(self, now: float) -> float:
         """Seconds the session has done nothing: nothing served, nothing in flight, no stream attached."""

@@ -30,28 +30,36 @@ class Guard:
         Without lists, only what DNS rebinding cannot forge is admitted, wherever the server listens
         (a loopback, wildcard or public address, a Unix socket behind a proxy): IP literals and
         localhost, and Origins naming one of those. A server known by a DNS name lists it."""
-        hosts, origins = self.hosts, self.origins
-        host = request.get("host")
-        name = _host_name(host) if host is not None else None
-        if name is None or (hosts is None and not _unrebindable(name)):
-            raise Reject(403, error_body(INVALID_REQUEST, "Forbidden: Host not allowed"))
-        if hosts is not None and not _matches(host or "", hosts, name):
-            raise Reject(403, error_body(INVALID_REQUEST, "Forbidden: Host not allowed"))
-        origin = request.get("origin")
-        if origin is None or (origins is not None and "*" in origins):
-            return
-        scheme, _, authority = origin.partition("://")
-        where = _host_name(authority) if scheme.lower() in ("http", "https") else None
-        if origins is not None:
-            admitted = where is not None and _matches(
-                origin, origins, f"{scheme.lower()}://{where}"
-            )
-        elif hosts is not None and "*" not in hosts:
-            admitted = where is not None and _matches(authority, hosts, where)
-        else:
-            admitted = hosts is not None or (where is not None and _unrebindable(where))
-        if not admitted:
-            raise Reject(403, error_body(INVALID_REQUEST, "Forbidden: Origin not allowed"))
+        refused = _refusal(self.hosts, self.origins, request.get("host"), request.get("origin"))
+        if refused is not None:
+            raise Reject(403, error_body(INVALID_REQUEST, refused))
+
+
+@lru_cache(maxsize=64)
+def _refusal(
+    hosts: tuple[str, ...] | None,
+    origins: tuple[str, ...] | None,
+    host: str | None,
+    origin: str | None,
+) -> str | None:
+    """Why a Host and Origin are refused, None when they are admitted (remembered: a client sends the
+    same headers every time)."""
+    name = _host_name(host) if host is not None else None
+    if name is None or (hosts is None and not _unrebindable(name)):
+        return "Forbidden: Host not allowed"
+    if hosts is not None and not _matches(host or "", hosts, name):
+        return "Forbidden: Host not allowed"
+    if origin is None or (origins is not None and "*" in origins):
+        return None
+    scheme, _, authority = origin.partition("://")
+    where = _host_name(authority) if scheme.lower() in ("http", "https") else None
+    if origins is not None:
+        admitted = where is not None and _matches(origin, origins, f"{scheme.lower()}://{where}")
+    elif hosts is not None and "*" not in hosts:
+        admitted = where is not None and _matches(authority, hosts, where)
+    else:
+        admitted = hosts is not None or (where is not None and _unrebindable(where))
+    return None if admitted else "Forbidden: Origin not allowed"
 
 
 def _host_name(host: str) -> str | None:

@@ -8,7 +8,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from functools import lru_cache
 from typing import Any
 
 from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, ProtocolError, encode, load
@@ -66,26 +68,24 @@ def accepts(accept: str, *media: str) -> bool:
     return all(any(r in (m, "*/*", m.split("/", 1)[0] + "/*") for r in ranges) for m in media)
 
 
+@lru_cache(maxsize=64)
+def refused_content(content_type: str, accept: str) -> tuple[int, str] | None:
+    """Why a POST with these Content-Type and Accept headers is refused (status and message): 415 unless
+    its body is `application/json`, 406 unless the client accepts both JSON and SSE answers; None when
+    it is not. Remembered: a client sends the same headers every time."""
+    if media_types(content_type)[:1] != ["application/json"]:
+        return 415, "Unsupported Media Type: Content-Type must be application/json"
+    if not accepts(accept, "application/json", "text/event-stream"):
+        return 406, "Not Acceptable: Accept must list application/json and text/event-stream"
+    return None
+
+
 async def read_json(request: Request, receive: Receive, limit: int) -> Any:
     """The JSON body of a POST, refused unless it is `application/json` of at most `limit` bytes and the
     client accepts both JSON and SSE answers."""
-    content_type = media_types(request.get("content-type") or "")
-    if content_type[:1] != ["application/json"]:
-        raise Reject(
-            415,
-            error_body(
-                INVALID_REQUEST, "Unsupported Media Type: Content-Type must be application/json"
-            ),
-        )
-    accept = request.get("accept") or ""
-    if not accepts(accept, "application/json", "text/event-stream"):
-        raise Reject(
-            406,
-            error_body(
-                INVALID_REQUEST,
-                "Not Acceptable: Accept must list application/json and text/event-stream",
-            ),
-        )
+    refused = refused_content(request.get("content-type") or "", request.get("accept") or "")
+    if refused is not None:
+        raise Reject(refused[0], error_body(INVALID_REQUEST, refused[1]))
     length = request.get("content-length")
     if length is not None and length.strip().isdigit() and int(length) > limit:
         raise Reject(413, error_body(INVALID_REQUEST, f"Request body larger than {limit} bytes"))
@@ -119,6 +119,28 @@ async def disconnected(receive: Receive) -> None:
     """Return once the client has gone."""
     while (await receive())["type"] != "http.disconnect":
         pass
+
+
+def watch_disconnect(receive: Receive, gone: Callable[[], object]) -> Callable[[], None]:
+    """Call `gone` if the client goes while the request is served; the function that stops watching.
+
+    The watch begins at the event loop's next turn: a request answered before that (a handler that
+    never waits) costs no watching task."""
+    watcher: asyncio.Future[None] | None = None
+
+    def begin() -> None:
+        nonlocal watcher
+        watcher = asyncio.ensure_future(disconnected(receive))
+        watcher.add_done_callback(lambda w: None if w.cancelled() else gone())
+
+    starting = asyncio.get_running_loop().call_soon(begin)
+
+    def stop() -> None:
+        starting.cancel()
+        if watcher is not None:
+            watcher.cancel()
+
+    return stop
 
 
 async def respond(

@@ -16,9 +16,10 @@ import base64
 import binascii
 import decimal
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Mapping, TypeGuard
+from typing import Any, TypeGuard
 
 from ..facts import Legacy, Modern, ToolHeaders
 from ..jsonrpc import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, valid_id

@@ -10,7 +10,6 @@ names are mirrored in headers that must agree with the body."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -29,7 +28,7 @@ from .common import (
     same,
 )
 from .stream import Stream, StreamOptions
-from .wire import Receive, Reject, Request, Send, disconnected, respond, respond_json, start_sse
+from .wire import Receive, Reject, Request, Send, respond, respond_json, start_sse, watch_disconnect
 
 
 class Stateless:
@@ -77,14 +76,11 @@ class Stateless:
             INBOUND.set(Inbound(server, stream, version))
             server.attach(stream)
             endpoint = server._mcp
-            watcher = asyncio.ensure_future(disconnected(receive))
-            watcher.add_done_callback(
-                lambda w: None if w.cancelled() else endpoint.cancel_in_flight(request_id)
-            )
+            stop_watching = watch_disconnect(receive, lambda: endpoint.cancel_in_flight(request_id))
             try:
                 reply = await server.handle(body)
             finally:
-                watcher.cancel()
+                stop_watching()
                 server.attach(None)
                 self.open_streams.discard(stream)
         finally:

@@ -1,0 +1,223 @@
+"""Reading requests and notifications from bytes in one pass: decoded and validated by their model at once.
+
+The full path (`jsonrpc.load`, then the registry's checks, then the model) decides every message; this
+one only takes a shortcut to the same answer. A tagged union (its tag the `method`) validates the bytes
+in strict mode: a method's model once the full path has read a message of it (models are built on
+first use; building them all at once would make the first message wait for every one), and for every
+other method, and every method whose model strict mode may read otherwise, the decoded object itself,
+which the full path then checks. A model is kept only when the envelope it read is what the full path
+requires; anything else (an error, a number a float cannot carry) goes the full path, so errors are
+always its.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Callable, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from typing_extensions import TypedDict
+
+from .jsonrpc import may_not_be_finite
+
+__all__ = ["Reader"]
+
+
+class Reader:
+    """Reads the requests and notifications of a revision's methods in one pass, where their models allow."""
+
+    def __init__(self, accepted: Mapping[str, tuple[type[BaseModel], bool]]) -> None:
+        self._accepted = {model: (name, request) for name, (model, request) in accepted.items()}
+        # Each model in the union → what is left to check of the envelope it read (None: nothing).
+        self._members: dict[type[BaseModel], Callable[[BaseModel], bool] | None] = {}
+        self._settled: set[type[BaseModel]] = set()
+        self._validate: Callable[..., Any] | None = self._first  # the union, built on first use
+
+    def read(self, data: bytes) -> BaseModel | dict[str, Any] | None:
+        """`data` as its method's model; or, for a method one pass does not read, `data` decoded (what
+        `jsonrpc.load` gives, but `method` first) for the full path to check; or None when the full
+        path must decide."""
+        if self._validate is None or may_not_be_finite(data, literals=True):
+            return None
+        try:
+            found = self._validate(data, strict=True)
+        except ValidationError:
+            return None
+        if type(found) is dict:
+            return found
+        check = self._members[type(found)]
+        return found if check is None or check(found) else None
+
+    def learn(self, model: type[BaseModel]) -> None:
+        """Take `model` into the union (if it is a message model one pass may read) once the full path
+        has read a message of it."""
+        if model in self._settled:
+            return
+        self._settled.add(model)
+        if model not in self._accepted:
+            return
+        name, request = self._accepted[model]
+        if _readable(model, name, request):
+            self._members[model] = _envelope_check(model, request)
+            self._validate = self._union()
+
+    def _first(self, data: bytes, strict: bool) -> Any:
+        self._validate = self._union()
+        if self._validate is None:
+            raise ValidationError.from_exception_data("nothing to read", [])
+        return self._validate(data, strict=strict)
+
+    def _union(self) -> Callable[..., Any] | None:
+        others = tuple(  # where `method` is a field, the key order the object keeps is immaterial
+            name
+            for model, (name, _) in self._accepted.items()
+            if model not in self._members and "method" in model.model_fields
+        )
+        members: tuple[Any, ...] = tuple(self._members)
+        if others:
+            members += (_decoded(others),)
+        if not members:
+            return None
+        if len(members) == 1:
+            return TypeAdapter(members[0]).validator.validate_json
+        union: Any = Annotated[Union[members], Field(discriminator="method")]
+        return TypeAdapter(union).validator.validate_json
+
+
+def _decoded(names: tuple[str, ...]) -> Any:
+    """A JSON object whose `method` is one of `names`, read as it is decoded (every key kept)."""
+    typed_dict: Any = TypedDict  # a class made here, from names known only now
+    decoded = typed_dict("Decoded", {"method": Literal[names]})
+    decoded.__pydantic_config__ = ConfigDict(extra="allow")
+    return decoded
+
+
+def _readable(model: type[BaseModel], name: str, request: bool) -> bool:
+    """True when strict validation of JSON by `model` accepts only what the full path accepts, as the
+    full path reads it. The envelope is either fields that require what the full path checks (`jsonrpc`
+    the literal "2.0", a request's `id` a string or an integer, `method` its name) or, but for
+    `method`, extra keys; each of its keys is read by the field of its own name alone; and no union
+    leaves pydantic a choice that a lax coercion could change."""
+    if not model.__pydantic_complete__:
+        model.model_rebuild()
+    fields = model.model_fields
+    method = fields.get("method")
+    tag: Any = Literal[name]
+    if method is None or not method.is_required() or method.annotation != tag:
+        return False
+    jsonrpc, request_id = fields.get("jsonrpc"), fields.get("id")
+    if jsonrpc is None:
+        if request_id is not None:
+            return False
+    elif not jsonrpc.is_required() or jsonrpc.annotation != _JSONRPC:
+        return False
+    elif request and (request_id is None or request_id.annotation != _REQUEST_ID):
+        return False
+    for key in ("jsonrpc", "id", "method"):
+        readers = [n for n, f in fields.items() if key in (n, f.alias, f.validation_alias)]
+        if readers not in ([], [key]) or (readers and fields[key].alias not in (None, key)):
+            return False
+    if any(not isinstance(f.validation_alias, (str, type(None))) for f in fields.values()):
+        return False
+    return _unions_decided(model.__pydantic_core_schema__)
+
+
+def _envelope_check(model: type[BaseModel], request: bool) -> Callable[[BaseModel], bool] | None:
+    """What strict validation by a `_readable` model leaves to check of the envelope: a notification
+    has no `id`; where `jsonrpc` and `id` are extra keys, they hold "2.0" and a string or an integer.
+    """
+    if "jsonrpc" in model.model_fields:
+        return None if request else _without_id
+
+    def extra_keys(found: BaseModel) -> bool:
+        extra = found.__pydantic_extra__ or {}
+        if extra.get("jsonrpc") != "2.0":
+            return False
+        return type(extra.get("id")) in _ID_TYPES if request else "id" not in extra
+
+    return extra_keys
+
+
+def _without_id(found: BaseModel) -> bool:
+    return "id" not in found.__pydantic_fields_set__
+
+
+def _unions_decided(schema: Any) -> bool:
+    """True when strict validation by a core schema settles every smart-mode union as lax validation
+    would. Lax mode prefers the member with the most fields set over a stricter one, so a member that
+    only a lax coercion makes valid could win over one strict mode takes: that needs two members
+    reading the same JSON kind (objects, or arrays), one of which holds a type lax mode coerces."""
+    if not isinstance(schema, dict):
+        return False
+    nodes = list(_nodes(schema))
+    refs = {node["ref"]: node for node in nodes if isinstance(node.get("ref"), str)}
+    for node in nodes:
+        if node.get("type") != "union" or node.get("mode", "smart") != "smart":
+            continue
+        choices = [c[0] if isinstance(c, tuple) else c for c in node["choices"]]
+        for kind in ("object", "array"):
+            alike = [c for c in choices if _kind(c, refs) == kind]
+            if len(alike) > 1 and any(_coerces(c, refs) for c in alike):
+                return False
+    return True
+
+
+def _nodes(schema: Any) -> Any:
+    """Every schema in a core schema (its serialization and metadata aside)."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            yield node
+            stack.extend(v for k, v in node.items() if k not in _NOT_VALIDATION)
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+
+
+def _kind(schema: Any, refs: dict[str, Any], depth: int = 0) -> str:
+    """What JSON a union member reads: scalars only, arrays, or (for anything else, to be safe) objects."""
+    kind = schema.get("type") if isinstance(schema, dict) and depth < 50 else None
+    if kind == "definition-ref" and schema.get("schema_ref") in refs:
+        return _kind(refs[schema["schema_ref"]], refs, depth + 1)
+    if kind == "union":
+        inner = {
+            _kind(c[0] if isinstance(c, tuple) else c, refs, depth + 1) for c in schema["choices"]
+        }
+        return "scalar" if inner == {"scalar"} else "object"
+    return "scalar" if kind in _SCALARS else "array" if kind in _ARRAYS else "object"
+
+
+def _coerces(schema: Any, refs: dict[str, Any]) -> bool:
+    """True when a schema (with what it refers to) holds a type lax validation of JSON reads from other
+    JSON than strict validation does (numbers, booleans, anything unknown); strings, objects, arrays,
+    null, string literals and models of them read the same JSON either way."""
+    seen: set[str] = set()
+    stack = [schema]
+    while stack:
+        for node in _nodes(stack.pop()):
+            kind = node.get("type")
+            if kind == "definition-ref":
+                ref = node.get("schema_ref")
+                if ref not in refs:
+                    return True
+                if ref not in seen:
+                    seen.add(ref)
+                    stack.append(refs[ref])
+            elif kind == "literal":
+                if not all(isinstance(value, str) for value in node.get("expected", [None])):
+                    return True
+            elif isinstance(kind, str) and kind not in _NO_COERCION:
+                return True
+    return False
+
+
+_ID_TYPES = (str, int)
+_JSONRPC: Any = Literal["2.0"]
+_REQUEST_ID: Any = str | int
+_SCALARS = frozenset({"str", "int", "float", "bool", "none", "literal"})
+_ARRAYS = frozenset({"list", "tuple", "set", "frozenset"})
+_NO_COERCION = frozenset(
+    {"str", "none", "any", "list", "dict", "model", "model-fields", "model-field", "default",
+     "nullable", "union", "tagged-union", "definitions", "typed-dict", "typed-dict-field"}
+)  # fmt: skip
+_NOT_VALIDATION = frozenset({"cls", "serialization", "metadata"})
