@@ -49,9 +49,10 @@ def parse_challenges(values: Iterable[str]) -> list[Challenge]:
     return found
 
 
-def bearer_challenge(values: Iterable[str]) -> Challenge | None:
-    """The `Bearer` challenge among `values`, if any."""
-    return next((c for c in parse_challenges(values) if c.scheme.lower() == "bearer"), None)
+def oauth_challenge(values: Iterable[str]) -> Challenge | None:
+    """The first `Bearer` or `DPoP` (RFC 9449 §7.1) challenge among `values`, if any."""
+    found = parse_challenges(values)
+    return next((c for c in found if c.scheme.lower() in ("bearer", "dpop")), None)
 
 
 def _quoted(value: str) -> str:

@@ -26,8 +26,8 @@ from mcpgen.runtime.auth import (
     OAuth,
     PreRegistered,
     ResourceServer,
-    bearer_challenge,
     format_challenge,
+    oauth_challenge,
     parse_challenges,
 )
 from mcpgen.runtime.auth.jwt import JwtVerifier
@@ -55,7 +55,8 @@ def test_challenges_parse_quoted_and_bare_params_and_several_schemes() -> None:
     assert [c.scheme for c in found] == ["Basic", "Bearer", "Bearer"]
     assert found[1].scopes == ("a", "b") and found[1].params["resource_metadata"] == "https://r/m"
     assert found[2].params == {"realm": "plain", "error_description": 'say "hi"'}
-    assert bearer_challenge(["Negotiate abc==", "bearer scope=x"]).scopes == ("x",)  # type: ignore[union-attr]
+    assert oauth_challenge(["Negotiate abc==", "bearer scope=x"]).scopes == ("x",)  # type: ignore[union-attr]
+    assert oauth_challenge(['Basic realm="x", DPoP error="use_dpop_nonce"']).scheme == "DPoP"  # type: ignore[union-attr]
     written = format_challenge({"error": None, "scope": 'a "b"', "resource_metadata": "https://r/m"})
     assert written == 'Bearer scope="a \\"b\\"", resource_metadata="https://r/m"'
     assert parse_challenges([written])[0].params["scope"] == 'a "b"'
@@ -79,7 +80,7 @@ def test_discovery_urls_come_in_the_spec_s_order() -> None:
 
 
 def test_resource_identifiers() -> None:
-    assert canonical_resource("HTTPS://Ex.com/mcp?x=1#f") == "https://ex.com/mcp"
+    assert canonical_resource("HTTPS://Ex.com/mcp?x=1#f") == "https://ex.com/mcp?x=1"
     assert canonical_resource("https://ex.com/") == "https://ex.com"
     assert resource_allows("https://ex.com/mcp", "https://ex.com/mcp")
     assert resource_allows("https://ex.com", "https://ex.com/mcp")
@@ -134,11 +135,11 @@ def test_the_token_endpoint_authentication_follows_registration_then_metadata() 
     allows = SERVER.model_copy(update={"token_endpoint_auth_methods_supported": ["client_secret_post"]})
     assert requested_auth_method(SERVER) == "none"
     assert requested_auth_method(allows) == "client_secret_post"
-    assert auth_method(ClientInfo("c", "i"), allows) == "none"
-    assert auth_method(ClientInfo("c", "i", "secret"), allows) == "client_secret_post"
-    assert auth_method(ClientInfo("c", "i", "secret"), SERVER) == "client_secret_basic"
-    assert auth_method(ClientInfo("c", "i", "secret", "client_secret_post"), SERVER) == "client_secret_post"
-    assert auth_method(ClientInfo("c", "i", private_key="pem"), SERVER) == "private_key_jwt"
+    assert auth_method(ClientInfo("c", "i"), ["client_secret_post"]) == "none"
+    assert auth_method(ClientInfo("c", "i", "secret"), ["client_secret_post"]) == "client_secret_post"
+    assert auth_method(ClientInfo("c", "i", "secret"), None) == "client_secret_basic"
+    assert auth_method(ClientInfo("c", "i", "secret", "client_secret_post"), None) == "client_secret_post"
+    assert auth_method(ClientInfo("c", "i", private_key="pem"), None) == "private_key_jwt"
 
 
 def test_tools_whose_header_annotations_are_invalid_are_recognised() -> None:
