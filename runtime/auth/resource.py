@@ -6,6 +6,7 @@ verifier, answers 401 and 403 insufficient_scope challenges, and shows handlers 
 from __future__ import annotations
 
 import contextvars
+import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,7 @@ class AccessToken:
     client_id: str | None = None
     subject: str | None = None
     expires_at: float | None = None
+    """Seconds since the epoch from which it is refused (None: it does not expire)."""
     claims: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -125,6 +127,8 @@ class ResourceServer:
         verified = await self.verify(token.strip())
         if verified is None:
             raise self._refusal(401, metadata, needed, "invalid_token", "the token is not valid")
+        if verified.expires_at is not None and verified.expires_at <= time.time():
+            raise self._refusal(401, metadata, needed, "invalid_token", "the token has expired")
         if not set(needed) <= verified.scopes:
             raise self._refusal(
                 403, metadata, needed, "insufficient_scope", "the token lacks a required scope"

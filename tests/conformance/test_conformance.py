@@ -284,3 +284,25 @@ def test_2025_03_26_authorization_scenarios_pass(
     checks = _checks(tmp_path)
     assert {c["scenario"] for c in checks} == {scenario}, done.stdout[-3000:]
     _assert_all_pass(checks, done)
+
+
+EXTENSIONS = [
+    "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
+    "auth/wif-jwt-bearer",
+    "auth/enterprise-managed-authorization",
+    "auth/dpop",
+    "auth/dpop-nonce",
+]
+"""The authorization extension scenarios (`[extension]` in `conformance list --client`): client credentials,
+workload identity, enterprise-managed authorization (SEP-990), DPoP (SEP-1932) with and without nonces."""
+
+
+@pytest.mark.parametrize("scenario", EXTENSIONS)
+def test_authorization_extension_scenarios_pass(node: Path, generated_root: Path, tmp_path: Path, scenario: str) -> None:
+    """Each extension scenario at 2026-07-28's wire: every check passes and the client exits cleanly."""
+    options = ["--scenario", scenario, "--spec-version", "2026-07-28", "--force"]
+    done = _run_requirements(node, generated_root, tmp_path, REQUIREMENTS["2026-07-28"], options)
+    checks = _checks(tmp_path)
+    assert {c["scenario"] for c in checks} == {scenario}, done.stdout[-3000:]
+    _assert_all_pass(checks, done)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import hmac
 import json
 import time
 from typing import Any
@@ -15,7 +16,8 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 import jwt
 import pytest
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from mcpgen.runtime.auth import (
     Authorization,
@@ -319,12 +321,71 @@ def test_jwt_access_tokens_are_verified_for_issuer_audience_and_lifetime() -> No
 
     def token(**claims: Any) -> str:
         base = {"iss": "https://as.com", "aud": "https://mcp.com/mcp", "exp": time.time() + 60, "sub": "alice", "scope": "a b"}
-        return jwt.encode({**base, **claims}, key, algorithm="ES256", headers={"kid": "k"})
+        return jwt.encode({**base, **claims}, key, algorithm="ES256", headers={"kid": "k", "typ": "at+jwt"})
 
     verified = asyncio.run(verifier(token()))
     assert verified is not None and verified.subject == "alice" and verified.scopes == {"a", "b"}
     for bad in (token(aud="https://other.com"), token(iss="https://evil.com"), token(exp=time.time() - 3600), "x.y.z"):
         assert asyncio.run(verifier(bad)) is None
+
+
+def _signed(key: Any, algorithm: str, typ: str | None = "at+jwt", **claims: Any) -> str:
+    """A JWT access token for https://mcp.com/mcp from https://as.com (`typ` None: no typ at all)."""
+    base = {"iss": "https://as.com", "aud": "https://mcp.com/mcp", "exp": int(time.time()) + 60, "sub": "alice"}
+    return jwt.encode({**base, **claims}, key, algorithm=algorithm, headers={"kid": "k", "typ": typ})
+
+
+def _verifier(public: Any, **options: Any) -> JwtVerifier:
+    jwk = json.loads(jwt.algorithms.get_default_algorithms()[options.pop("kind", "RS256")].to_jwk(public))
+    return JwtVerifier("https://as.com", "https://mcp.com/mcp", jwks={"keys": [{**jwk, "kid": "k", **options.pop("declared", {})}]}, **options)
+
+
+RSA_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+@pytest.mark.parametrize(
+    ("typ", "accepted"),
+    [("at+jwt", True), ("application/at+jwt", True), ("AT+JWT", True), ("JWT", False), (None, False), ("jwt", False)],
+)
+def test_only_tokens_typed_as_access_tokens_are_accepted(typ: str | None, accepted: bool) -> None:
+    verified = asyncio.run(_verifier(RSA_KEY.public_key())(_signed(RSA_KEY, "RS256", typ)))
+    assert (verified is not None) is accepted
+    assert asyncio.run(_verifier(RSA_KEY.public_key(), typ=None)(_signed(RSA_KEY, "RS256", typ))) is not None
+
+
+def test_an_hmac_token_forged_with_the_public_key_is_refused_not_raised() -> None:
+    """RS256/HS256 confusion with HS256 allowed: the RSA public key (PEM) used as the HMAC secret."""
+    pem = RSA_KEY.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    header = _b64(json.dumps({"alg": "HS256", "typ": "at+jwt", "kid": "k"}).encode())
+    claims = {"iss": "https://as.com", "aud": "https://mcp.com/mcp", "exp": int(time.time()) + 60, "sub": "mallory"}
+    unsigned = f"{header}.{_b64(json.dumps(claims).encode())}"
+    forged = f"{unsigned}.{_b64(hmac.new(pem, unsigned.encode(), hashlib.sha256).digest())}"
+    verifier = _verifier(RSA_KEY.public_key(), algorithms=["RS256", "HS256"])
+    assert asyncio.run(verifier(forged)) is None
+    assert asyncio.run(verifier(_signed(RSA_KEY, "RS256"))) is not None
+
+
+def test_a_key_s_declared_algorithm_is_the_only_one_it_verifies() -> None:
+    verifier = _verifier(RSA_KEY.public_key(), declared={"alg": "RS256"}, algorithms=["RS256", "PS256"])
+    assert asyncio.run(verifier(_signed(RSA_KEY, "PS256"))) is None
+    assert asyncio.run(verifier(_signed(RSA_KEY, "RS256"))) is not None
+    undeclared = _verifier(RSA_KEY.public_key(), algorithms=["RS256", "PS256", "ES256"])
+    assert asyncio.run(undeclared(_signed(RSA_KEY, "PS256"))) is not None
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def test_an_expired_access_token_the_verifier_returns_is_refused() -> None:
+    async def verify(token: str) -> AccessToken | None:
+        return AccessToken(token, frozenset({"mcp:read"}), "c", "alice", expires_at=time.time() - 3600)
+
+    server = ResourceServer(verify, ["https://as.com"], required_scopes=["mcp:read"])
+    with pytest.raises(Refused) as expired:
+        _admit(server, "Bearer t", "tools/list")
+    assert expired.value.status == 401 and 'error="invalid_token"' in expired.value.challenge
+    assert "expired" in expired.value.body["error_description"]
 
 
 def test_clients_on_their_own_behalf_use_their_grant_with_the_resource_and_scopes() -> None:
