@@ -59,9 +59,9 @@ def _quoted(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def format_challenge(params: Mapping[str, str | None]) -> str:
-    """A `Bearer` challenge with `params` (those set to None left out) as quoted strings."""
+def format_challenge(params: Mapping[str, str | None], scheme: str = "Bearer") -> str:
+    """A challenge of `scheme` with `params` (those set to None left out) as quoted strings."""
     pairs = ", ".join(
         f"{name}={_quoted(value)}" for name, value in params.items() if value is not None
     )
-    return f"Bearer {pairs}" if pairs else "Bearer"
+    return f"{scheme} {pairs}" if pairs else scheme

@@ -104,6 +104,7 @@ class JwtVerifier:
             claims.get("sub"),
             claims["exp"] + self.leeway,
             claims,
+            self.issuer,
         )
 
     def _keyset(self, jwks: Mapping[str, Any]) -> list[_Key]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..auth.resource import ACCESS, Refused, ResourceServer
+from ..auth.resource import ACCESS, Presented, Refused, ResourceServer
 from ..jsonrpc import INVALID_REQUEST, valid_id
 from ..peer import CONTEXT, Peer
 from ..revisions import Revisions
@@ -142,21 +142,21 @@ class StreamableHTTP:
             return None
         if self._route(scope) != auth.metadata_path(self.path):
             return None
-        return auth.metadata(request.origin, self.path)
+        return auth.metadata(request.origin + ("" if self.path == "/" else self.path))
 
     async def _admit(self, request: Request, body: Any) -> None:
         """Let the request through with its verified token visible to handlers, or refuse it."""
         if self.auth is None:
             return
         messages = body if isinstance(body, list) else [body]
+        url = request.origin + ("" if self.path == "/" else self.path)
+        presented = Presented(request.get("authorization"), (), request.method)
         try:
-            ACCESS.set(
-                await self.auth.admit(
-                    request.get("authorization"), request.origin, self.path, messages
-                )
-            )
+            token = await self.auth.authenticate(presented, url)
+            self.auth.authorize(token, url, messages)
+            ACCESS.set(token)
         except Refused as refused:
-            raise Reject(refused.status, refused.body, [("www-authenticate", refused.challenge)])
+            raise Reject(refused.status, refused.body, refused.headers)
 
     def _route(self, scope: Scope) -> str:
         path: str = scope.get("path", "")

@@ -43,7 +43,7 @@ from mcpgen.runtime.auth.metadata import (
 from mcpgen.runtime.auth.grants import _code
 from mcpgen.runtime.auth.pkce import new_pkce
 from mcpgen.runtime.auth.registration import auth_method, requested_auth_method
-from mcpgen.runtime.auth.resource import AccessToken, Refused
+from mcpgen.runtime.auth.resource import AccessToken, Presented, Refused
 from mcpgen.runtime.auth.store import ClientInfo
 from mcpgen.runtime.client import _answered
 from mcpgen.runtime.http.common import valid_header_params
@@ -290,24 +290,33 @@ def _resource(scopes: set[str] | None) -> ResourceServer:
 
 
 def _admit(server: ResourceServer, authorization: str | None, method: str) -> AccessToken:
+    """Authenticate then authorize one request with `authorization` calling `method`."""
     message = {"jsonrpc": "2.0", "id": 1, "method": method}
-    return asyncio.run(server.admit(authorization, "https://mcp.com", "/mcp", [message]))
+    token = asyncio.run(server.authenticate(Presented(authorization), "https://mcp.com/mcp"))
+    server.authorize(token, "https://mcp.com/mcp", [message])
+    return token
+
+
+def _challenge(refused: Refused) -> str:
+    """The one challenge of a refusal."""
+    (challenge,) = [value for name, value in refused.headers if name == "www-authenticate"]
+    return challenge
 
 
 def test_the_resource_server_admits_refuses_and_challenges() -> None:
     metadata = 'resource_metadata="https://mcp.com/.well-known/oauth-protected-resource/mcp"'
     with pytest.raises(Refused) as missing:
         _admit(_resource({"mcp:read"}), None, "tools/list")
-    assert missing.value.status == 401 and missing.value.challenge == f'Bearer scope="mcp:read", {metadata}'
+    assert missing.value.status == 401 and _challenge(missing.value) == f'Bearer scope="mcp:read", {metadata}'
     with pytest.raises(Refused) as invalid:
         _admit(_resource(None), "Bearer t", "tools/list")
-    assert invalid.value.status == 401 and 'error="invalid_token"' in invalid.value.challenge
+    assert invalid.value.status == 401 and 'error="invalid_token"' in _challenge(invalid.value)
     with pytest.raises(Refused) as short:
         _admit(_resource({"mcp:read"}), "Bearer t", "tools/call")
     assert short.value.status == 403
-    assert 'error="insufficient_scope"' in short.value.challenge and 'scope="mcp:read mcp:write"' in short.value.challenge
+    assert 'error="insufficient_scope"' in _challenge(short.value) and 'scope="mcp:read mcp:write"' in _challenge(short.value)
     assert _admit(_resource({"mcp:read", "mcp:write"}), "bearer t", "tools/call").token == "t"
-    assert _resource(set()).metadata("https://mcp.com", "/mcp") == {
+    assert _resource(set()).metadata("https://mcp.com/mcp") == {
         "resource": "https://mcp.com/mcp",
         "authorization_servers": ["https://as.com"],
         "bearer_methods_supported": ["header"],
@@ -384,7 +393,7 @@ def test_an_expired_access_token_the_verifier_returns_is_refused() -> None:
     server = ResourceServer(verify, ["https://as.com"], required_scopes=["mcp:read"])
     with pytest.raises(Refused) as expired:
         _admit(server, "Bearer t", "tools/list")
-    assert expired.value.status == 401 and 'error="invalid_token"' in expired.value.challenge
+    assert expired.value.status == 401 and 'error="invalid_token"' in _challenge(expired.value)
     assert "expired" in expired.value.body["error_description"]
 
 
