@@ -412,3 +412,12 @@ def test_clients_on_their_own_behalf_use_their_grant_with_the_resource_and_scope
         assert (first["grant_type"], first["scope"], first["resource"]) == (grant, "mcp:read", "https://mcp.com/mcp")
         assert second["scope"] == "mcp:read mcp:write" and not servers.authorizations
         assert first.get("assertion") == ("workload.jwt" if "jwt" in grant else None)
+
+
+def test_a_token_speaks_for_its_issuer_subject_and_client() -> None:
+    alice = AccessToken("t1", client_id="c", subject="alice", claims={"iss": "https://as.com"})
+    assert alice.principal == AccessToken("t2", client_id="c", subject="alice", issuer="https://as.com").principal
+    assert alice.principal != AccessToken("t1", client_id="c", subject="alice", claims={"iss": "https://evil.com"}).principal
+    assert alice.principal != AccessToken("t1", client_id="d", subject="alice", claims={"iss": "https://as.com"}).principal
+    nobody = AccessToken("t1", client_id="c")
+    assert nobody.principal == AccessToken("t1", client_id="c").principal != AccessToken("t2", client_id="c").principal

@@ -4,6 +4,7 @@ token, key binding, replays and nonces; any JSON in a proof's header or claims i
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
@@ -19,6 +20,7 @@ from joserfc.jws import extract_compact
 
 from mcpgen.runtime.auth import dpop
 from mcpgen.runtime.auth.dpop_check import DPoP, ProofError
+from mcpgen.runtime.auth.resource import AccessToken, Presented, Refused, ResourceServer
 
 URL = "https://mcp.example.com/mcp"
 TOKEN = "an-access-token"
@@ -156,3 +158,49 @@ def test_any_json_in_a_proof_is_refused_cleanly(header: dict[str, Any], claims: 
         signed = jose_jwt.encode(signed_header, claims, KEY)
         with pytest.raises(ProofError):
             DPoP().check([signed], "POST", URL, TOKEN, JKT)
+
+
+def _guard(claims: dict[str, Any], **options: Any) -> ResourceServer:
+    async def verify(token: str) -> AccessToken | None:
+        return AccessToken(token, frozenset({"mcp:read"}), "c", "alice", claims=claims) if token == TOKEN else None
+
+    return ResourceServer(verify, ["https://as.example.com"], required_scopes=["mcp:read"], **options)
+
+
+def _challenges(refused: Refused) -> dict[str, str]:
+    return {value.split(" ", 1)[0]: value for name, value in refused.headers if name == "www-authenticate"}
+
+
+def test_a_resource_server_takes_a_bound_token_only_with_its_proof() -> None:
+    bound = _guard({"cnf": {"jkt": JKT}}, dpop=DPoP())
+    token = asyncio.run(bound.authenticate(Presented(f"DPoP {TOKEN}", (_proof(),), "POST"), URL))
+    assert token.subject == "alice"
+    with pytest.raises(Refused) as as_bearer:
+        asyncio.run(bound.authenticate(Presented(f"Bearer {TOKEN}"), URL))
+    assert as_bearer.value.status == 401 and "bound to a key" in as_bearer.value.body["error_description"]
+    with pytest.raises(Refused) as unproven:
+        asyncio.run(bound.authenticate(Presented(f"DPoP {TOKEN}", (_proof(OTHER),), "POST"), URL))
+    assert 'error="invalid_dpop_proof"' in _challenges(unproven.value)["DPoP"]
+    assert 'algs="ES256' in _challenges(unproven.value)["DPoP"]
+    without = _guard({"cnf": {"jkt": JKT}})
+    with pytest.raises(Refused):
+        asyncio.run(without.authenticate(Presented(f"Bearer {TOKEN}"), URL))
+    with pytest.raises(Refused):
+        asyncio.run(without.authenticate(Presented(f"DPoP {TOKEN}", (_proof(),), "POST"), URL))
+
+
+def test_a_resource_server_offers_both_schemes_and_a_nonce() -> None:
+    guard = _guard({"cnf": {"jkt": JKT}}, dpop=DPoP(nonce=True))
+    with pytest.raises(Refused) as missing:
+        asyncio.run(guard.authenticate(Presented(None), URL))
+    assert set(_challenges(missing.value)) == {"Bearer", "DPoP"}
+    nonce = dict(missing.value.headers)["dpop-nonce"]
+    with pytest.raises(Refused) as stale:
+        asyncio.run(guard.authenticate(Presented(f"DPoP {TOKEN}", (_proof(),), "POST"), URL))
+    assert 'error="use_dpop_nonce"' in _challenges(stale.value)["DPoP"] and dict(stale.value.headers)["dpop-nonce"]
+    asyncio.run(guard.authenticate(Presented(f"DPoP {TOKEN}", (_proof(nonce=nonce),), "POST"), URL))
+    required = _guard({}, dpop=DPoP(required=True))
+    with pytest.raises(Refused) as bearer:
+        asyncio.run(required.authenticate(Presented(f"Bearer {TOKEN}"), URL))
+    assert set(_challenges(bearer.value)) == {"DPoP"}
+    assert required.metadata(URL)["dpop_bound_access_tokens_required"] is True
