@@ -9,6 +9,7 @@ from __future__ import annotations
 from .challenge import Challenge, format_challenge, oauth_challenge, parse_challenges
 from .errors import AuthorizationError
 from .metadata import AuthorizationServerMetadata, ProtectedResourceMetadata
+from .dpop_check import DPoP
 from .jwt import JwtVerifier
 from .authorization import Authorization
 from .grants import ClientCredentials, Consent, EnterpriseManaged, JwtBearer, OAuth
@@ -26,6 +27,7 @@ __all__ = [
     "ClientInfo",
     "ClientMetadata",
     "Consent",
+    "DPoP",
     "EnterpriseManaged",
     "JwtBearer",
     "JwtVerifier",
