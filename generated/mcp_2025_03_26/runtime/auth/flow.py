@@ -4,7 +4,8 @@
 # Errata applied: request-params-meta
 # Lifecycle: session (initialize)
 """The `httpx.Auth` that applies an `Authorization` to every request of an HTTP client: the access token
-sent, a 401 or 403 `insufficient_scope` answered, the request retried (httpx imported only here)."""
+presented (with a DPoP proof when it is bound to a key), a 401 or 403 `insufficient_scope` answered, a
+DPoP nonce taken up, the request retried (httpx imported only here)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ import importlib
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
 
-from .challenge import Challenge, bearer_challenge
+from .challenge import Challenge, oauth_challenge
 from .errors import AuthorizationError
+from .token_endpoint import USE_DPOP_NONCE
 
 if TYPE_CHECKING:
     from .authorization import Authorization
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
 
 def _challenge(response: Any) -> Challenge | None:
     """The challenge of a response that asks for (other) authorization; None for any other answer."""
-    challenge = bearer_challenge(response.headers.get_list("www-authenticate"))
+    challenge = oauth_challenge(response.headers.get_list("www-authenticate"))
     if response.status_code == 401:
         return challenge or Challenge("Bearer")
     if response.status_code == 403 and challenge is not None:
@@ -36,27 +38,37 @@ def flow_class() -> Any:
     httpx: Any = importlib.import_module("httpx")
 
     class OAuthFlow(httpx.Auth):  # type: ignore[misc]
-        """Sends the access token; answers 401 and 403 insufficient_scope, then retries."""
+        """Presents the access token; answers 401 and 403 insufficient_scope, then retries."""
 
         def __init__(self, oauth: Authorization) -> None:
             self.oauth = oauth
 
         async def async_auth_flow(self, request: Any) -> AsyncGenerator[Any, Any]:
             """httpx's auth flow: yield each attempt at `request`, receiving its response."""
-            url = str(request.url.copy_with(query=None, fragment=None))
-            token = await self.oauth.access_token(url)
+            url = str(request.url.copy_with(fragment=None))
+            tokens = await self.oauth.access_token(url)
             limit = self.oauth.max_attempts
-            for attempt in range(limit + 1):
-                if token is not None:
-                    request.headers["authorization"] = f"Bearer {token}"
+            attempt = nonces = 0
+            while True:
+                if tokens is not None:
+                    self.oauth.present(request, tokens)
                 response = yield request
+                fresh = self.oauth.heard(url, response.headers.get("dpop-nonce"))
                 challenge = _challenge(response)
                 if challenge is None:
                     return
+                bound = tokens is not None and tokens.dpop_key is not None
+                if fresh and bound and challenge.params.get("error") == USE_DPOP_NONCE:
+                    if nonces < limit:
+                        nonces += 1
+                        await response.aread()
+                        continue  # the same token, its proof with the server's new nonce
                 if attempt == limit:
                     break
+                attempt += 1
                 await response.aread()
-                token = await self.oauth.challenged(url, response.status_code, challenge, token)
+                sent = tokens.access_token if tokens is not None else None
+                tokens = await self.oauth.challenged(url, response.status_code, challenge, sent)
             raise AuthorizationError(f"{url} still refuses after {limit} authorizations")
 
     return OAuthFlow
