@@ -485,7 +485,17 @@ RUNTIME_HTTP_COMMON = _group(
 RUNTIME_HTTP_SERVER = _group(
     "runtime/http/server.py",
     [
-        ("wrong-path-served", "StreamableHTTP.__call__", "            if self._route(scope) != self.path:\n", "            if False:\n", "requests to any path served as the MCP endpoint"),
+        ("wrong-path-served", "StreamableHTTP.__call__", "            if paths(scope)[0] != self.path:\n", "            if False:\n", "requests to any path served as the MCP endpoint"),
+        ("metadata-unguarded", "StreamableHTTP.__call__", "                self._check_origin(request)\n                await respond_json(send, 200, protection.metadata(request, scope))", "                await respond_json(send, 200, protection.metadata(request, scope))", "the protected-resource metadata served to a forged Host, which it reflects"),
+    ],
+)
+
+RUNTIME_HTTP_PROTECTION = _group(
+    "runtime/http/protection.py",
+    [
+        ("mount-prefix-forgotten", "Protection.endpoint", "return request.origin + root + (", "return request.origin + (", "mounted under a prefix, the challenge names metadata RFC 9728 does not place there"),
+        ("root-metadata-unserved", "Protection.is_metadata", "return full == auth.metadata_path(public) or ", "return ", "the metadata not served at the RFC 9728 location of the public path"),
+        ("proof-not-passed", "Protection.authenticate", "(proof,) if proof else ()", "()", "the request's DPoP proof never reaches the resource server"),
     ],
 )
 
@@ -704,4 +714,5 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + RUNTIME_AUTH_RESOURCE
     + RUNTIME_FANOUT
     + RUNTIME_AUTH_CLIENT
+    + RUNTIME_HTTP_PROTECTION
 )
