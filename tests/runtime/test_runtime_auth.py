@@ -16,6 +16,8 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 import jwt
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
@@ -421,3 +423,22 @@ def test_a_token_speaks_for_its_issuer_subject_and_client() -> None:
     assert alice.principal != AccessToken("t1", client_id="d", subject="alice", claims={"iss": "https://as.com"}).principal
     nobody = AccessToken("t1", client_id="c")
     assert nobody.principal == AccessToken("t1", client_id="c").principal != AccessToken("t2", client_id="c").principal
+
+
+FORGED_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    header=st.dictionaries(st.sampled_from(["alg", "typ", "kid", "jwk", "crit", "b64"]), FORGED_JSON, max_size=4),
+    claims=FORGED_JSON,
+    signature=st.binary(max_size=300),
+)
+def test_any_forged_jwt_is_refused_never_raised(header: dict[str, Any], claims: Any, signature: bytes) -> None:
+    verifier = _verifier(RSA_KEY.public_key(), algorithms=["RS256", "PS256", "HS256", "ES256", "none"])
+    token = ".".join([_b64(json.dumps(header).encode()), _b64(json.dumps(claims).encode()), _b64(signature)])
+    assert asyncio.run(verifier(token)) is None

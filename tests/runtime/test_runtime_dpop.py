@@ -204,3 +204,25 @@ def test_a_resource_server_offers_both_schemes_and_a_nonce() -> None:
         asyncio.run(required.authenticate(Presented(f"Bearer {TOKEN}"), URL))
     assert set(_challenges(bearer.value)) == {"DPoP"}
     assert required.metadata(URL)["dpop_bound_access_tokens_required"] is True
+
+
+HEADER_TEXT = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_size=300)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    authorization=st.none() | HEADER_TEXT | st.builds(lambda t: f"DPoP {t}", HEADER_TEXT),
+    proof=st.none()
+    | HEADER_TEXT
+    | st.builds(
+        lambda header, claims: _proof(header=header, **claims),
+        st.dictionaries(st.sampled_from(["typ", "kid"]), st.text(max_size=20), max_size=2),
+        st.dictionaries(st.sampled_from(["htm", "htu", "iat", "ath", "jti", "nonce", "exp"]), JSON, max_size=3),
+    ),
+)
+def test_any_authorization_and_dpop_header_is_admitted_or_refused_never_raised(authorization: str | None, proof: str | None) -> None:
+    guard = _guard({"cnf": {"jkt": JKT}}, dpop=DPoP(nonce=True))
+    try:
+        asyncio.run(guard.authenticate(Presented(authorization, (proof,) if proof is not None else (), "POST"), URL))
+    except Refused as refused:
+        assert refused.status == 401 and refused.headers
