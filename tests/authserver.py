@@ -161,6 +161,8 @@ class Authority:
     """The `token_type` its token responses claim, whatever the token is (None: the truth)."""
     dpop: bool = False
     """Whether it offers DPoP (ES256) and binds the tokens of requests with a valid proof."""
+    dpop_nonce: str | None = None
+    """The nonce its DPoP proofs must carry (RFC 9449 §8), None: any."""
 
     def register(self, client_id: str, secret: str, grant_types: list[str], method: str = "client_secret_basic") -> None:
         """Pre-register a confidential client."""
@@ -172,9 +174,10 @@ class Authority:
         return [r for r in self.requests if r.path == path]
 
 
-def proof_thumbprint(proof: str, url: str) -> str | None:
-    """The key thumbprint of a valid DPoP proof (RFC 9449 §4.3) for a POST to `url`, checked with
-    joserfc: `dpop+jwt`, ES256, a public `jwk`, a fresh `iat`, `htm` and `htu`; None when invalid."""
+def proof_claims(proof: str, url: str) -> dict[str, Any] | None:
+    """The claims of a valid DPoP proof (RFC 9449 §4.3) for a POST to `url`, its key's thumbprint as
+    `jkt`, checked with joserfc: `dpop+jwt`, ES256, a public `jwk`, a fresh `iat`, `htm` and `htu`;
+    None when invalid."""
     try:
         header = extract_compact(proof.encode()).protected
     except JoseError:
@@ -190,7 +193,7 @@ def proof_thumbprint(proof: str, url: str) -> str | None:
     fresh = abs(time.time() - float(claims.get("iat", 0))) < 300
     if claims.get("htm") != "POST" or claims.get("htu") != url or not fresh or not claims.get("jti"):
         return None
-    return str(key.thumbprint())
+    return {**claims, "jkt": key.thumbprint()}
 
 
 def authority_app(authority: Authority, key: RSAKey, token_lifetime: int) -> Flask:
@@ -324,9 +327,12 @@ def authority_app(authority: Authority, key: RSAKey, token_lifetime: int) -> Fla
     def token() -> Any:
         proof = request.headers.get("dpop")
         if authority.dpop and proof is not None:
-            request.dpop_jkt = proof_thumbprint(proof, f"{authority.issuer}/token")  # type: ignore[attr-defined]
-            if request.dpop_jkt is None:  # type: ignore[attr-defined]
+            claims = proof_claims(proof, f"{authority.issuer}/token")
+            if claims is None:
                 return jsonify({"error": "invalid_dpop_proof"}), 400
+            if authority.dpop_nonce is not None and claims.get("nonce") != authority.dpop_nonce:
+                return jsonify({"error": "use_dpop_nonce"}), 400, {"DPoP-Nonce": authority.dpop_nonce}
+            request.dpop_jkt = claims["jkt"]  # type: ignore[attr-defined]
         answer: Response = server.create_token_response()
         bound = getattr(request, "dpop_jkt", None) is not None
         kind = authority.token_type or ("DPoP" if bound else None)

@@ -290,3 +290,37 @@ def test_dpop_bound_tokens_end_to_end_and_what_a_thief_can_do_with_one(
     assert all(r.headers["authorization"].startswith("DPoP ") for r in sent if "authorization" in r.headers)
     assert as_bearer.status_code == 401 and "bound to a key" in as_bearer.text
     assert replayed.status_code == 401 and "used before" in replayed.text
+
+
+def test_the_nonces_of_both_servers_are_taken_up(packages: dict[str, ModuleType]) -> None:
+    """The authorization server wants a nonce in token requests (RFC 9449 §8), the MCP server in every
+    request, and its nonces last 2 s (§9): the client retries once with each nonce it is given."""
+    package, http, auth = _modules(packages, V26)
+    late = _Late()
+    with authorization_server(dpop=True, dpop_nonce="as-nonce-1") as authority, serve(late) as served:
+        authority.audience = served.url
+        verifier = auth.JwtVerifier(authority.issuer, served.url, jwks_uri=f"{authority.issuer}/jwks")
+        guard = auth.ResourceServer(verifier, [authority.issuer], dpop=auth.DPoP(nonce=True, window=2))
+        late.inner = http.streamable_http_app(tool_server(package, Probe()), auth=guard)
+        answers: list[httpx.Response] = []
+
+        async def record(response: httpx.Response) -> None:
+            answers.append(response)
+
+        async def session() -> list[str]:
+            client = package.Client()
+            oauth = auth.OAuth(_headless, auth.ClientMetadata("http://127.0.0.1:1/cb", "nonces"))
+            async with httpx.AsyncClient(auth=oauth.httpx_auth(), event_hooks={"response": [record]}) as own:
+                async with http.connect_http(client, served.url, http=own):
+                    await client.start_session()
+                    texts = [(await client.call_tool({"name": "echo", "arguments": {"n": 1}})).content[0].text]
+                    await asyncio.sleep(2.5)  # the nonce the client holds is stale now
+                    texts.append((await client.call_tool({"name": "echo", "arguments": {"n": 2}})).content[0].text)
+                    return [str(t) for t in texts]
+
+        texts = asyncio.run(session())
+    token_requests = authority.received("/token")
+    assert texts == ['{"n": 1}', '{"n": 2}']
+    assert len(token_requests) == 2, "one refused for want of the nonce, one with it"
+    stale = [a for a in answers if a.status_code == 401 and "use_dpop_nonce" in a.headers.get("www-authenticate", "")]
+    assert len(stale) == 1 and stale[0].headers["dpop-nonce"]
