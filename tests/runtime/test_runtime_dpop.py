@@ -9,6 +9,7 @@ import base64
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -71,27 +72,28 @@ OTHER = ECKey.generate_key("P-256")
 @pytest.mark.parametrize(
     ("proofs", "jkt", "why"),
     [
-        ([], JKT, "exactly one"),
-        ([_proof(), _proof()], JKT, "exactly one"),
-        ([_proof() + "," + _proof()], JKT, "exactly one"),
-        (["not.a.jwt"], JKT, "not a JWT"),
-        ([_proof(header={"typ": "JWT"})], JKT, "typ or alg"),
-        ([_proof(OTHER)], JKT, "not the token's"),
-        ([_proof(header={"jwk": OTHER.as_dict(private=False)})], JKT, "signature"),
-        ([_proof(header={"jwk": KEY.as_dict(private=True)})], JKT, "no public key"),
-        ([_proof()], None, "not the token's"),
-        ([_proof(htm="GET")], JKT, "another method"),
-        ([_proof(htu="https://evil.example.com/mcp")], JKT, "another URL"),
-        ([_proof(iat=int(time.time()) - 3600)], JKT, "too old"),
-        ([_proof(iat=int(time.time()) + 3600)], JKT, "from the future"),
-        ([_proof(ath=_ath("another-token"))], JKT, "another access token"),
-        ([_proof(ath=None)], JKT, "another access token"),
-        ([_proof(jti=None)], JKT, "no jti"),
+        (lambda: [], JKT, "exactly one"),
+        (lambda: [_proof(), _proof()], JKT, "exactly one"),
+        (lambda: [_proof() + "," + _proof()], JKT, "exactly one"),
+        (lambda: ["not.a.jwt"], JKT, "not a JWT"),
+        (lambda: [_proof(header={"typ": "JWT"})], JKT, "typ or alg"),
+        (lambda: [_proof(OTHER)], JKT, "not the token's"),
+        (lambda: [_proof(header={"jwk": OTHER.as_dict(private=False)})], JKT, "signature"),
+        (lambda: [_proof(header={"jwk": KEY.as_dict(private=True)})], JKT, "no public key"),
+        (lambda: [_proof()], None, "not the token's"),
+        (lambda: [_proof(htm="GET")], JKT, "another method"),
+        (lambda: [_proof(htu="https://evil.example.com/mcp")], JKT, "another URL"),
+        (lambda: [_proof(iat=int(time.time()) - 3600)], JKT, "too old"),
+        (lambda: [_proof(iat=int(time.time()) + 3600)], JKT, "from the future"),
+        (lambda: [_proof(ath=_ath("another-token"))], JKT, "another access token"),
+        (lambda: [_proof(ath=None)], JKT, "another access token"),
+        (lambda: [_proof(jti=None)], JKT, "no jti"),
     ],
 )
-def test_a_bad_proof_is_refused(proofs: list[str], jkt: str | None, why: str) -> None:
+def test_a_bad_proof_is_refused(proofs: Callable[[], list[str]], jkt: str | None, why: str) -> None:
+    """Each proof is made as the test runs (a proof made at collection would be stale by then)."""
     with pytest.raises(ProofError, match=why) as refused:
-        DPoP().check(proofs, "POST", URL, TOKEN, jkt)
+        DPoP().check(proofs(), "POST", URL, TOKEN, jkt)
     assert refused.value.error == "invalid_dpop_proof"
 
 
