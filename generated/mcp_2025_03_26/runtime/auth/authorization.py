@@ -21,6 +21,7 @@ from .challenge import Challenge
 from .discovery import Discovered, discover
 from .errors import AuthorizationError
 from .fetch import exchange
+from .flow import flow_class
 from .metadata import canonical_resource, origin
 from .registration import ClientMetadata, PreRegistered, registered, requested_auth_method
 from .store import ClientInfo, MemoryTokenStore, Tokens, TokenStore
@@ -91,8 +92,7 @@ class Authorization(abc.ABC):
 
     def httpx_auth(self) -> Any:
         """This authorization as an `httpx.Auth` (for an `httpx.AsyncClient` of your own)."""
-        flow: Any = importlib.import_module(f"{__package__}.flow")
-        return flow.flow_class()(self)
+        return flow_class()(self)
 
     async def access_token(self, server_url: str) -> Tokens | None:
         """The tokens to present to the MCP server at `server_url`, refreshed first if they expired."""
