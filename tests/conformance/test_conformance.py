@@ -298,11 +298,23 @@ EXTENSIONS = [
 workload identity, enterprise-managed authorization (SEP-990), DPoP (SEP-1932) with and without nonces."""
 
 
+EXTENSION_RUNS = {
+    REQUIREMENTS["2026-07-28"]: ["--spec-version", "2026-07-28", "--force"],
+    MULTI_SERVER: [],
+}
+"""Package → the options its extension runs take: the 2026-07-28 package at its revision's wire (the suite
+runs extensions only when forced to a revision), the multi-revision one at the suite's default wire for
+extensions (2025-11-25, a session)."""
+
+
+@pytest.mark.parametrize("package", EXTENSION_RUNS)
 @pytest.mark.parametrize("scenario", EXTENSIONS)
-def test_authorization_extension_scenarios_pass(node: Path, generated_root: Path, tmp_path: Path, scenario: str) -> None:
-    """Each extension scenario at 2026-07-28's wire: every check passes and the client exits cleanly."""
-    options = ["--scenario", scenario, "--spec-version", "2026-07-28", "--force"]
-    done = _run_requirements(node, generated_root, tmp_path, REQUIREMENTS["2026-07-28"], options)
+def test_authorization_extension_scenarios_pass(
+    node: Path, generated_root: Path, tmp_path: Path, scenario: str, package: str
+) -> None:
+    """Each authorization extension scenario: every check passes and the client exits cleanly."""
+    options = ["--scenario", scenario, *EXTENSION_RUNS[package]]
+    done = _run_requirements(node, generated_root, tmp_path, package, options)
     checks = _checks(tmp_path)
     assert {c["scenario"] for c in checks} == {scenario}, done.stdout[-3000:]
     _assert_all_pass(checks, done)
