@@ -1,6 +1,6 @@
 """Fan-out benchmark: latency from a `touch` to the moment each of 1,000 listeners has read the update.
 
-The server is the README's Scaling out example, as the README has it: two uvicorn workers with Redis
+The server is the example of docs/scaling.md, as the page has it: two uvicorn workers with Redis
 between them, 500 listen streams on each and every touch sent to the first; beside it, one worker holding
 all 1,000 streams (through Redis, and with the in-process `Fanout` put in place of `RedisFanout`). Every
 listener is a 2026-07-28 `subscriptions/listen` stream read by one asyncio client over raw sockets, so the
@@ -32,7 +32,7 @@ from typing import Callable
 from http_bench import cpu_seconds
 
 HERE = Path(__file__).resolve().parent
-README = HERE.parent / "README.md"
+PAGE = HERE.parent / "docs" / "scaling.md"
 LISTENERS = 1000
 WATCHED = "file:///bench/"
 UPDATE = re.compile(rb'"uri":"file:///bench/(\d+)"')
@@ -41,11 +41,10 @@ REDIS_LINE = 'updates = RedisFanout(os.environ["REDIS_URL"])'
 
 
 def example(in_process: bool) -> str:
-    """The README's Scaling out module; with `in_process`, on the in-process `Fanout` instead of Redis."""
-    section = README.read_text("utf-8").split("\n## Scaling out\n", 1)[1].split("\n## ", 1)[0]
-    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    """The Python module of docs/scaling.md; with `in_process`, on the in-process `Fanout` instead of Redis."""
+    (code,) = re.findall(r"```python\n(.*?)```", PAGE.read_text("utf-8"), re.S)
     if in_process:
-        assert REDIS_LINE in code, "the README example no longer makes its fan-out as the benchmark expects"
+        assert REDIS_LINE in code, "the documented example no longer makes its fan-out as the benchmark expects"
         code = code.replace(REDIS_LINE, "from mcp_2024_11_05_to_2026_07_28.runtime.fanout import Fanout\nupdates = Fanout()")
     return str(code)
 

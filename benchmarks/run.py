@@ -1,6 +1,6 @@
 """mcpgen benchmarks: generation, parsing, import time and memory, side by side with baselines.
 
-Usage: python benchmarks/run.py [--quick] [--schema-dir DIR] [--reps N] [--only PART] [--against DIR]
+Usage: python benchmarks/run.py [--quick] [--schema-dir DIR] [--reps N] [--only PART] [--against DIR] [--json FILE]
 
 Every number is a median over repetitions, and each baseline runs interleaved with what it is
 compared against, so that load from other processes hits both alike.
@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -33,6 +34,7 @@ TARGETS = {
     "import": ("<=", 0.8),
     "multi": (">=", 0.8),
     "http": (">=", 3.0),
+    "tap": ("<=", 1.5),
 }
 
 
@@ -92,6 +94,28 @@ class Table:
         lines = ["| benchmark | mcpgen | baseline | ratio |", "| --- | --- | --- | --- |"]
         lines += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in self.rows]
         return "\n".join(lines)
+
+    def records(self) -> list[dict[str, Any]]:
+        """The rows with each ratio, and the target it is held to, as numbers (None where a row has none)."""
+        out = []
+        for what, ours, baseline, ratio in self.rows:
+            found = _RATIO.match(ratio)
+            target = None
+            if found and found["op"]:
+                target = {"op": found["op"], "bound": float(found["bound"]), "met": found["met"] == "met"}
+            value = float(found["ratio"]) if found else None
+            out.append({"benchmark": what.strip(), "mcpgen": ours, "baseline": baseline, "ratio": value, "target": target})
+        return out
+
+
+_RATIO = re.compile(r"\s*(?P<ratio>\d+(?:\.\d+)?)x(?: \(target (?P<op><=|>=) (?P<bound>[\d.]+)x: (?P<met>met|NOT met)\))?")
+
+
+def write_json(path: Path, table: Table, parts: list[str], reps: int) -> None:
+    """The results as JSON (`mcpgen-bench/1`), the input of benchmarks/plot.py."""
+    machine = {"python": sys.version.split()[0], "cpus": os.cpu_count(), "load": round(os.getloadavg()[0], 1)}
+    results = {"format": "mcpgen-bench/1", "date": time.strftime("%Y-%m-%d"), **machine, "reps": reps, "parts": parts}
+    path.write_text(json.dumps({**results, "rows": table.records()}, indent=1) + "\n", "utf-8")
 
 
 def mcpgen_argv(revision: str, out: Path, schema_dir: Path) -> list[str]:
@@ -368,6 +392,21 @@ def bench_http_echo(schema_dir: Path, reps: int, seconds: float, work: Path, tab
         bench_http(out, reps, seconds, lambda w, ours, base, ratio: table.add(w, ours, base, _http_ratio(w, ratio)), http)
 
 
+def bench_tap(schema_dir: Path, reps: int, calls: int, work: Path, table: Table) -> None:
+    """What `mcpgen tap` costs a session: sequential tools/call through the tap against the same calls
+    direct (stdio: held to the target; HTTP: stated)."""
+    from tap_bench import bench_tap as run_tap_bench
+
+    print(f"\n== mcpgen tap ({calls} sequential tools/call, seconds from initialize to the last answer; medians) ==", flush=True)
+    out = work / "tap"
+    run_child(mcpgen_argv("2025-11-25", out / "mcp_2025_11_25", schema_dir))
+
+    def add(what: str, ours: str, base: str, ratio: float, transport: str) -> None:
+        table.add(what, ours, base, fmt_ratio(ratio, "tap") if transport == "stdio" else f"{ratio:5.2f}x")
+
+    run_tap_bench(out, reps, calls, add)
+
+
 def bench_fanout_latency(schema_dir: Path, reps: int, touches: int, work: Path, table: Table) -> None:
     """A `touch` heard by 1,000 listen streams: the README's Scaling out example on two workers through
     Redis, against one worker holding every stream (needs redis-server)."""
@@ -395,9 +434,10 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help=f"one revision ({QUICK_REVISION}), fewer repetitions")
     parser.add_argument("--schema-dir", type=Path, default=Path(os.environ.get("MCPGEN_SCHEMA_DIR", Path(__file__).resolve().parents[2] / "shared" / "mcp-spec")))
     parser.add_argument("--reps", type=int, help="repetitions per measurement (default 5, quick 3)")
-    parser.add_argument("--only", choices=("generation", "parse", "import", "multi", "http", "fanout"), action="append", help="run only these parts")
+    parser.add_argument("--only", choices=("generation", "parse", "import", "multi", "http", "fanout", "tap"), action="append", help="run only these parts")
     parser.add_argument("--against", type=Path, help="another mcpgen, installed with `pip install --no-deps --target DIR`: cold generation against it too "
                         "(this tree's side is whichever mcpgen PYTHONPATH and the environment give)")
+    parser.add_argument("--json", type=Path, metavar="FILE", help="also write the results as JSON, for benchmarks/plot.py")
     args = parser.parse_args()
     if args.against is not None and not (args.against / "mcpgen" / "__init__.py").is_file():
         parser.error(f"--against {args.against}: no mcpgen installed there (pip install --no-deps --target DIR <checkout>)")
@@ -405,7 +445,7 @@ def main() -> None:
         parser.error("--against times generation: add --only generation")
     reps = args.reps or (3 if args.quick else 5)
     revisions = (QUICK_REVISION,) if args.quick else REVISIONS
-    parts = args.only or ["generation", "parse", "import", "multi", "http", "fanout"]
+    parts = args.only or ["generation", "parse", "import", "multi", "http", "fanout", "tap"]
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, load {os.getloadavg()[0]:.1f}, reps {reps}")
     if uncompiled := uncompiled_modules():
         print(f"note: {uncompiled} of mcpgen's modules have no bytecode cache, so each run compiles them (an editable "
@@ -426,7 +466,11 @@ def main() -> None:
             bench_http_echo(args.schema_dir, reps, 1.0 if args.quick else 3.0, work, table)
         if "fanout" in parts:
             bench_fanout_latency(args.schema_dir, reps, 10 if args.quick else 30, work, table)
+        if "tap" in parts:
+            bench_tap(args.schema_dir, reps, 100 if args.quick else 300, work, table)
     print("\n" + table.markdown())
+    if args.json is not None:
+        write_json(args.json, table, parts, reps)
 
 
 if __name__ == "__main__":

@@ -90,10 +90,14 @@ def fingerprint() -> str:
 
 
 def package_key(
-    revisions: tuple[tuple[str, str], ...], surface: str, pairings: tuple[tuple[str, str], ...] = ()
+    revisions: tuple[tuple[str, str], ...],
+    surface: str,
+    pairings: tuple[tuple[str, str], ...] = (),
+    extensions: tuple[tuple[str, str, str], ...] = (),
 ) -> str:
-    """The cache key of one generated package: its (revision, schema sha256) pairs, surface and pairings."""
-    text = json.dumps([fingerprint(), revisions, surface, pairings])
+    """The cache key of one generated package: its (revision, schema sha256) pairs, surface, pairings and
+    (name, identifier, schema sha256) of its extensions."""
+    text = json.dumps([fingerprint(), revisions, surface, pairings, *([extensions] if extensions else [])])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

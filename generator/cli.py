@@ -56,6 +56,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "mcpgen validate traffic.jsonl                # the revision its initialize negotiates",
         "mcpgen validate --revision 2025-11-25 --format json captured/*.json",
     ),
+    "tap": (
+        "mcpgen tap -- python server.py               # in a client's configuration, before the server's command",
+        "mcpgen tap --log session.jsonl -- npx -y @modelcontextprotocol/server-everything",
+        "mcpgen tap --upstream http://127.0.0.1:8000/mcp --listen 127.0.0.1:8765",
+    ),
 }
 
 
@@ -141,6 +146,13 @@ def schema_options(func: F) -> F:
     return func
 
 
+def complete_extension(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """Shell completion of the known extensions (files complete as files)."""
+    from .inputs.extensions import known_extensions
+
+    return [CompletionItem(name) for name in known_extensions() if name.startswith(incomplete)]
+
+
 def _parse_pairs(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     pairs = []
     for value in values:
@@ -162,6 +174,14 @@ def generate_options(func: F) -> F:
         callback=_parse_pairs,
         metavar="REQUEST=RESULT",
         help="Pair a request definition with its result where mcpgen cannot find it (repeatable).",
+    )(func)
+    func = click.option(
+        "--extension",
+        "extensions",
+        multiple=True,
+        metavar="NAME|FILE|IDENTIFIER=FILE",
+        shell_complete=complete_extension,
+        help="Add an extension (SEP-2133) to the package: a known one (tasks, apps), or its schema file (repeatable).",
     )(func)
     func = click.option(
         "--schema",
@@ -260,6 +280,7 @@ class LazyGroup(ReportingGroup):
     lazy: dict[str, tuple[str, str]] = {
         "diff": (".commands.diff.command", "diff_command"),
         "validate": (".commands.validate", "validate_command"),
+        "tap": (".commands.tap.command", "tap_command"),
     }
 
     def list_commands(self, ctx: click.Context) -> list[str]:

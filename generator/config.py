@@ -7,6 +7,7 @@ package = "myapp._vendor.mcp"
 output = "src/myapp/_vendor/mcp"   # paths are relative to the file's directory
 schema-dir = "../shared/mcp-spec"
 pairs = { SubscriptionsListenRequest = "EmptyResult" }
+extensions = ["tasks", "apps"]     # known extensions, schema files or IDENTIFIER=FILE
 ```
 
 An entry becomes the same keyword options the CLI passes to `GenerateConfig`; options given on the
@@ -40,6 +41,12 @@ def _revisions(value: Any, where: str) -> str:
     return _text(value, where, what)
 
 
+def _extensions(value: Any, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise ConfigError(f"{where} must be a list of extensions (known names, schema files or IDENTIFIER=FILE)")
+    return tuple(_text(v, where, "a known extension, a schema file or IDENTIFIER=FILE") for v in value)
+
+
 def _pairs(value: Any, where: str) -> tuple[tuple[str, str], ...]:
     if not isinstance(value, dict):
         raise ConfigError(f"{where} must be a table of REQUEST = \"RESULT\"")
@@ -57,8 +64,21 @@ _KEYS: dict[str, tuple[str, Callable[[Any, str], Any]]] = {
     "cache-dir": ("cache_dir", _text),
     "dist": ("dist", _text),
     "pairs": ("pairings", _pairs),
+    "extensions": ("extensions", _extensions),
 }
 _PATHS = ("output", "schema_file", "schema_dir", "cache_dir", "dist")
+
+
+def _extension_at(spec: str, base: Path) -> str:
+    """An extension entry with its file (if it names one) made relative to the config file's directory."""
+    from .inputs.extensions import known_extensions
+
+    if spec in known_extensions():
+        return spec
+    identifier, sep, path = spec.partition("=")
+    if sep:
+        return f"{identifier}={base / Path(path).expanduser()}"
+    return str(base / Path(spec).expanduser())
 
 
 def config_file(explicit: Path | None) -> Path | None:
@@ -79,6 +99,8 @@ def _entry_options(entry: Any, where: str, base: Path) -> dict[str, Any]:
     for field in _PATHS:
         if field in options:
             options[field] = base / Path(options[field]).expanduser()
+    if "extensions" in options:
+        options["extensions"] = tuple(_extension_at(spec, base) for spec in options["extensions"])
     if "revision" not in options and "schema_file" not in options:
         raise ConfigError(f"{where} needs a revision or a schema")
     options["root"] = base
@@ -125,6 +147,8 @@ def command_line(config: GenerateConfig) -> str:
             args += [flag, shown(value) if isinstance(value, Path) else value]
     for request, result in config.pairings:
         args += ["--pair", f"{request}={result}"]
+    for extension in config.extensions:
+        args += ["--extension", extension]
     if config.force:
         args.append("--force")
     return shlex.join(args)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from shared import MULTI_REVISION, REPO_ROOT, REVISIONS, missing, package_name
+from shared import EXTENDED, MULTI_REVISION, REPO_ROOT, REVISIONS, missing, package_name
 
 
 _OWN_CACHE: list[str] = []
@@ -44,7 +44,8 @@ def schema_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def generated_root(schema_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """All five revisions, and the multi-revision packages, generated once per session into a temp dir on sys.path."""
+    """All five revisions, the multi-revision packages and the package with extensions, generated once per
+    session into a temp dir on sys.path."""
     import sys
 
     from mcpgen.commands.generate import GenerateConfig, default_package, generate
@@ -55,6 +56,8 @@ def generated_root(schema_dir: Path, tmp_path_factory: pytest.TempPathFactory) -
     for revisions in MULTI_REVISION:
         output = root / default_package(revision_set(revisions))
         generate(GenerateConfig(revision=revisions, output=output, schema_dir=schema_dir, force=True))
+    revision, extensions, name = EXTENDED
+    generate(GenerateConfig(revision=revision, extensions=extensions, package=name, output=root / name, schema_dir=schema_dir, force=True))
     sys.path.insert(0, str(root))
     return root
 

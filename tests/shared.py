@@ -18,6 +18,8 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 MULTI_REVISION = ("2024-11-05..2025-11-25", "2024-11-05..2026-07-28")
 """The multi-revision packages committed under generated/ beside the five single ones."""
+EXTENDED = ("2026-07-28", ("tasks", "apps"), "mcp_2026_07_28_ext")
+"""The package with extensions committed under generated/: its revision, extensions and name."""
 
 
 def package_name(revision: str) -> str:
@@ -117,4 +119,4 @@ def committed_packages() -> list[str]:
     from mcpgen.commands.generate import default_package
     from mcpgen.inputs.pins import revision_set
 
-    return [package_name(r) for r in REVISIONS] + [default_package(revision_set(m)) for m in MULTI_REVISION]
+    return [package_name(r) for r in REVISIONS] + [default_package(revision_set(m)) for m in MULTI_REVISION] + [EXTENDED[2]]

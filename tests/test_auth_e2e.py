@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import re
 from types import ModuleType
 from typing import Any
 
@@ -14,8 +13,8 @@ import httpx
 import pytest
 
 from authserver import Authority, authorization_server
+from docpages import page, run_by
 from httpserve import serve
-from shared import REPO_ROOT
 
 ERAS = ["2025-11-25", "2026-07-28"]
 
@@ -135,11 +134,10 @@ def test_a_resource_server_refuses_without_and_with_a_bad_token_and_publishes_it
     assert forged.status_code == 401 and 'error="invalid_token"' in forged.headers["www-authenticate"]
 
 
-def test_the_readme_s_protected_server_runs_as_written(packages: dict[str, ModuleType]) -> None:
-    section = (REPO_ROOT / "README.md").read_text("utf-8").split("\n## Authorization\n", 1)[1]
-    server = re.findall(r"```python\n(.*?)```", section, re.S)[1]
+def test_the_documented_protected_server_runs_as_written(packages: dict[str, ModuleType]) -> None:
+    (server,) = run_by("tests/test_auth_e2e.py", page("authorization.md"))
     namespace: dict[str, Any] = {}
-    exec(compile(server, "README authorization server", "exec"), namespace)
+    exec(compile(server, "docs/authorization.md server", "exec"), namespace)
     headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
     init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
     call = {"name": "hello", "arguments": {}}

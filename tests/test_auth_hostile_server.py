@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import re
 import time
 from types import ModuleType
 from typing import Any
@@ -18,9 +17,9 @@ import httpx
 import pytest
 
 from authserver import authorization_server
+from docpages import page, run_by
 from http_fixtures import Probe, initialize_message, post_headers, stateless_message, tool_server
 from httpserve import serve
-from shared import REPO_ROOT
 
 V25, V26 = "2025-11-25", "2026-07-28"
 PING = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
@@ -169,8 +168,7 @@ def test_without_resource_the_mounted_app_names_the_rfc_9728_location(packages: 
 
 
 def test_the_documented_mount_serves_its_metadata_at_the_root(packages: dict[str, ModuleType]) -> None:
-    page = (REPO_ROOT / "docs" / "authorization.md").read_text("utf-8")
-    block = next(b for b in re.findall(r"```python\n(.*?)```", page, re.S) if "Mount(" in b)
+    (block,) = run_by("tests/test_auth_hostile_server.py", page("authorization.md"))
     namespace: dict[str, Any] = {}
     exec(compile(block, "docs/authorization.md mount", "exec"), namespace)
     host = {"host": "notes.example.com"}

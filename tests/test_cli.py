@@ -19,7 +19,7 @@ def run(*args: str) -> tuple[int, str, str]:
 def test_version_and_help_on_every_command() -> None:
     code, out, _ = run("--version")
     assert code == 0 and __version__ in out
-    for command in ([], ["generate"], ["check"], ["revisions"], ["diff"], ["validate"]):
+    for command in ([], ["generate"], ["check"], ["revisions"], ["diff"], ["validate"], ["tap"]):
         code, out, _ = run(*command, "--help")
         assert code == 0 and "Usage:" in out
 

@@ -168,8 +168,11 @@ def test_a_list_of_revisions_becomes_the_comma_list_the_cli_takes(tmp_path: Path
         ('[tool.mcpgen]\nrevision = "2025-11-25"\n', "unknown key 'revision' in [tool.mcpgen]"),
         ("[tool.mcpgen.diff]\nformat = 'json'\n", "lists no packages: add a [[tool.mcpgen.packages]] table"),
         ("[tool.mcpgen\n", "invalid TOML"),
+        ('[[tool.mcpgen.packages]]\nrevision = "2026-07-28"\nextensions = "tasks"\n', "packages[0].extensions must be a list of extensions"),
+        ('[[tool.mcpgen.packages]]\nrevision = "2026-07-28"\nextensions = [""]\n', "packages[0].extensions must be a known extension"),
     ],
-    ids=["typo", "type", "no-revision", "pairs-list", "packages-not-list", "top-level-key", "no-packages", "toml"],
+    ids=["typo", "type", "no-revision", "pairs-list", "packages-not-list", "top-level-key", "no-packages", "toml",
+         "extensions-not-list", "extension-empty"],
 )
 def test_a_bad_config_is_one_line_naming_the_file(tmp_path: Path, body: str, expected: str) -> None:
     (tmp_path / "pyproject.toml").write_text(body)
@@ -204,3 +207,43 @@ def test_bare_mcpgen_in_a_project_generates_everything(tmp_path: Path, schema_di
     ]
     done = subprocess.run([MCPGEN, "check", "-q"], cwd=root, capture_output=True, text=True, timeout=600)
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+
+
+def test_configured_extensions_are_generated_checked_and_fixed(tmp_path: Path) -> None:
+    """An entry's extensions (a file relative to the config) go into the package and its record; `check`
+    finds an edited extension module and names the commands that write it again."""
+    import json
+
+    from functional.test_extensions import base_schema, jobs_schema
+
+    (tmp_path / "schemas").mkdir()
+    (tmp_path / "schemas" / "core.json").write_text(json.dumps(base_schema()), "utf-8")
+    (tmp_path / "schemas" / "jobs.json").write_text(json.dumps(jobs_schema()), "utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        '[[tool.mcpgen.packages]]\nschema = "schemas/core.json"\nrevision = "2099-01-01"\n'
+        'extensions = ["io.example/jobs=schemas/jobs.json"]\npackage = "jobs_mcp"\n',
+        "utf-8",
+    )
+    (entry,) = configured_packages(tmp_path / "pyproject.toml")
+    assert entry["extensions"] == (f"io.example/jobs={tmp_path / 'schemas' / 'jobs.json'}",)
+    built = run("generate", cwd=tmp_path / "schemas")  # from a subdirectory: the paths are the config file's
+    assert built.exit_code == 0, built.output
+    assert (tmp_path / "jobs_mcp" / "ext" / "jobs" / "methods.py").is_file()
+    assert run("check", cwd=tmp_path).exit_code == 0
+    edited = tmp_path / "jobs_mcp" / "ext" / "jobs" / "methods.py"
+    edited.write_text(edited.read_text("utf-8").replace("get_job", "fetch_job"), "utf-8")
+    stale = run("check", cwd=tmp_path)
+    assert stale.exit_code == 1 and "  fix: mcpgen generate\n" in stale.stderr
+    direct = run("check", "jobs_mcp", cwd=tmp_path)
+    fix = direct.stderr.split("fix: ", 1)[1].strip()
+    assert direct.exit_code == 1 and "--extension io.example/jobs=" in fix
+    done = subprocess.run(shlex.split(fix.replace("mcpgen", MCPGEN, 1)), cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert run("check", "jobs_mcp", cwd=tmp_path).exit_code == 0
+
+
+def test_an_unknown_extension_on_the_command_line_is_one_line_and_writes_nothing(tmp_path: Path, schema_dir: Path) -> None:
+    result = run("--revision", "2026-07-28", "--extension", "skills", "--schema-dir", str(schema_dir), cwd=tmp_path)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == "mcpgen: error: unknown extension 'skills': use one of tasks, apps, a schema file, or IDENTIFIER=FILE\n"
+    assert list(tmp_path.iterdir()) == []

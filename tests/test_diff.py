@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from mcpgen.commands.diff import diff_revisions, load_revision
 from mcpgen.commands.diff.command import diff_command
 from mcpgen.commands.diff.model import Change, Report
-from mcpgen.commands.diff.regen import consecutive_pairs, golden_path
+from mcpgen.commands.diff.pair import load_pair
+from mcpgen.commands.diff.regen import EXTENSION_PAIRS, consecutive_pairs, golden_path
 from mcpgen.commands.diff.report import render_json
 from mcpgen.inputs.errata import corrected_schema
 from mcpgen.inputs.pins import known_revisions
@@ -78,6 +79,28 @@ def test_golden_report(old: str, new: str, schema_dir: Path) -> None:
     assert golden.is_file(), f"missing {golden}: run `python -m mcpgen.commands.diff.regen --schema-dir {schema_dir}`"
     actual = render_json(real_diff(old, new, schema_dir))
     assert actual == golden.read_text("utf-8"), f"{golden.name} differs: review, then regenerate with mcpgen.commands.diff.regen"
+
+
+@pytest.mark.parametrize(("old", "new"), EXTENSION_PAIRS, ids=[f"{o}_{n}" for o, n in EXTENSION_PAIRS])
+def test_golden_extension_drift(old: str, new: str, schema_dir: Path) -> None:
+    golden = golden_path(REPO, old, new)
+    assert golden.is_file(), f"missing {golden}: run `python -m mcpgen.commands.diff.regen --schema-dir {schema_dir}`"
+    actual = render_json(diff_revisions(*load_pair(old, new, schema_dir)))
+    assert actual == golden.read_text("utf-8"), f"{golden.name} differs: review, then regenerate with mcpgen.commands.diff.regen"
+
+
+def test_ext_tasks_copies_are_2026_07_28_s_definitions(schema_dir: Path) -> None:
+    """The drift the closing note states: every core definition ext-tasks (e4345978) copies is, annotations
+    included, 2026-07-28's own; the report is empty. Against 2025-11-25 (whose tasks it replaces) it is not."""
+    extension = json.loads((schema_dir / "extensions" / "tasks" / "schema.json").read_bytes())["$defs"]
+    core = json.loads((schema_dir / "2026-07-28" / "schema.json").read_bytes())["$defs"]
+    copies = [name for name in extension if name in core]
+    assert len(copies) == 56 and all(extension[name] == core[name] for name in copies)
+    assert diff_revisions(*load_pair("2026-07-28", "tasks", schema_dir)).changes == ()
+    older = diff_revisions(*load_pair("2025-11-25", "tasks", schema_dir))
+    kinds = {(c.kind, c.subject) for c in older.changes}
+    assert ("definition.kind_changed", "GetTaskResult") in kinds  # a Task object then, a union of task states now
+    assert ("field.added.required", "CancelTaskResult.resultType") in kinds
 
 
 @pytest.mark.parametrize("revision", known_revisions())
@@ -307,6 +330,23 @@ def test_real_moved_methods_are_listed_once_in_markdown(schema_dir: Path) -> Non
         (item,) = [c for c in r.changes if c.subject == moved]
         assert item.kind == "method.moved" and (item.client, item.server) == ("breaking", "breaking")
     assert "no longer answers CreateTaskResult" in find(r, "method.moved", "elicitation/create").detail
+
+
+@pytest.mark.parametrize(("old", "new"), PAIRS, ids=[f"{o}_{n}" for o, n in PAIRS])
+def test_real_markdown_has_one_line_per_subject(old: str, new: str, schema_dir: Path) -> None:
+    import re
+
+    from mcpgen.commands.diff.report import ERRATA_TITLE, render_markdown
+
+    r = real_diff(old, new, schema_dir)
+    text = render_markdown(r).split(f"## {ERRATA_TITLE}")[0]
+    listed = re.findall(r"^(?:- |\| )`([^`]*)`", text, flags=re.M)
+    assert sorted(listed) == sorted({c.subject for c in r.visible(verbose=False)})  # each subject, once
+    if (old, new) == ("2025-11-25", "2026-07-28"):
+        (line,) = [line for line in text.splitlines() if "`tools/call`" in line]
+        breaking = text.split("## Breaking changes", 1)[1].split("\n## ", 1)[0]
+        assert line in breaking and "`method.result_widened`" in line and "`method.result_opt_in_removed`" in line
+        assert "+InputRequiredResult" in line and "no longer answers CreateTaskResult" in line
 
 
 @pytest.mark.parametrize(("old", "new", "kind"), [("2025-06-18", "2025-11-25", "deprecation.added"),

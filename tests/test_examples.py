@@ -39,15 +39,15 @@ EXAMPLE_BUGS = {
 BREAKS = {
     "swapped-list-results": (
         "import mcpgen.model.roles as roles\n"
-        "pair = roles._pair\n"
+        "pair = roles.pair_result\n"
         "swap = {'ListResourcesRequest': 'ListResourceTemplatesRequest', 'ListResourceTemplatesRequest': 'ListResourcesRequest'}\n"
-        "roles._pair = lambda model, defs, *rest: pair(defs[swap.get(model.name, model.name)], defs, *rest)\n"
+        "roles.pair_result = lambda model, defs, *rest: pair(defs[swap.get(model.name, model.name)], defs, *rest)\n"
     ),
     "number-as-float": (
         "import mcpgen.emit.pysource as pysource, mcpgen.emit.views as views\n"
         "annotation = pysource.annotation\n"
-        "def as_float(t, sym, prefix=''):\n"
-        "    return 'float' if type(t).__name__ == 'Primitive' and t.name == 'number' else annotation(t, sym, prefix)\n"
+        "def as_float(t, sym, prefix='', core=''):\n"
+        "    return 'float' if type(t).__name__ == 'Primitive' and t.name == 'number' else annotation(t, sym, prefix, core)\n"
         "pysource.annotation = views.annotation = as_float\n"
     ),
     "no-discriminators": "import mcpgen.model.protocol as protocol\nprotocol._discriminator = lambda members, defs: None\n",

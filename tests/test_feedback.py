@@ -138,6 +138,18 @@ def test_no_color_on_a_real_terminal() -> None:
     assert code == 0 and ESC not in screen and "mcpgen diff 2025-06-18 → 2025-11-25" in screen
 
 
+def test_the_tap_colours_its_lines_on_a_terminal_unless_told_not_to(tmp_path: Path) -> None:
+    server = tmp_path / "server.py"
+    server.write_text("print('not json')\n")
+    argv = ["tap", "--", sys.executable, str(server)]
+    code, screen, _ = run_on_terminal([MCPGEN, *argv])
+    assert code == 0 and ESC in screen and "not JSON" in screen
+    line = "mcpgen tap: s2c message 1: not JSON (Expecting value: line 1 column 1 (char 0))"
+    for plain in ([MCPGEN, "--no-color", *argv], [MCPGEN, *argv]):
+        code, screen, _ = run_on_terminal(plain, env={"NO_COLOR": "1"} if plain[1] == "tap" else None)
+        assert code == 0 and ESC not in screen and line in screen.replace("\r\n", "\n").splitlines()
+
+
 def test_every_command_ends_its_help_with_examples() -> None:
     runner = CliRunner()
     names = ["", *main.list_commands(None)]  # type: ignore[arg-type]
@@ -158,6 +170,11 @@ def complete(words: str) -> list[str]:
     return [line.split(",", 1)[1] for line in done.stdout.splitlines()]
 
 
+def test_known_extensions_complete_in_the_shell() -> None:
+    assert complete("mcpgen generate --extension t") == ["tasks"]
+    assert complete("mcpgen --extension a") == ["apps"]
+
+
 def test_revisions_complete_in_the_shell() -> None:
     assert complete("mcpgen generate --revision 2025-") == [r for r in KNOWN_REVISIONS if r.startswith("2025-")]
     assert complete("mcpgen -r a") == ["all"]
@@ -167,7 +184,7 @@ def test_revisions_complete_in_the_shell() -> None:
 
 @pytest.mark.parametrize("shell, marker", [("bash", "complete -o"), ("zsh", "compdef"), ("fish", "complete --no-files")])
 def test_the_documented_completion_scripts(shell: str, marker: str) -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    assert f"_MCPGEN_COMPLETE={shell}_source mcpgen" in readme
+    documented = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text()
+    assert f"_MCPGEN_COMPLETE={shell}_source mcpgen" in documented
     done = subprocess.run([MCPGEN], env={**os.environ, "_MCPGEN_COMPLETE": f"{shell}_source"}, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and marker in done.stdout

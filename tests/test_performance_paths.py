@@ -18,7 +18,7 @@ from mcpgen.commands.generate import PackageRequest, package_ir, package_sources
 from mcpgen.inputs.pins import revision_set
 from mcpgen.emit.render import Sources
 from mcpgen.inputs.sources import resolve_schema
-from shared import MULTI_REVISION, REVISIONS
+from shared import EXTENDED, MULTI_REVISION, REVISIONS
 
 MODE = black.Mode(target_versions={black.TargetVersion.PY310}, line_length=100)
 
@@ -134,7 +134,7 @@ def test_chunked_black_equals_whole_file_black_on_tricky_source() -> None:
     assert format_files([Sources({"m.py": TRICKY}, {})])[0]["m.py"] == whole(TRICKY)
 
 
-@pytest.mark.parametrize("index", range(len(REVISIONS) + 2 * len(MULTI_REVISION)))
+@pytest.mark.parametrize("index", range(len(REVISIONS) + 2 * len(MULTI_REVISION) + 1))
 def test_chunked_black_equals_whole_file_black_on_a_generated_package(schema_dir: Path, index: int) -> None:
     raw = package_sources(every_layout(schema_dir)[index])
     formatted = format_files([raw])[0]
@@ -181,13 +181,19 @@ def test_chunked_black_equals_whole_file_black_for_any_sequence_of_top_level_sta
 
 
 def every_layout(schema_dir: Path) -> list[PackageRequest]:
-    """One request per revision, and one per committed multi-revision package (both surfaces of the widest)."""
+    """One request per revision, one per committed multi-revision package (both surfaces of the widest),
+    and the committed package with extensions."""
+    from mcpgen.inputs.extensions import resolve_extension
+
     single = [PackageRequest((resolve_schema(r, schema_dir=schema_dir),), r) for r in REVISIONS]
     multi = []
     for spec in MULTI_REVISION:
         sources = tuple(resolve_schema(r, schema_dir=schema_dir) for r in revision_set(spec))
         multi += [PackageRequest(sources, s.revision) for s in sources[-2:]]
-    return single + multi
+    revision, names, _ = EXTENDED
+    extensions = tuple(resolve_extension(name, schema_dir=schema_dir) for name in names)
+    extended = PackageRequest((resolve_schema(revision, schema_dir=schema_dir),), revision, extensions=extensions)
+    return single + multi + [extended]
 
 
 @pytest.mark.parametrize("index", [REVISIONS.index("2024-11-05"), len(REVISIONS)])
@@ -205,7 +211,7 @@ def test_the_pool_renders_and_formats_what_one_process_does(schema_dir: Path, in
 
 
 def test_a_package_s_shared_and_revision_files_are_its_files(schema_dir: Path) -> None:
-    for request in (every_layout(schema_dir)[0], every_layout(schema_dir)[-1]):
+    for request in (every_layout(schema_dir)[0], every_layout(schema_dir)[-2], every_layout(schema_dir)[-1]):
         package = package_ir(request)
         shared, own = render.render_sources(package, "shared"), render.render_sources(package, "revisions")
         whole_package = render.render_sources(package)

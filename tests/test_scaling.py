@@ -1,4 +1,4 @@
-"""The README's Scaling out example, taken from the README as it is written, run as two uvicorn workers
+"""The example of docs/scaling.md, taken from the page as it is written, run as two uvicorn workers
 with a real redis-server: a 2026-07-28 listen stream and a 2025-11-25 session that subscribed, both on
 worker A, hear every update a `touch` through worker B makes, in order, and nothing else; killing B
 and starting it again loses nothing for them (B's own session is gone: 404, and a new one serves)."""
@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -17,9 +16,9 @@ from typing import Any, Callable
 
 import httpx
 
+from docpages import page, run_by
 from httpserve import ACCEPT, wire_check
 from redis_server import RedisServer, free_port, redis_server, wait_for_port
-from shared import REPO_ROOT
 
 UPDATES = 20
 """Touches before B is killed, and again after it is back."""
@@ -27,12 +26,10 @@ WATCHED = "file:///docs/"
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
 
 
-def readme_example() -> str:
-    """The one Python block of the README's Scaling out section."""
-    text = (REPO_ROOT / "README.md").read_text("utf-8")
-    section = text.split("\n## Scaling out\n", 1)[1].split("\n## ", 1)[0]
-    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
-    return str(code)
+def documented_example() -> str:
+    """The Python block of docs/scaling.md that this test runs."""
+    (code,) = run_by("tests/test_scaling.py", page("scaling.md"))
+    return code
 
 
 class Worker:
@@ -160,7 +157,7 @@ async def until(condition: Callable[[], bool], state: Callable[[], str], timeout
 def test_listeners_on_one_worker_hear_every_touch_through_another_across_its_restart(
     generated_root: Path, schema_dir: Path, tmp_path: Path
 ) -> None:
-    (tmp_path / "scaled.py").write_text(readme_example(), "utf-8")
+    (tmp_path / "scaled.py").write_text(documented_example(), "utf-8")
     check_2025, check_2026 = wire_check(schema_dir, "2025-11-25"), wire_check(schema_dir, "2026-07-28")
     with redis_server() as redis:
         a, b = (Worker(tmp_path, name, redis, generated_root) for name in ("a", "b"))

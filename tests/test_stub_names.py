@@ -60,7 +60,9 @@ def test_a_method_named_like_a_runtime_member_yields_to_it(clashing: tuple[Path,
     assert callable(client.client_info_)  # the typed call took the next free name
     params = client.initialize_params()
     assert params.client_info.name == "probe"
-    assert pkg.Server.handlers["client/info"] == "on_client_info"
+    # The method table names the stem every generated name of the method comes from: the call that was renamed.
+    assert pkg.METHODS["client/info"].python_name == "client_info_"
+    assert pkg.Server.handlers["client/info"] == "on_client_info_"
 
 
 def test_the_clashing_package_type_checks(clashing: tuple[Path, Any]) -> None:

@@ -267,7 +267,7 @@ def test_a_negotiation_down_to_the_revision_given_passes(schema_dir: Path, tmp_p
 @pytest.mark.parametrize(
     ("version", "expected"),
     [
-        (None, "mcpgen: error: pass --revision: no initialize or server/discover message names the protocol version"),
+        (None, "mcpgen: error: pass --revision: no initialize, server/discover or request _meta names the protocol version"),
         ("2099-01-01", "names the protocol version '2099-01-01', which mcpgen does not know"),
     ],
 )
@@ -288,3 +288,77 @@ def test_a_content_type_no_branch_admits_is_named_with_the_ones_admitted(schema_
         f"{tmp_path / 't.jsonl'}:2: CallToolResult at /result/content/0/type: "
         "'txt' was given; the union admits 'text', 'image', 'audio', 'resource_link' or 'resource'\n"
     )
+
+
+def _meta(revision: str = "2026-07-28") -> dict:
+    return {"io.modelcontextprotocol/protocolVersion": revision, "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"}, "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+def test_a_tap_capture_is_read_with_its_raw_lines_and_its_sessions(schema_dir: Path, tmp_path: Path) -> None:
+    """`mcpgen tap --log` records: `ts` and `session` beside `dir`/`msg`, and `raw` for a line that was not JSON.
+    Two sessions reuse request ids; each is its own conversation."""
+    request, response = _handshake(schema_dir)
+    records = []
+    for session in ("1", "2"):
+        records += [
+            {"dir": "c2s", "msg": request, "ts": "2026-11-27T10:00:00.000000Z", "session": session},
+            {"dir": "s2c", "msg": response, "ts": "2026-11-27T10:00:00.100000Z", "session": session},
+        ]
+    records.insert(2, {"dir": "c2s", "msg": {"jsonrpc": "2.0", "id": 41, "method": "ping"}, "session": "1"})
+    records.insert(4, {"dir": "s2c", "raw": "hello {", "ts": "2026-11-27T10:00:00.200000Z"})
+    # Session 1 asked with id 41, session 2 did not: its answer with id 41 answers nothing.
+    records.append({"dir": "s2c", "msg": {"jsonrpc": "2.0", "id": 41, "result": {}}, "ts": "2026-11-27T10:00:01.000000Z", "session": "2"})
+    path = _jsonl(tmp_path / "capture.jsonl", records)
+    result = CliRunner().invoke(validate_command, ["--schema-dir", str(schema_dir), str(path)])
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"{path}:5: not JSON (Expecting value: line 1 column 1 (char 0))",
+        f"{path}:7: JSONRPCResultResponse at /id: response to no request: no earlier request from the client has id 41",
+    ]
+    assert result.stderr.splitlines()[-1] == "7 messages, 2 failed (2025-11-25)"
+
+
+def test_each_conversation_is_judged_against_the_revision_it_negotiates(schema_dir: Path, tmp_path: Path) -> None:
+    """A client that asks `server/discover` (2026-07-28), is told the method does not exist, and falls
+    back to `initialize` at 2025-11-25: each message is judged against its own revision."""
+    discover = {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": _meta()}}
+    unknown = {"jsonrpc": "2.0", "id": 0, "error": {"code": -32601, "message": "Method not found"}}
+    request, response = _handshake(schema_dir)
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    tools = {"jsonrpc": "2.0", "id": 2, "result": {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]}}
+    dirs = ["c2s", "s2c", "c2s", "s2c", "c2s", "s2c"]
+    path = _jsonl(tmp_path / "fallback.jsonl", [{"dir": d, "msg": m} for d, m in zip(dirs, [discover, unknown, request, response, listing, tools])])
+    result = CliRunner().invoke(validate_command, ["--schema-dir", str(schema_dir), "--format", "json", str(path)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["revisions"] == ["2026-07-28", "2025-11-25"]
+    assert result.stderr.splitlines() == [
+        f"mcpgen: validating against 2026-07-28, the version the server/discover request at {path}:1 names",
+        f"mcpgen: validating against 2025-11-25, the version the initialize response at {path}:4 names",
+    ]
+    forced = _run(schema_dir, str(path), revision="2025-11-25")
+    assert forced.exit_code == 1
+    assert "server/discover request names '2026-07-28', but --revision is 2025-11-25" in forced.stdout
+
+
+def test_a_request_that_names_its_revision_in_meta_needs_no_handshake(schema_dir: Path, tmp_path: Path) -> None:
+    listing = {"jsonrpc": "2.0", "id": "a", "method": "tools/list", "params": {"_meta": _meta()}}
+    tools = {"jsonrpc": "2.0", "id": "a", "result": {"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "private"}}
+    path = _jsonl(tmp_path / "stateless.jsonl", [listing, tools])
+    result = CliRunner().invoke(validate_command, ["--schema-dir", str(schema_dir), str(path)])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines()[0] == f"mcpgen: validating against 2026-07-28, the version the tools/list request at {path}:1 names"
+
+
+def test_a_request_naming_another_revision_in_meta_is_answered_in_that_revision(schema_dir: Path, tmp_path: Path) -> None:
+    """In a 2025-11-25 session, a request whose `_meta` names 2026-07-28 is judged in 2026-07-28, and so
+    is its response: a 2026-07-28 tools/list result must carry `ttlMs` and `cacheScope` (2025-11-25's need not)."""
+    request, response = _handshake(schema_dir)
+    listing = {"jsonrpc": "2.0", "id": "m", "method": "tools/list", "params": {"_meta": _meta()}}
+    tools = {"jsonrpc": "2.0", "id": "m", "result": {"tools": []}}
+    path = _jsonl(tmp_path / "mixed.jsonl", [request, response, listing, tools])
+    result = CliRunner().invoke(validate_command, ["--schema-dir", str(schema_dir), str(path)])
+    assert result.exit_code == 1
+    failed = result.stdout.splitlines()
+    assert f"{path}:4: ListToolsResult at /result: 'cacheScope' is a required property" in failed
+    assert f"{path}:4: ListToolsResult at /result: 'ttlMs' is a required property" in failed
+    assert result.stderr.splitlines()[-1] == "4 messages, 1 failed (2025-11-25, 2026-07-28)"

@@ -12,16 +12,19 @@ from ..errors import McpgenError
 from .generate import PackageRequest, cache_root, package_dirs, render_packages
 from ..emit.provenance import Provenance, read
 
+from ..inputs.extensions import ExtensionSource, recorded_extension
 from ..inputs.sources import SchemaSource, recorded_schema, remember_schema
+
 
 @dataclass(frozen=True)
 class CheckResult:
-    """The outcome of a drift check: the revisions the package records, their schemas, and a unified
-    diff (empty when current)."""
+    """The outcome of a drift check: the revisions the package records, their schemas, its extensions'
+    schemas, and a unified diff (empty when current)."""
 
     provenance: Provenance
     diff: str
     sources: tuple[SchemaSource, ...]
+    extensions: tuple[ExtensionSource, ...] = ()
 
     @property
     def revision(self) -> str:
@@ -56,9 +59,16 @@ def check_package(
     for revision, sha in made.revisions:
         source = recorded_schema(revision, sha, schema_file=schema_file, schema_dir=schema_dir, cache_dir=cache_dir)
         current().detail(source.describe())
-        remember_schema(cache_root(cache_dir), source)  # the next check, and the fix, need no schema option
+        remember_schema(cache_root(cache_dir), source.sha256, source.data)  # the next check, and the fix, need no schema option
         sources.append(source)
-    expected = render_packages([PackageRequest(tuple(sources), made.surface, made.pairings, cache_dir)])[0].files
+    extensions = []
+    for name, identifier, sha in made.extensions:
+        extension = recorded_extension(name, identifier, sha, schema_dir=schema_dir, cache_dir=cache_dir)
+        current().detail(extension.describe())
+        remember_schema(cache_root(cache_dir), extension.sha256, extension.data)
+        extensions.append(extension)
+    request = PackageRequest(tuple(sources), made.surface, made.pairings, cache_dir, tuple(extensions))
+    expected = render_packages([request])[0].files
     actual = _files(package)
     chunks: list[str] = []
     for name in sorted(set(expected) | set(actual)):
@@ -77,7 +87,7 @@ def check_package(
         )
         if chunks and not chunks[-1].endswith("\n"):
             chunks.append("\n")
-    return CheckResult(made, "".join(chunks), tuple(sources))
+    return CheckResult(made, "".join(chunks), tuple(sources), tuple(extensions))
 
 
 @dataclass(frozen=True)
@@ -132,7 +142,8 @@ def _fix(request: CheckRequest, result: CheckResult | None) -> str:
     made = result.provenance
     revisions = tuple(r for r, _ in made.revisions)
     return regenerate_package(
-        request.directory, revisions, made.surface, made.pairings, result.sources, request.cache_dir, request.schema_dir
+        request.directory, revisions, made.surface, made.pairings, result.sources, request.cache_dir, request.schema_dir,
+        result.extensions,
     )
 
 

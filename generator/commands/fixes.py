@@ -9,6 +9,7 @@ from typing import Any
 from ..config import command_line
 from ..console import shown
 from ..emit.output import is_dist_project
+from ..inputs.extensions import ExtensionSource
 from ..inputs.sources import SchemaSource, cache_path
 from ..pyproject import PYPROJECT, ConfigError, read_toml
 from .generate import GenerateConfig, cache_root, default_package
@@ -36,15 +37,18 @@ def regenerate_package(
     sources: tuple[SchemaSource, ...],
     cache_dir: Path | None = None,
     schema_dir: Path | None = None,
+    extensions: tuple[ExtensionSource, ...] = (),
 ) -> str:
     """The command that writes the package in `directory` again: as the `--dist` project it belongs to, if
     any; under its dotted import name when it lives inside another package (read from the `__init__.py`
     above it; the name changes no byte of a vendored package, only what `generate` reports); with the schema
     options it needs: `--schema` for a draft, `--schema-dir` only when the cache does not hold the schema
-    (`check` keeps what it read there)."""
+    (`check` keeps what it read there); and its extensions (`--extension tasks`, or `IDENTIFIER=FILE`
+    for an extension schema that is not a known one's)."""
     name, project = _home(directory)
     draft = sources[0] if len(sources) == 1 and not sources[0].pinned else None
-    cached = all(cache_path(cache_root(cache_dir), s.sha256).is_file() for s in sources if s.pinned)
+    held = [(s.sha256, s.pinned) for s in sources] + [(e.sha256, e.pinned) for e in extensions]
+    cached = all(cache_path(cache_root(cache_dir), sha).is_file() for sha, pinned in held if pinned)
     config = GenerateConfig(
         revision=",".join(revisions),
         package=name if name != default_package(revisions) and (project or "." in (name or "")) else None,
@@ -56,6 +60,7 @@ def regenerate_package(
         pairings=pairings,
         surface=surface if surface != revisions[-1] else None,
         force=True,
+        extensions=tuple(e.option for e in extensions),
     )
     return command_line(config)
 

@@ -19,8 +19,10 @@ from ..inputs.sources import SchemaSource, default_cache_dir, remember_schema, r
 if TYPE_CHECKING:
     from multiprocessing.synchronize import Lock
 
+    from ..emit.files import Sources
     from ..emit.formatting import CutFiles
-    from ..emit.render import Part, Sources
+    from ..emit.render import Part
+    from ..inputs.extensions import ExtensionSource
     from ..model import ir
 
 ALL = "all"
@@ -46,17 +48,20 @@ class GenerateConfig:
     dist: Path | None = None
     root: Path | None = None
     """Where default outputs go: the config file's directory (default: the working directory)."""
+    extensions: tuple[str, ...] = ()
+    """Extensions to bind to the surface revision: known names (`tasks`), schema files or `IDENTIFIER=FILE`."""
 
 
 @dataclass(frozen=True)
 class PackageRequest:
     """What shapes a package's bytes (the schemas of its revisions, oldest first; its surface; the
-    pairings), and where a copy of it may be cached."""
+    pairings; its extensions' schemas), and where a copy of it may be cached."""
 
     sources: tuple[SchemaSource, ...]
     surface: str
     pairings: tuple[tuple[str, str], ...] = ()
     cache_dir: Path | None = None
+    extensions: tuple[ExtensionSource, ...] = ()
 
     @property
     def revisions(self) -> tuple[str, ...]:
@@ -126,12 +131,30 @@ def _nesting_checked(request: PackageRequest) -> Iterator[None]:
 
 
 def package_ir(request: PackageRequest | SchemaSource) -> ir.Package:
-    """The IR of a package (one revision's schema, or a request for several)."""
+    """The IR of a package (one revision's schema, or a request for several, with its extensions)."""
     from ..model.package import build_package
 
     request = _requested(request)
     with _nesting_checked(request):
-        return build_package([protocol_for(s, request.pairings) for s in request.sources], request.surface)
+        protocols = [protocol_for(s, request.pairings) for s in request.sources]
+        return build_package(protocols, request.surface, extensions_ir(request, protocols))
+
+
+def extensions_ir(request: PackageRequest, protocols: list[ir.Protocol]) -> list[ir.Extension]:
+    """The IR of the request's extensions over its surface revision (none: nothing read)."""
+    if not request.extensions:
+        return []
+    from ..inputs.errata import corrected_extension, corrected_schema
+    from ..model.extension import build_extension
+
+    index = request.revisions.index(request.surface)
+    base = corrected_schema(request.sources[index]).schema
+    built = [build_extension(corrected_extension(e), protocols[index], base) for e in request.extensions]
+    names = [e.name for e in built]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise McpgenError(f"extension {repeated[0]} is asked for twice")
+    return built
 
 
 def package_sources(
@@ -161,7 +184,8 @@ class Rendered:
 
 def package_warnings(package: ir.Package) -> tuple[str, ...]:
     """What a package's user should know: draft requests without a result, lifecycle facts its schemas
-    lack (and what the runtime does without them), errata of its revision that did not apply to a draft."""
+    lack (and what the runtime does without them), errata of its revision that did not apply to a draft,
+    what its extensions' copies of core definitions change and what else their schemas leave open."""
     found: list[str] = []
     for revision in package.revisions:
         protocol = revision.protocol
@@ -172,6 +196,7 @@ def package_warnings(package: ir.Package) -> tuple[str, ...]:
         ]
         found += [f"revision {protocol.revision}: {gap}" for gap in revision.lifecycle.missing]
         found += [f"revision {protocol.revision}: {note}" for note in protocol.warnings]
+    found += [note for extension in package.extensions for note in extension.warnings]
     return tuple(dict.fromkeys(found))
 
 
@@ -250,9 +275,18 @@ def plan(config: GenerateConfig) -> list[Job]:
         if surface not in revisions:
             raise McpgenError(f"--surface {surface} is not one of the package's revisions ({', '.join(revisions)})")
         package, target = _layout(config, revisions)
-        request = PackageRequest(tuple(sources), surface, config.pairings, config.cache_dir)
+        extensions = tuple(_extension(spec, config) for spec in config.extensions)
+        request = PackageRequest(tuple(sources), surface, config.pairings, config.cache_dir, extensions)
         jobs.append(Job(request, package, target, config.dist))
     return jobs
+
+
+def _extension(spec: str, config: GenerateConfig) -> ExtensionSource:
+    from ..inputs.extensions import resolve_extension
+
+    source = resolve_extension(spec, schema_dir=config.schema_dir, cache_dir=config.cache_dir)
+    current().detail(source.describe())
+    return source
 
 
 def generate(config: GenerateConfig) -> list[GeneratedPackage]:
@@ -276,7 +310,9 @@ def generate_all(configs: list[GenerateConfig]) -> list[GeneratedPackage]:
         check_target(job.dist or job.target, config.force, dist=job.dist is not None)  # before rendering: fail fast
     for _, job in planned:
         for source in job.request.sources:
-            remember_schema(cache_root(job.request.cache_dir), source)
+            remember_schema(cache_root(job.request.cache_dir), source.sha256, source.data)
+        for extension in job.request.extensions:
+            remember_schema(cache_root(job.request.cache_dir), extension.sha256, extension.data)
     rendered = render_packages([job.request for _, job in planned])
     updates = []  # all planned before any is written: a refusal leaves every package as it was
     for (config, job), made in zip(planned, rendered):
@@ -308,7 +344,15 @@ def render_packages(requests: list[PackageRequest], cached: bool = True) -> list
     from .. import cache
 
     keys = (
-        [cache.package_key(tuple((s.revision, s.sha256) for s in r.sources), r.surface, r.pairings) for r in requests]
+        [
+            cache.package_key(
+                tuple((s.revision, s.sha256) for s in r.sources),
+                r.surface,
+                r.pairings,
+                tuple((e.name, e.identifier, e.sha256) for e in r.extensions),
+            )
+            for r in requests
+        ]
         if cached and cache.enabled()
         else []
     )

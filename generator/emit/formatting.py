@@ -25,14 +25,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, TypeVar
 
 from ..errors import SchemaError
+from .files import Sources
+from .layout import LINE_LENGTH
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
     from multiprocessing.connection import Connection
 
-    from .render import Sources
-
-LINE_LENGTH = 100
 _JOIN = "\n\n"  # two blank lines: the previous chunk ends with its newline
 _MEMBER_JOIN = "\n"
 _MEMBER = "class _:\n"  # the stand-in class a method is formatted in

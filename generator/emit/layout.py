@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from .formatting import LINE_LENGTH
+LINE_LENGTH = 100
+"""The line length black formats generated files to."""
 
 _OPEN = "([{"
 _CLOSE = ")]}"

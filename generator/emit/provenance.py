@@ -36,6 +36,10 @@ class Provenance:
     assumed: tuple[tuple[str, str], ...] = ()
     """(request, result) of draft requests paired with the base Result for want of their own."""
     mcpgen: str = __version__
+    extensions: tuple[tuple[str, str, str], ...] = ()
+    """(name, identifier, schema sha256) of each extension, in the order they were asked for."""
+    extension_errata: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """The errata applied to each extension's schema (qualified ids: the extension's own and the core's)."""
 
     @property
     def describe(self) -> str:
@@ -72,6 +76,15 @@ class Provenance:
                 lines.append(f"# Lifecycle: {ERAS[eras[revision]]}")
         if self.pairings:
             lines.append("# Pairings: " + ", ".join(f"{comment(a)}={comment(b)}" for a, b in self.pairings))
+        if self.extensions:
+            lines.append(
+                "# Extensions: " + "; ".join(f"{comment(n)}={comment(i)} sha256 {comment(sha)}" for n, i, sha in self.extensions)
+            )
+            errata = dict(self.extension_errata)
+            lines.append(
+                "# Extension errata applied: "
+                + comment("; ".join(f"{n}: {', '.join(errata.get(n, ())) or 'none'}" for n, _, _ in self.extensions))
+            )
         if self.assumed:
             lines.append(
                 "# Paired with the base Result (no result in the schema; --pair chooses one): "
@@ -82,8 +95,8 @@ class Provenance:
         return "\n".join(lines)
 
     def to_json(self) -> dict[str, object]:
-        """The record as JSON data."""
-        return {
+        """The record as JSON data (the extensions' keys only when the package has extensions)."""
+        record: dict[str, object] = {
             "mcpgen": self.mcpgen,
             "revisions": [list(pair) for pair in self.revisions],
             "surface": self.surface,
@@ -92,6 +105,10 @@ class Provenance:
             "eras": dict(self.eras),
             "assumed": [list(pair) for pair in self.assumed],
         }
+        if self.extensions:
+            record["extensions"] = [list(entry) for entry in self.extensions]
+            record["extension_errata"] = {n: list(ids) for n, ids in self.extension_errata}
+        return record
 
 
 def of_package(package: ir.Package) -> Provenance:
@@ -104,6 +121,8 @@ def of_package(package: ir.Package) -> Provenance:
         errata=tuple((p.revision, tuple(e.id for e in p.errata)) for p in protocols),
         eras=tuple((r.protocol.revision, r.lifecycle.era) for r in package.revisions),
         assumed=tuple(pair for p in protocols for pair in p.assumed_results),
+        extensions=tuple((e.name, e.identifier, e.schema_sha256) for e in package.extensions),
+        extension_errata=tuple((e.name, tuple(x.id for x in e.errata)) for e in package.extensions),
     )
 
 
@@ -153,10 +172,13 @@ def read(package: Path) -> Provenance:
             eras=tuple((str(r), str(e)) for r, e in data.get("eras", {}).items()),
             assumed=tuple((str(a), str(b)) for a, b in data.get("assumed", ())),
             mcpgen=str(data.get("mcpgen", "")),
+            extensions=tuple((str(n), str(i), str(sha)) for n, i, sha in data.get("extensions", ())),
+            extension_errata=tuple((str(n), tuple(map(str, ids))) for n, ids in data.get("extension_errata", {}).items()),
         )
     except (ValueError, KeyError, TypeError, AttributeError):
         raise McpgenError(f"{package}/__init__.py has a malformed provenance record") from None
-    if not made.revisions or not all(_is_sha256(sha) for _, sha in made.revisions):
+    shas = [sha for _, sha in made.revisions] + [sha for _, _, sha in made.extensions]
+    if not made.revisions or not all(_is_sha256(sha) for sha in shas):
         raise McpgenError(f"{package}/__init__.py has a malformed schema sha256 in its provenance record")
     return made
 

@@ -38,11 +38,12 @@ class Symbols:
         return dict(self.names)[name]
 
     @classmethod
-    def avoiding(cls, taken: set[str]) -> Symbols:
-        """Every name the types module imports or defines for itself, prefixed with `_` until no definition uses it."""
+    def avoiding(cls, taken: set[str], extra: tuple[str, ...] = ()) -> Symbols:
+        """Every name the types module imports or defines for itself (and the `extra` names a module of
+        an extension binds), prefixed with `_` until no definition uses it."""
         used = set(taken)
         spelled = []
-        for name in IMPORTED + HELPERS:
+        for name in IMPORTED + HELPERS + extra:
             alias = name
             while alias in used:
                 alias = "_" + alias
@@ -51,8 +52,9 @@ class Symbols:
         return cls(tuple(spelled))
 
 
-def annotation(t: ir.TypeExpr, sym: Symbols, prefix: str = "") -> str:
-    """The Python annotation for a type expression; `prefix` qualifies definition names."""
+def annotation(t: ir.TypeExpr, sym: Symbols, prefix: str = "", core: str = "") -> str:
+    """The Python annotation for a type expression; `prefix` qualifies definition names, `core` an
+    extension's references to the base revision's classes."""
     if isinstance(t, ir.AnyType):
         return sym["Any"]
     if isinstance(t, ir.Primitive):
@@ -72,34 +74,34 @@ def annotation(t: ir.TypeExpr, sym: Symbols, prefix: str = "") -> str:
             parts.append("None")
         return " | ".join(parts) if parts else "None"
     if isinstance(t, ir.Ref):
-        return prefix + t.name
+        return (core if t.core else prefix) + t.name
     if isinstance(t, ir.ListOf):
-        return f"list[{annotation(t.item, sym, prefix)}]"
+        return f"list[{annotation(t.item, sym, prefix, core)}]"
     if isinstance(t, ir.DictOf):
-        return f"dict[str, {annotation(t.value, sym, prefix)}]"
-    members = " | ".join(annotation(m, sym, prefix) for m in t.members)
+        return f"dict[str, {annotation(t.value, sym, prefix, core)}]"
+    members = " | ".join(annotation(m, sym, prefix, core) for m in t.members)
     if t.discriminator:
         return f"{sym['Annotated']}[{members}, {sym['Field']}(discriminator={string_literal(t.discriminator)})]"
     return members
 
 
-def lazy_annotation(t: ir.TypeExpr, sym: Symbols) -> str:
+def lazy_annotation(t: ir.TypeExpr, sym: Symbols, core: str = "") -> str:
     """An annotation spelled with `Union[...]` so it can be evaluated from a string lazily."""
     if isinstance(t, ir.UnionOf):
-        inner = ", ".join(lazy_annotation(m, sym) for m in t.members)
+        inner = ", ".join(lazy_annotation(m, sym, core) for m in t.members)
         union = f"{sym['Union']}[{inner}]"
         if t.discriminator:
             return f"{sym['Annotated']}[{union}, {sym['Field']}(discriminator={string_literal(t.discriminator)})]"
         return union
     if isinstance(t, ir.ListOf):
-        return f"list[{lazy_annotation(t.item, sym)}]"
+        return f"list[{lazy_annotation(t.item, sym, core)}]"
     if isinstance(t, ir.DictOf):
-        return f"dict[str, {lazy_annotation(t.value, sym)}]"
+        return f"dict[str, {lazy_annotation(t.value, sym, core)}]"
     if isinstance(t, ir.Primitive) and t.name == "number":
         return f"{sym['Union']}[int, float]"
     if isinstance(t, ir.LiteralOf) and None in t.values:
         return f"{sym['Union']}[{annotation(t, sym).replace(' | ', ', ')}]"
-    return annotation(t, sym)
+    return annotation(t, sym, core=core)
 
 
 def constant(f: ir.Field) -> ir.JsonScalar | None:
@@ -132,13 +134,13 @@ def field_default(f: ir.Field, sym: Symbols) -> str:
     return f"{sym['Field']}({', '.join(args)})"
 
 
-def field_annotation(f: ir.Field, sym: Symbols) -> str:
+def field_annotation(f: ir.Field, sym: Symbols, core: str = "") -> str:
     """The annotation of a model field; an optional field reads as None when absent but is never null on the wire.
 
     `_Omittable[X]` is `X | None` to type checkers and `X` to pydantic, so JSON null stays invalid
     where the schema rejects it, and None given to a constructor means "absent".
     """
-    text = annotation(f.type, sym)
+    text = annotation(f.type, sym, core=core)
     if not f.required and not ir.admits_null(f.type):
         text = f"{sym['_Omittable']}[{text}]"
     return text

@@ -6,7 +6,6 @@ black's layout and are written as they are.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Literal
@@ -16,6 +15,7 @@ import jinja2
 from ..inputs.packaged_runtime import exports, runtime_files
 from ..model import ir
 from .dict_views import dicts_view
+from .files import Sources
 from .layout import bracketed, from_import, rhs, tuple_literal, wrapped
 from .minimums import MIN_PYDANTIC
 from .package_views import FACADES, facade_view, package_view
@@ -40,22 +40,18 @@ SURFACE_TEMPLATE = "surface.py.jinja"
 SURFACE_MODULES = ("types", "dicts")
 """The modules a multi-revision package re-exports from its surface revision at its top."""
 MARKER_FILE = "py.typed"
+INCLUDED = ("definitions.py.jinja", "method_table.py.jinja")
+"""Templates the others include (the definitions of a types module, the rows of a METHODS table)."""
 TEMPLATES: tuple[str, ...] = (
     *(t for _, t in (*SHARED_FILES, *REVISION_FILES, DICTS, REVISION_INIT)),
     SURFACE_TEMPLATE,
     PEER_TEMPLATE,
     FACADE_TEMPLATE,
+    *INCLUDED,
 )
+"""What rendering any package needs (`prepare` compiles them early); an extension's templates compile
+when a package has one."""
 Part = Literal["all", "shared", "revisions"]
-
-
-@dataclass(frozen=True)
-class Sources:
-    """A package's files before formatting: those the templates rendered (black formats their `.py`
-    files) and those written as they are (the runtime, already in black's layout)."""
-
-    rendered: dict[str, str]
-    verbatim: dict[str, str]
 
 
 @lru_cache(maxsize=1)
@@ -109,6 +105,10 @@ def render_sources(package: ir.Package, part: Part = "all") -> Sources:
         facade = env.get_template(FACADE_TEMPLATE)
         for name, module, doc in FACADES:
             files[name] = facade.render(v=view, f=facade_view(module, doc))
+        if package.extensions:
+            from .extension_views import extension_files  # only a package with extensions needs them
+
+            files.update((name, env.get_template(t).render(v=v)) for name, t, v in extension_files(package, view.header))
         verbatim = runtime_files(view.header)
     if part != "shared":
         for revision in package.revisions:

@@ -6,11 +6,36 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model import ir
-from ..model.names import INITIALIZE_PARAMS, RUNTIME_BASES, calls, handles
+from ..model.lifecycle import EXTENSIONS_FIELD
+from ..model.names import EXTENSIONS_PACKAGE, INITIALIZE_PARAMS, RUNTIME_BASES, calls, extension_alias, handles
 from .dict_views import params_models
 from .layout import bracketed
 from .literals import string_literal
 from .views import indent_doc, result_annotation
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a method of the Server or Client comes from: the surface revision, or one of the package's extensions."""
+
+    extension: ir.Extension | None = None
+
+    @property
+    def prefix(self) -> str:
+        """How the class's module qualifies the origin's own definitions."""
+        return f"{extension_alias(self.extension.name)}." if self.extension is not None else "types."
+
+    def name(self, definition: str) -> str:
+        """A definition name as the class's module spells it (the core's are `types.`)."""
+        own = self.extension is not None and self.extension.definition(definition) is not None
+        return (self.prefix if own else "types.") + definition
+
+    def definition(self, package: ir.Package, name: str | None) -> ir.Definition | None:
+        """The definition named `name`: the extension's own, else the surface revision's."""
+        found = self.extension.definition(name or "") if self.extension is not None else None
+        if found is not None:
+            return found
+        return next((d for d in package.surface_revision.protocol.definitions if d.name == name), None)
+
 
 @dataclass(frozen=True)
 class AttributeView:
@@ -44,7 +69,12 @@ class SideView:
     doc: str
     attributes: tuple[AttributeView, ...]
     members: tuple[MemberView, ...]
-    uses_capability: bool
+    facts_import: str
+    """The runtime fact types the module names (`Capability`, `Extension`), as an import list."""
+    extension_imports: tuple[str, ...] = ()
+    """`from .ext.<name> import types as <alias>` of each extension whose types the members name (type checking only)."""
+    extension_table: bool = False
+    """True when the class carries the package's `EXTENSIONS`."""
 
 
 def _capability(protocol: ir.Protocol, caps_name: str | None, m: ir.MethodSpec) -> str | None:
@@ -69,13 +99,23 @@ def _capability(protocol: ir.Protocol, caps_name: str | None, m: ir.MethodSpec) 
     return f"Capability({string_literal(group.wire_name)}, {string_literal(hit.wire_name)}, {value})"
 
 
-def _params_optional(protocol: ir.Protocol, m: ir.MethodSpec, meta_filled: bool) -> bool:
+def _advertised(protocol: ir.Protocol, caps: str | None, m: ir.MethodSpec, origin: Origin) -> str | None:
+    """The `Capability` that handling `m` advertises, as Python source: an extension's method advertises the
+    extension (`extensions[identifier]`, no settings) where the side's capabilities carry extensions."""
+    if origin.extension is None:
+        return _capability(protocol, caps, m)
+    holder = next((d for d in protocol.definitions if d.name == caps), None)
+    if not isinstance(holder, ir.Model) or not any(f.wire_name == EXTENSIONS_FIELD for f in holder.fields):
+        return None
+    return f"Capability({string_literal(EXTENSIONS_FIELD)}, {string_literal(origin.extension.identifier)}, {{}})"
+
+
+def _params_optional(params: ir.Definition | None, m: ir.MethodSpec, meta_filled: bool) -> bool:
     """True when a call may omit params (absent in the schema, or only a `_meta` the client fills in)."""
     if not m.params_required or m.params is None:
         return True
     if not meta_filled:
         return False
-    params = protocol.definition(m.params)
     return isinstance(params, ir.Model) and all(f.wire_name == "_meta" for f in params.fields if f.required)
 
 
@@ -100,12 +140,21 @@ def _missing_in(package: ir.Package, method: str) -> list[str]:
     ]
 
 
-def _handler(package: ir.Package, side: ir.Side, m: ir.MethodSpec, name: str) -> MemberView:
+def _note(origin: Origin, package: ir.Package, method: str, missing: str) -> str:
+    """What a handler's or call's docstring adds about where the method exists: the extension it belongs
+    to, or the package's revisions that lack it (`missing` says what happens there)."""
+    if origin.extension is not None:
+        return f"\n\nA method of the {origin.extension.identifier} extension (SEP-2133)."
+    revisions = _missing_in(package, method)
+    return f"\n\n{missing} in sessions of protocol version {', '.join(revisions)}, which do not have this method." if revisions else ""
+
+
+def _handler(package: ir.Package, side: ir.Side, m: ir.MethodSpec, name: str, origin: Origin) -> MemberView:
     """An incoming handler: what it does until overridden (answer, stay silent, or -32601), typed."""
     lifecycle = package.surface_revision.lifecycle
-    params = f"types.{m.params}" if m.params else "None"
+    params = origin.name(m.params) if m.params else "None"
     optional = (not m.params_required or m.params is None) and params != "None"
-    result = result_annotation(m) if m.kind == "request" else "None"
+    result = result_annotation(m, origin.prefix) if m.kind == "request" else "None"
     method = repr(m.name)
     if m.kind == "notification":
         text, body = f"Called on {method}; does nothing until overridden.", "return None"
@@ -120,39 +169,33 @@ def _handler(package: ir.Package, side: ir.Side, m: ir.MethodSpec, name: str) ->
         body = f"raise self._mcp_not_found({string_literal(m.name)})"
     if m.embedded:
         text = f"Answer {method} when a server's input-required result asks for it; -32601 until overridden."
-    missing = [] if m.embedded else _missing_in(package, m.name)
-    if missing:
-        text += f"\n\nNever called in sessions of protocol version {', '.join(missing)}, which do not have this method."
+    else:
+        text += _note(origin, package, m.name, "Never called")
     signature = bracketed(
         4, f"async def {name}(", f"self, params: {params}" + (" | None" if optional else ""), f") -> {result}:"
     )
     return MemberView(signature, indent_doc(text, 8, definition=True) or '""""""', body)
 
 
-def _call(package: ir.Package, side: ir.Side, m: ir.MethodSpec, name: str) -> list[MemberView]:
+def _call(package: ir.Package, side: ir.Side, m: ir.MethodSpec, name: str, origin: Origin) -> list[MemberView]:
     """A typed outgoing call: surface params (the model or its dict form) in, the surface result out; a
     task-augmentable request takes `task=` and is overloaded, so only a call that asks for a task is
     typed as returning the task result."""
     surface = package.surface_revision
     peer = "client" if side == "server" else "server"
     meta_filled = side == "client" and surface.lifecycle.modern is not None
-    forms = "".join(f" | dicts.{model.name}" for model in params_models(surface.protocol, m.params))
-    params = (f"types.{m.params}{forms or ' | Mapping[str, Any]'}") if m.params else "None | Mapping[str, Any]"
-    optional = _params_optional(surface.protocol, m, meta_filled)
+    models = params_models(surface.protocol, m.params) if origin.extension is None else ()
+    forms = "".join(f" | dicts.{model.name}" for model in models)
+    params = (f"{origin.name(m.params)}{forms or ' | Mapping[str, Any]'}") if m.params else "None | Mapping[str, Any]"
+    optional = _params_optional(origin.definition(package, m.params), m, meta_filled)
     arguments = f"self, params: {params}" + (" | None = None" if optional else "")
-    missing = _missing_in(package, m.name)
-    gate = (
-        f"\n\nRaises ProtocolError (-32601) in sessions of protocol version {', '.join(missing)}, "
-        "which do not have this method."
-        if missing
-        else ""
-    )
+    gate = _note(origin, package, m.name, "Raises ProtocolError (-32601)")
     if m.kind != "request":
         text = f"Send {m.name!r} to the {peer}.{gate}"
         body = f"await self._mcp_notify({string_literal(m.name)}, params)"
         signature = bracketed(4, f"async def {name}(", arguments, ") -> None:")
         return [MemberView(signature, indent_doc(text, 8, definition=True) or '""""""', body)]
-    result = result_annotation(m)
+    result = result_annotation(m, origin.prefix)
     task = _task_annotation(surface, m)
     if task is None:
         text = f"Send {m.name!r} to the {peer} and return its validated result.{gate}"
@@ -222,13 +265,17 @@ def side_view(package: ir.Package, side: ir.Side) -> SideView:
     protocol, lifecycle = surface.protocol, surface.lifecycle
     names = package.server if side == "server" else package.client
     by_name = {m.name: m for m in protocol.methods}
+    origins = {m.name: Origin() for m in protocol.methods}
+    for extension in package.extensions:
+        by_name.update((m.name, m) for m in extension.methods)
+        origins.update((m.name, Origin(extension)) for m in extension.methods)
     assert all(handles(side, by_name[h.method]) for h in names.handlers)
     assert all(calls(side, by_name[c.method]) for c in names.calls)
     caps = _capabilities(lifecycle, side)
     advertised = [
         (string_literal(h.method), found)
         for h in names.handlers
-        if (found := _capability(protocol, caps, by_name[h.method])) is not None
+        if (found := _advertised(protocol, caps, by_name[h.method], origins[h.method])) is not None
     ]
     attributes = [
         AttributeView("revisions", "ClassVar[Revisions]", "REVISIONS"),
@@ -239,6 +286,12 @@ def side_view(package: ir.Package, side: ir.Side) -> SideView:
             "Incoming method → the handler answering it.",
         ),
     ]
+    if package.extensions:
+        attributes.append(
+            AttributeView(
+                "extensions", "ClassVar[tuple[Extension, ...]]", "EXTENSIONS", "The extensions (SEP-2133) of this package."
+            )
+        )
     if advertised:
         attributes.append(
             AttributeView(
@@ -284,8 +337,13 @@ def side_view(package: ir.Package, side: ir.Side) -> SideView:
                 runtime="_mcp_initialize_params",
             )
         )
-    members += [_handler(package, side, by_name[h.method], h.python_name) for h in names.handlers]
-    members += [member for c in names.calls for member in _call(package, side, by_name[c.method], c.python_name)]
+    members += [_handler(package, side, by_name[h.method], h.python_name, origins[h.method]) for h in names.handlers]
+    members += [
+        member
+        for c in names.calls
+        for member in _call(package, side, by_name[c.method], c.python_name, origins[c.method])
+    ]
+    used = {e.name for m in (*names.handlers, *names.calls) if (e := origins[m.method].extension) is not None}
     module, base = RUNTIME_BASES[side]
     revisions = [r.protocol.revision for r in package.revisions]
     speaks = f"MCP {', '.join(revisions)}" + (f" (surface {package.surface})" if package.multi else "")
@@ -301,5 +359,13 @@ def side_view(package: ir.Package, side: ir.Side) -> SideView:
         doc=indent_doc(doc, 4, definition=True) or '""""""',
         attributes=tuple(attributes),
         members=tuple(members),
-        uses_capability=bool(advertised),
+        facts_import=", ".join(
+            name for name, used in (("Capability", advertised), ("Extension", package.extensions)) if used
+        ),
+        extension_imports=tuple(
+            f"from .{EXTENSIONS_PACKAGE}.{e.name} import types as {extension_alias(e.name)}"
+            for e in package.extensions
+            if e.name in used
+        ),
+        extension_table=bool(package.extensions),
     )

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from ..model import ir
-from .formatting import LINE_LENGTH
-from .layout import tuple_literal
+from .layout import LINE_LENGTH, tuple_literal
 from .literals import docstring, string_literal
 from .pysource import Symbols, annotation, field_annotation, field_default, lazy_annotation
 
@@ -93,21 +93,25 @@ def indent_doc(text: str | None, indent: int, *, definition: bool = False) -> st
     return "\n".join(lines)
 
 
-def _definition_view(d: ir.Definition, sym: Symbols) -> DefinitionView:
+def definition_view(d: ir.Definition, sym: Symbols, core: str = "") -> DefinitionView:
+    """The view of a model class or type alias (`core` qualifies an extension's references to core classes)."""
     if isinstance(d, ir.Model):
         fields = tuple(
             FieldView(
                 name=f.python_name,
-                annotation=field_annotation(f, sym),
+                annotation=field_annotation(f, sym, core),
                 default=field_default(f, sym),
                 doc=indent_doc(f.description, 4),
             )
             for f in d.fields
         )
         closed = isinstance(d.extra, ir.LiteralOf) and not d.extra.values
-        extra = None if closed or isinstance(d.extra, ir.AnyType) else annotation(d.extra, sym)
+        extra = None if closed or isinstance(d.extra, ir.AnyType) else annotation(d.extra, sym, core=core)
         return DefinitionView("model", d.name, indent_doc(d.description, 4, definition=True), fields, extra, closed)
-    value = lazy_annotation(d.type, sym) if d.recursive else annotation(d.type, sym)
+    value = lazy_annotation(d.type, sym, core) if d.recursive else annotation(d.type, sym, core=core)
+    if d.constraints and not d.recursive:
+        limits = ", ".join(f"{c.name}={c.value!r}" for c in d.constraints)
+        value = f"{sym['Annotated']}[{value}, {sym['Field']}({limits})]"
     return DefinitionView(
         "alias",
         d.name,
@@ -136,20 +140,28 @@ METHODS_SYMBOLS = Symbols(
 )
 
 
-def _method_view(m: ir.MethodSpec) -> MethodView:
-    senders = ", ".join(string_literal(s) for s in sorted(m.senders))
+def _core_name(name: str) -> str:
+    return f"types.{name}"
+
+
+def method_view(
+    m: ir.MethodSpec, qualify: Callable[[str], str] = _core_name, prefix: str = "types.", core: str = "types."
+) -> MethodView:
+    """One entry of a METHODS table: `qualify` spells a definition name, `prefix` and `core` qualify the
+    result type's references (an extension's to its own types and to the core's)."""
+    senders = ", ".join(string_literal(s) for s in sender_names(m))
     return MethodView(
         name=m.name,
         name_literal=string_literal(m.name),
         kind=string_literal(m.kind),
         senders=f"frozenset({{{senders}}})",
-        message=f"types.{m.message}",
-        params=f"types.{m.params}" if m.params else "None",
-        result=f"types.{m.result}" if m.result else "None",
+        message=qualify(m.message),
+        params=qualify(m.params) if m.params else "None",
+        result=qualify(m.result) if m.result else "None",
         result_type=(
-            annotation(m.result_type, METHODS_SYMBOLS, "types.") if m.result_type else "None"
+            annotation(m.result_type, METHODS_SYMBOLS, prefix, core) if m.result_type else "None"
         ),
-        result_annotation=result_annotation(m) if m.kind == "request" else None,
+        result_annotation=result_annotation(m, prefix, core) if m.kind == "request" else None,
         python_name=m.python_name,
         python_name_literal=string_literal(m.python_name),
         params_required=m.params_required,
@@ -157,14 +169,21 @@ def _method_view(m: ir.MethodSpec) -> MethodView:
     )
 
 
-def result_annotation(m: ir.MethodSpec) -> str:
+def sender_names(m: ir.MethodSpec) -> list[str]:
+    """Who may send `m`, sorted, as its link names them (`client`/`server`, or an extension's own roles)."""
+    if m.roles is None:
+        return sorted(m.senders)
+    return sorted(m.roles[0] if side == "client" else m.roles[1] for side in m.senders)
+
+
+def result_annotation(m: ir.MethodSpec, prefix: str = "types.", core: str = "types.") -> str:
     """The result annotation of a request as plain `types.A | types.B` (no discriminator wrapper)."""
     t = m.result_type
     if isinstance(t, ir.UnionOf) and all(isinstance(x, ir.Ref) for x in ir.alternatives(t)):
-        return " | ".join(f"types.{x.name}" for x in ir.alternatives(t) if isinstance(x, ir.Ref))
+        return " | ".join((core if x.core else prefix) + x.name for x in ir.alternatives(t) if isinstance(x, ir.Ref))
     if isinstance(t, ir.Ref):
-        return f"types.{t.name}"
-    return f"types.{m.result}" if m.result else "None"
+        return (core if t.core else prefix) + t.name
+    return f"{prefix}{m.result}" if m.result else "None"
 
 
 def revision_view(protocol: ir.Protocol, header: str, up: str) -> RevisionView:
@@ -190,9 +209,9 @@ def revision_view(protocol: ir.Protocol, header: str, up: str) -> RevisionView:
         pydantic_imports=imports("BaseModel", "ConfigDict", "Field"),
         extension_imports=imports("TypeAliasType"),
         base=sym["_McpModel"],
-        definitions=tuple(_definition_view(d, sym) for d in protocol.definitions),
+        definitions=tuple(definition_view(d, sym) for d in protocol.definitions),
         exports=tuple(sorted(names)),
-        methods=tuple(_method_view(m) for m in protocol.methods),
+        methods=tuple(method_view(m) for m in protocol.methods),
         messages=tuple(
             dict.fromkeys(
                 [f"types.{m.message}" for m in live]

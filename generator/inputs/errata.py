@@ -15,10 +15,11 @@ a warning, and errata of other revisions that do not apply are skipped silently.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonpatch
 import jsonpointer
@@ -26,7 +27,10 @@ import jsonpointer
 from ..errors import ErratumError
 from ..model.ir import Erratum
 from .pins import known_revisions
-from .sources import SchemaSource, load_json
+from .sources import SchemaSource, load_json, parse_json
+
+if TYPE_CHECKING:
+    from .extensions import ExtensionInput, ExtensionSource
 
 _OPS = frozenset({"test", "add", "copy", "replace", "remove"})
 _GUARDED = frozenset({"replace", "remove"})
@@ -210,6 +214,25 @@ def corrected_schema(source: SchemaSource) -> Corrected:
     """Parse a resolved schema and apply every erratum whose operations hold on it (what generation,
     the harness and `mcpgen diff` all read)."""
     return apply_errata(load_json(source), source.revision, pinned=source.pinned)
+
+
+def corrected_extension(source: ExtensionSource) -> ExtensionInput:
+    """An extension schema read as generation and `mcpgen diff` read it: errata applied where they hold
+    (its own, `ext-<name>`, then the core revisions', for the core definitions it copies), each recorded
+    with where it comes from (`ext-apps/<id>`, `2026-07-28/<id>`), and the facts of its identifier."""
+    from .extensions import ExtensionInput, facts_for
+
+    fixed = apply_errata(parse_json(source.data, source.origin), f"ext-{source.name}", pinned=source.pinned)
+    return ExtensionInput(
+        name=source.name,
+        identifier=source.identifier,
+        schema=fixed.schema,
+        sha256=source.sha256,
+        pinned=source.pinned,
+        errata=tuple(dataclasses.replace(patch.erratum, id=patch.qualified_id) for patch in fixed.applied),
+        facts=facts_for(source.identifier),
+        warnings=tuple(f"extension {source.name}: {w}" for w in fixed.warnings),
+    )
 
 
 def _detached(document: dict[str, Any], patch: tuple[dict[str, Any], ...]) -> dict[str, Any]:

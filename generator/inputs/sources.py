@@ -15,6 +15,7 @@ from ..console import current
 from ..errors import SchemaError, SourceError
 from .pins import Pin, get_pin, latest_revision, load_pins
 
+
 Fetch = Callable[[str], bytes]
 
 SCHEMA_DIR_ENV = "MCPGEN_SCHEMA_DIR"
@@ -133,18 +134,20 @@ def recorded_schema(
     return resolve_schema(revision, schema_dir=schema_dir, cache_dir=cache, env=env, fetch=fetch)
 
 
-def remember_schema(cache_dir: Path, source: SchemaSource) -> None:
-    """Keep the bytes of `source` in the cache by sha256 (so `check` works offline), unless already there."""
-    if not cache_path(cache_dir, source.sha256).is_file():
-        _store(cache_dir, source.sha256, source.data)
+def remember_schema(cache_dir: Path, sha256: str, data: bytes) -> None:
+    """Keep a schema's bytes (a revision's or an extension's) in the cache by their `sha256` (so `check`
+    works offline), unless already there."""
+    if not cache_path(cache_dir, sha256).is_file():
+        store_bytes(cache_dir, sha256, data)
 
 
 def load_json(source: SchemaSource) -> dict[str, Any]:
     """The parsed schema object; SchemaError with line and column on invalid JSON."""
-    return _parse(source.data, source.origin)
+    return parse_json(source.data, source.origin)
 
 
-def _parse(data: bytes, origin: str) -> dict[str, Any]:
+def parse_json(data: bytes, origin: str) -> dict[str, Any]:
+    """The JSON object in `data`; SchemaError naming `origin` (with line and column) when it is not one."""
     try:
         value = json.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
@@ -163,7 +166,8 @@ def _env_path(env: Mapping[str, str], name: str) -> Path | None:
     return Path(value) if value else None
 
 
-def _read(path: Path, what: str) -> bytes:
+def read_file(path: Path, what: str) -> bytes:
+    """The bytes of `path`; SourceError, one line naming `what` it is, when it cannot be read."""
     try:
         return path.read_bytes()
     except FileNotFoundError as exc:
@@ -184,7 +188,7 @@ def _verified(pin: Pin, data: bytes, origin: str) -> SchemaSource:
 
 
 def _from_file(path: Path, revision: str | None) -> SchemaSource:
-    data = _read(path, "schema file")
+    data = read_file(path, "schema file")
     digest = sha256_of(data)
     revision = revision or _pinned_revision(digest) or _infer_revision(path, data)
     pinned = _pin_sha(revision) == digest
@@ -206,7 +210,7 @@ def _pinned_revision(digest: str) -> str | None:
 def _infer_revision(path: Path, data: bytes) -> str:
     if _DATE.match(path.parent.name):
         return path.parent.name
-    found = set(_version_consts(_parse(data, str(path))))
+    found = set(_version_consts(parse_json(data, str(path))))
     if len(found) == 1:
         return found.pop()
     raise SourceError(f"cannot tell the protocol revision of {path}; pass --revision YYYY-MM-DD")
@@ -231,18 +235,24 @@ def _from_dir(directory: Path, pin: Pin) -> SchemaSource:
         raise SourceError(f"schema directory {directory} does not exist")
     if not path.is_file():
         raise SourceError(f"schema directory {directory} has no {pin.revision}/schema.json")
-    return _verified(pin, _read(path, "schema file"), str(path))
+    return _verified(pin, read_file(path, "schema file"), str(path))
+
+
+def cached_bytes(cache: Path, sha256: str) -> bytes | None:
+    """The bytes the cache keeps under `sha256`, when they are there and intact."""
+    try:
+        data = cache_path(cache, sha256).read_bytes()
+    except OSError:
+        return None
+    return data if sha256_of(data) == sha256 else None
 
 
 def _from_cache(cache: Path, sha256: str, revision: str) -> SchemaSource | None:
-    path = cache_path(cache, sha256)
-    try:
-        data = path.read_bytes()
-    except OSError:
+    data = cached_bytes(cache, sha256)
+    if data is None:
         return None
-    if sha256_of(data) != sha256:
-        return None
-    return SchemaSource(revision=revision, data=data, sha256=sha256, origin=str(path), pinned=_pin_sha(revision) == sha256)
+    origin = str(cache_path(cache, sha256))
+    return SchemaSource(revision=revision, data=data, sha256=sha256, origin=origin, pinned=_pin_sha(revision) == sha256)
 
 
 def _download(cache: Path, pin: Pin, fetch: Fetch) -> SchemaSource:
@@ -257,12 +267,13 @@ def _download(cache: Path, pin: Pin, fetch: Fetch) -> SchemaSource:
             f"pass --schema-dir DIR (or set {SCHEMA_DIR_ENV}) with {pin.revision}/schema.json inside"
         ) from exc
     source = _verified(pin, data, pin.url)
-    _store(cache, pin.sha256, data)
+    store_bytes(cache, pin.sha256, data)
     return source
 
 
-def _store(cache: Path, sha256: str, data: bytes) -> None:
-    """Write atomically; a cache that cannot be written only costs a later download."""
+def store_bytes(cache: Path, sha256: str, data: bytes) -> None:
+    """Keep `data` in the cache under `sha256`, written atomically; a cache that cannot be written only
+    costs a later download."""
     try:
         cache.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=cache, prefix=".tmp-", suffix=".json")

@@ -19,6 +19,7 @@ class Finding:
     path: str
     message: str
     rejects: bool = False  # mcpgen refuses the value (rather than changing it or typing it wrongly)
+    rule: str = "schema"  # which rule it breaks (a `mcpgen tap` summary counts them by rule)
 
     def __str__(self) -> str:
         return f"{self.definition} at {self.path or '/'}: {self.message}"
@@ -50,9 +51,9 @@ def _dispatch(target: Target, value: Any, package: ModuleType) -> list[Finding]:
         model = methods.parse_result(target.method, value["result"]) if target.kind == "response" else methods.parse_message(value)
     except methods.ProtocolError as exc:
         errors = "; ".join(f"{pointer(e['loc']) or '/'}: {e['msg']}" for e in exc.data or ())
-        return [Finding(target.definition, target.pointer, f"mcpgen's {call} rejects it ({exc.code} {exc.message}{': ' + errors if errors else ''})", True)]
+        return [Finding(target.definition, target.pointer, f"mcpgen's {call} rejects it ({exc.code} {exc.message}{': ' + errors if errors else ''})", True, "mcpgen")]
     if type(model) is not getattr(package.types, target.definition):
-        return [Finding(target.definition, target.pointer, f"mcpgen's {call} types it as {type(model).__name__}, the schema as {target.definition}")]
+        return [Finding(target.definition, target.pointer, f"mcpgen's {call} types it as {type(model).__name__}, the schema as {target.definition}", rule="mcpgen")]
     return []
 
 
@@ -61,8 +62,8 @@ def mcpgen_findings(target: Target, value: Any, package: ModuleType) -> list[Fin
     out: list[Finding] = []
     for name, where, instance in instances(target, value):
         rt = round_trip(package, name, instance)
-        out.extend(Finding(name, where + path, f"mcpgen rejects it: {error}", True) for path, error in rt.rejected)
-        out.extend(Finding(name, where + path, f"mcpgen does not round-trip it: {diff}") for path, diff in rt.diffs)
+        out.extend(Finding(name, where + path, f"mcpgen rejects it: {error}", True, "mcpgen") for path, error in rt.rejected)
+        out.extend(Finding(name, where + path, f"mcpgen does not round-trip it: {diff}", rule="mcpgen") for path, diff in rt.diffs)
     if target.method is not None and not out:
         out.extend(_dispatch(target, value, package))
     return out

@@ -1,14 +1,16 @@
-"""The protocol version a trace's handshake names: the one an `initialize` negotiates (its result's, else
-the one its request asks for), or the one a `server/discover` request carries in its `_meta`."""
+"""The protocol version a message names for its conversation: the one an `initialize` request asks for and
+its response negotiates, or the one a 2026-07-28 request carries in its `_meta` (`server/discover` first)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from .pointer import pointer
 
 VERSION_META = "io.modelcontextprotocol/protocolVersion"
+INITIALIZE = "initialize"
+DISCOVER = "server/discover"
 
 
 @dataclass(frozen=True)
@@ -29,25 +31,34 @@ class Handshake:
         return f"{self.what} at {self.file}:{self.line}"
 
 
-def find_handshake(messages: Iterable[tuple[str, int, Any]]) -> Handshake | None:
-    """The first handshake among `messages` (file, line, message), or None: an `initialize` request is
-    settled by the response to it when the trace has one."""
-    asked: tuple[Any, Handshake | None] | None = None
-    for file, line, value in messages:
-        if not isinstance(value, dict):
-            continue
-        if asked is not None:
-            if value.get("id") == asked[0] and "method" not in value:
-                return _version(value.get("result"), ("result", "protocolVersion"), file, line, "InitializeResult", "the initialize response") or asked[1]
-            continue
-        if value.get("method") == "initialize":
-            request = _version(value.get("params"), ("params", "protocolVersion"), file, line, "InitializeRequest", "the initialize request")
-            asked = (value.get("id"), request)
-        elif value.get("method") == "server/discover":
-            params = value.get("params")
-            meta = params.get("_meta") if isinstance(params, dict) else None
-            return _version(meta, ("params", "_meta", VERSION_META), file, line, "DiscoverRequest", "the server/discover request")
-    return asked[1] if asked is not None else None
+def is_initialize(value: Any) -> bool:
+    """True for an `initialize` request."""
+    return isinstance(value, dict) and value.get("method") == INITIALIZE and "id" in value
+
+
+def asked(value: Any, file: str, line: int) -> Handshake | None:
+    """The version an `initialize` request asks for (None when it names none)."""
+    return _version(value.get("params"), ("params", "protocolVersion"), file, line, "InitializeRequest", "the initialize request")
+
+
+def answered(value: Any, file: str, line: int) -> Handshake | None:
+    """The version the response to an `initialize` request negotiates (None when it names none)."""
+    return _version(value.get("result"), ("result", "protocolVersion"), file, line, "InitializeResult", "the initialize response")
+
+
+def announced(value: Any, file: str, line: int) -> Handshake | None:
+    """The version a request or notification names in its `_meta` (2026-07-28: `server/discover` and every request)."""
+    if not isinstance(value, dict) or not isinstance(value.get("method"), str) or value["method"] == INITIALIZE:
+        return None
+    params = value.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    method = value["method"]
+    if method == DISCOVER:
+        definition = "DiscoverRequest"
+    else:
+        definition = "JSONRPCRequest" if "id" in value else "JSONRPCNotification"
+    kind = "request" if "id" in value else "notification"
+    return _version(meta, ("params", "_meta", VERSION_META), file, line, definition, f"the {method[:100]} {kind}")
 
 
 def _version(holder: Any, path: tuple[str, ...], file: str, line: int, definition: str, what: str) -> Handshake | None:

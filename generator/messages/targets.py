@@ -29,26 +29,33 @@ def is_message(value: Any) -> bool:
     return isinstance(value, dict) and "jsonrpc" in value
 
 
-def _id_key(value: Any) -> str:
+def id_key(value: Any) -> str:
+    """A JSON-RPC id as a key that tells `1` from `"1"` (and any JSON value from any other)."""
     return json.dumps(value, sort_keys=True)
 
 
 class Pairing:
-    """Remembers the requests seen per group so a response finds the request with its id."""
+    """Remembers the requests seen per group so a response finds the request with its id (the latest
+    `limit` request ids, so that a long conversation takes bounded memory)."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = 100_000) -> None:
         self._pending: dict[tuple[str, str], str] = {}
+        self._limit = limit
 
     def note(self, group: str, message: Mapping[str, Any]) -> None:
         """Record a request (a message with `method` and `id`) of `group`."""
         if isinstance(message.get("method"), str) and "id" in message:
-            self._pending[(group, _id_key(message["id"]))] = message["method"]
+            key = (group, id_key(message["id"]))
+            self._pending.pop(key, None)
+            self._pending[key] = message["method"]
+            if len(self._pending) > self._limit:
+                del self._pending[next(iter(self._pending))]
 
     def method_of(self, group: str, message: Mapping[str, Any]) -> str | None:
         """For a response, the method of the latest request of `group` with its id."""
         if "id" not in message or "method" in message:
             return None
-        return self._pending.get((group, _id_key(message["id"])))
+        return self._pending.get((group, id_key(message["id"])))
 
 
 def message_target(value: Mapping[str, Any], table: MethodTable, schema: Upstream, method: str | None) -> Target | None:
@@ -74,7 +81,7 @@ def message_target(value: Mapping[str, Any], table: MethodTable, schema: Upstrea
         return Target(
             chosen,
             "response",
-            f"result of {method} (request id {_id_key(value.get('id'))})",
+            f"result of {method} (request id {id_key(value.get('id'))})",
             pointer="/result",
             envelope=spec.response or env.result,
             method=method,

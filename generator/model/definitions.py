@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any
 
 from datamodel_code_generator.model.base import DataModel, DataModelFieldBase
 from datamodel_code_generator.types import DataType
@@ -14,6 +15,8 @@ from .parser import ParsedSchema
 from .naming import definition_name, pascal_case, snake_case, unique
 
 _EXTRA_FIELD = "__pydantic_extra__"
+DISCRIMINATOR_KEYS = ("method", "type", "kind", "resultType", "mode", "status")
+"""Keys tried, in order, to tell the members of a union of objects apart (and to name inline members)."""
 _SCALARS: dict[str, ir.TypeExpr] = {
     "str": ir.Primitive("string"),
     "int": ir.Primitive("integer"),
@@ -83,13 +86,40 @@ class _Builder:
         if len(dt.data_types) == 1:
             return self.convert(dt.data_types[0], hint)
         if dt.data_types:
-            members = [self.convert(m, f"{hint}Variant{_letters(i)}") for i, m in enumerate(dt.data_types)]
+            hints = self._member_hints(dt.data_types, hint)
+            members = [self.convert(m, h) for m, h in zip(dt.data_types, hints)]
             return _union(members)
         if dt.type in _SCALARS:
             return _SCALARS[dt.type]
         if dt.type is None:
             return ir.AnyType()
         raise SchemaError(f"unsupported type {dt.type!r} in the schema near {hint}")
+
+    def _member_hints(self, members: list[DataType], hint: str) -> list[str]:
+        """The names of a union's members hoisted from `hint`: after the constant that tells them apart
+        (`status: "working"` → `…Working`) when every member is an inline object with its own, else
+        `…VariantA`, `…VariantB`, …"""
+        numbered = [f"{hint}Variant{_letters(i)}" for i in range(len(members))]
+        inline = [self.parsed.models.get(m.reference.path) if m.reference is not None else None for m in members]
+        if any(m is None or m.reference is None or m.reference.path in self.definition_paths for m in members):
+            return numbered
+        tags = [self._literals(model) for model in inline if model is not None]
+        for key in DISCRIMINATOR_KEYS:
+            values = [t.get(key) or [] for t in tags]
+            names = [pascal_case(v[0]) if len(v) == 1 and isinstance(v[0], str) else "" for v in values]
+            if all(n and n != "Value" for n in names) and len(set(names)) == len(names):
+                return [hint + n for n in names]
+        return numbered
+
+    def _literals(self, model: DataModel, depth: int = 0) -> dict[str | None, list[Any]]:
+        """The literal values of each field of a model, those of the models it extends (`allOf`) included."""
+        found: dict[str | None, list[Any]] = {}
+        for base in model.base_classes if depth < 8 else ():
+            inherited = self.parsed.models.get(base.reference.path) if base.reference is not None else None
+            if inherited is not None:
+                found.update(self._literals(inherited, depth + 1))
+        found.update({(f.original_name or f.name): f.data_type.literals for f in model.fields})
+        return found
 
     # -- definitions --
 
@@ -106,6 +136,7 @@ class _Builder:
                 description=description or root.extras.get("description"),
                 type=self.convert(root.data_type, name),
                 is_definition=definition,
+                constraints=_constraints(root),
             )
             return
         fields: dict[str, ir.Field] = {}

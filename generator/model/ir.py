@@ -39,6 +39,8 @@ class Ref:
     """A reference to another definition or hoisted inline object, by its Python name."""
 
     name: str
+    core: bool = False
+    """True for an extension's reference to a class of the base revision (a core definition it copies)."""
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,8 @@ class Alias:
     is_definition: bool
     recursive: bool = False
     kind: Literal["alias"] = "alias"
+    constraints: tuple[Constraint, ...] = ()
+    """Value constraints of a scalar alias (an integer's bounds, hoisted from a union member)."""
 
 
 Definition = Union[Model, Alias]
@@ -149,7 +153,7 @@ Definition = Union[Model, Alias]
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """One JSON-RPC method of a revision, with the sides that may send it."""
+    """One JSON-RPC method of a revision (or of an extension), with the sides that may send it."""
 
     name: str
     kind: MethodKind
@@ -165,6 +169,11 @@ class MethodSpec:
     """True when a draft gave no result for this request and the base `Result` stands in."""
     opt_in_results: tuple[str, ...] = ()
     """Members of `result_type` a requester only receives when it asks for them (a task-augmented request)."""
+
+    roles: tuple[str, str] | None = None
+    """For a method of an extension's own link, what that link calls the client and the server
+    (MCP Apps: an `app` and its `host`); no Server or Client class sends or answers it. None on the
+    link between an MCP client and server."""
 
     def sent_by(self, side: Side) -> bool:
         """True when `side` may send this method."""
@@ -272,6 +281,59 @@ class StubNames:
         return next(c.python_name for c in self.calls if c.method == method)
 
 
+# --- an extension (SEP-2133): its own definitions and methods, on top of the base revision -----
+
+
+@dataclass(frozen=True)
+class MetaEntry:
+    """A typed `_meta` entry an extension defines on core objects (MCP Apps' `ui` on tools and resources)."""
+
+    builder: str
+    """The helper making a `_meta` object that carries the entry (`tool_meta`)."""
+    reader: str
+    """The helper reading the entry from an owner (`tool_ui`)."""
+    key: str
+    """The `_meta` key."""
+    type: str
+    """The extension's definition typing the entry's value."""
+    owners: tuple[str, ...]
+    """The base revision's definitions whose `_meta` may carry it."""
+
+
+@dataclass(frozen=True)
+class Extension:
+    """One extension of a package: what its schema adds to the base (surface) revision.
+
+    `definitions` are those the package emits for it (its own, and copies of core definitions that
+    differ from the base revision's), their references to the base revision's classes marked `core`;
+    `copies` are the core definitions it repeats that are the base revision's classes (same shape).
+    """
+
+    name: str
+    """The subpackage under `ext/` (`tasks`), also the name `--extension` knows it by."""
+    identifier: str
+    """The key under `capabilities.extensions` (`io.modelcontextprotocol/tasks`)."""
+    schema_sha256: str
+    pinned: bool
+    errata: tuple[Erratum, ...]
+    definitions: tuple[Definition, ...]
+    copies: tuple[str, ...]
+    methods: tuple[MethodSpec, ...]
+    settings: tuple[tuple[Side, str], ...] = ()
+    """The definition typing each side's settings under `capabilities.extensions[identifier]`."""
+    results: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Core requests the extension lets a server answer with one of its own results instead (`tools/call`)."""
+    meta: tuple[MetaEntry, ...] = ()
+    constants: tuple[tuple[str, str], ...] = ()
+    """Named string constants of the extension (MCP Apps' resource MIME type)."""
+    warnings: tuple[str, ...] = ()
+    """What the user should know: core copies that differ from the base revision, methods without senders."""
+
+    def definition(self, name: str) -> Definition | None:
+        """The extension's own definition with this Python name, if it emits one."""
+        return next((d for d in self.definitions if d.name == name), None)
+
+
 # --- a generated package: one or several revisions, one surface ------------------------------
 
 
@@ -298,6 +360,8 @@ class Package:
     surface: str
     server: StubNames
     client: StubNames
+    extensions: tuple[Extension, ...] = ()
+    """The extensions bound to the surface revision, in the order they were asked for."""
 
     @property
     def multi(self) -> bool:

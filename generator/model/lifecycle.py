@@ -43,6 +43,7 @@ LOG_LEVEL_META = "io.modelcontextprotocol/logLevel"
 LIST_CHANGED = "ListChanged"  # a listen filter's `<capability>ListChanged` flag opts in to `notifications/<capability>/list_changed`
 SERVER_CAPABILITIES = "ServerCapabilities"
 CLIENT_CAPABILITIES = "ClientCapabilities"
+EXTENSIONS_FIELD = "extensions"  # the capabilities field (SEP-2133) whose keys are extension identifiers
 
 
 class _Unusable(Exception):

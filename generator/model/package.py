@@ -11,7 +11,7 @@ from .conversions import check_conversions
 from ..errors import SchemaError
 from .fills import result_fills
 from .lifecycle import lifecycle
-from .names import stub_names
+from .names import stub_names, taken_by_runtime, with_stems
 
 
 def revision_module(revision: str) -> str:
@@ -19,8 +19,11 @@ def revision_module(revision: str) -> str:
     return "v" + re.sub(r"[^0-9A-Za-z_]", "_", revision)
 
 
-def build_package(protocols: Sequence[ir.Protocol], surface: str | None = None) -> ir.Package:
-    """The package IR of one or several revisions (oldest first); `surface` defaults to the newest."""
+def build_package(
+    protocols: Sequence[ir.Protocol], surface: str | None = None, extensions: Sequence[ir.Extension] = ()
+) -> ir.Package:
+    """The package IR of one or several revisions (oldest first) and the extensions built on the surface
+    revision (their method stems resolved after the surface's); `surface` defaults to the newest."""
     if not protocols:
         raise SchemaError("a package needs at least one revision")
     surface = surface or protocols[-1].revision
@@ -53,9 +56,32 @@ def build_package(protocols: Sequence[ir.Protocol], surface: str | None = None) 
         )
         for r in revisions
     )
+    taken, stems = taken_by_runtime(), set[str]()
+    with_stems(chosen.protocol.methods, taken, stems)
+    extended = tuple(
+        dataclasses.replace(e, methods=with_stems(e.methods, taken, stems), warnings=e.warnings + _shared(e, revisions))
+        for e in extensions
+    )
     return ir.Package(
         revisions=revisions,
         surface=surface,
-        server=stub_names(chosen.protocol, "server"),
-        client=stub_names(chosen.protocol, "client"),
+        server=stub_names(chosen.protocol, "server", extended),
+        client=stub_names(chosen.protocol, "client", extended),
+        extensions=extended,
     )
+
+
+def _shared(extension: ir.Extension, revisions: Sequence[ir.Revision]) -> tuple[str, ...]:
+    """A warning per revision of the package (besides the surface, which refuses it) that defines one of
+    the extension's methods itself: in its sessions the method is that revision's."""
+    own = {m.name for m in extension.methods}
+    notes = []
+    for revision in revisions:
+        shared = [m.name for m in revision.protocol.methods if m.name in own]
+        if shared:
+            notes.append(
+                f"extension {extension.name}: {', '.join(shared)} {'is' if len(shared) == 1 else 'are'} also revision "
+                f"{revision.protocol.revision}'s own; in sessions of that revision {'it is' if len(shared) == 1 else 'they are'} "
+                "that revision's method, not the extension's"
+            )
+    return tuple(notes)

@@ -28,17 +28,42 @@ class ParsedSchema:
     defs_key: str
 
 
-def _strip_formats(node: Any) -> Any:
-    """Drop `format` keywords: every format stays a plain `str` on the wire and in Python."""
+def _normalized(node: Any) -> Any:
+    """The schema as the parser should read it: no `format` keywords (every format stays a plain `str`
+    on the wire and in Python), and `{"not": {}}` (nothing is valid) spelled as the parser knows it:
+    `additionalProperties: false`, and a property of a closed object that may never appear left out. A
+    closed object's `propertyNames: {"type": "string"}` (true of every JSON key) goes too, or the parser
+    would read the object as an open map."""
     if isinstance(node, dict):
-        return {
-            k: (_strip_formats(v) if k not in ("const", "enum", "default", "examples") else v)
+        out = {
+            k: (_normalized(v) if k not in ("const", "enum", "default", "examples") else v)
             for k, v in node.items()
             if not (k == "format" and isinstance(v, str))
         }
+        if _never(out.get("additionalProperties")):
+            out["additionalProperties"] = False
+        properties = out.get("properties")
+        if out.get("additionalProperties") is False and out.get("propertyNames") == {"type": "string"}:
+            del out["propertyNames"]
+        if out.get("additionalProperties") is False and isinstance(properties, dict):
+            listed = out.get("required")
+            required = listed if isinstance(listed, list) else []
+            out["properties"] = {k: v for k, v in properties.items() if not _never(v) or k in required}
+        return out
     if isinstance(node, list):
-        return [_strip_formats(v) for v in node]
+        return [_normalized(v) for v in node]
     return node
+
+
+def _never(node: Any) -> bool:
+    """True for a schema no value satisfies: `false`, or `{"not": {}}` with nothing but annotations beside it."""
+    if node is False:
+        return True
+    return (
+        isinstance(node, dict)
+        and node.get("not") in ({}, True)
+        and all(k in ("not", "description", "title", "$comment") for k in node)
+    )
 
 
 def _escape_pointer(name: str) -> str:
@@ -59,7 +84,7 @@ def parse(schema: dict[str, Any]) -> ParsedSchema:
     types = get_data_model_types(DataModelType.PydanticV2BaseModel, PythonVersion.PY_310)
     try:
         parser = JsonSchemaParser(
-            json.dumps(_strip_formats(schema)),
+            json.dumps(_normalized(schema)),
             data_model_type=types.data_model,
             data_model_root_type=types.root_model,
             data_model_field_type=types.field_model,

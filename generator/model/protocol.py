@@ -9,10 +9,9 @@ from . import ir
 from .parser import parse
 from ..errors import SchemaError
 from .roles import derive_methods, envelope, load_pairings
-from .definitions import build_definitions
+from .definitions import DISCRIMINATOR_KEYS, build_definitions
+from .names import taken_by_runtime, with_stems
 
-# Keys tried, in order, to tell the members of a union of objects apart.
-DISCRIMINATOR_KEYS = ("method", "type", "kind", "resultType", "mode")
 
 
 def build_protocol(
@@ -44,7 +43,9 @@ def build_protocol(
         schema_sha256=schema_sha256,
         errata=errata,
         definitions=tuple(ordered),
-        methods=derive_methods(ordered, {**load_pairings(), **dict(pairings)}, assume_base=draft),
+        methods=with_stems(
+            derive_methods(ordered, {**load_pairings(), **dict(pairings)}, assume_base=draft), taken_by_runtime()
+        ),
         envelope=envelope(ordered),
         pairings=pairings,
         warnings=warnings,

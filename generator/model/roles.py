@@ -73,7 +73,7 @@ def _base(name: str) -> str:
 BASE_RESULT = "Result"
 
 
-def _pair(
+def pair_result(
     model: ir.Model, defs: dict[str, ir.Definition], table: dict[str, str], assume_base: bool
 ) -> tuple[str, ir.TypeExpr, bool]:
     """The result of a request: from `<X>ResultResponse`, else `<X>Result`, else the table, else (for
@@ -186,7 +186,7 @@ def derive_methods(
         assumed = False
         opt_in: tuple[str, ...] = ()
         if entry.kind == "request":
-            result, result_type, assumed = _pair(model, defs, table, assume_base)
+            result, result_type, assumed = pair_result(model, defs, table, assume_base)
             tasked = _with_task_result(result_type, params, defs)
             opt_in = (CREATE_TASK_RESULT,) if tasked != result_type else ()
             result_type = tasked

@@ -7,14 +7,26 @@ from __future__ import annotations
 import functools
 import importlib
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .challenge import Challenge, oauth_challenge
 from .errors import AuthorizationError
 from .token_endpoint import USE_DPOP_NONCE
 
-if TYPE_CHECKING:
-    from .authorization import Authorization
+
+class Authorizing(Protocol):
+    """What the flow asks of an authorization (`Authorization`): the token to send, a new one after a
+    refusal, and how many refusals to answer."""
+
+    max_attempts: int
+
+    async def access_token(self, server_url: str) -> str | None:
+        """The access token to send to the MCP server at `server_url`, if there is one yet."""
+
+    async def challenged(
+        self, server_url: str, status: int, challenge: Challenge | None, sent: str | None
+    ) -> str:
+        """A new access token for `server_url` after it refused `sent` with a 401 or a 403 challenge."""
 
 
 def _challenge(response: Any) -> Challenge | None:
@@ -35,7 +47,7 @@ def flow_class() -> Any:
     class OAuthFlow(httpx.Auth):  # type: ignore[misc]
         """Presents the access token; answers 401 and 403 insufficient_scope, then retries."""
 
-        def __init__(self, oauth: Authorization) -> None:
+        def __init__(self, oauth: Authorizing) -> None:
             self.oauth = oauth
 
         async def async_auth_flow(self, request: Any) -> AsyncGenerator[Any, Any]:

@@ -14,7 +14,7 @@ from typing import Any, Coroutine, Iterator
 import pytest
 
 from mcpgen.inputs import errata, sources as source
-from mcpgen.commands.generate import GenerateConfig, generate
+from mcpgen.commands.generate import GeneratedPackage, GenerateConfig, generate
 from mcpgen.inputs.pins import Pin
 from shared import load_package
 
@@ -32,17 +32,34 @@ def generate_package(
     directory: Path, schema: Schema, alias: str, pairings: tuple[tuple[str, str], ...] = ()
 ) -> ModuleType:
     """Write `schema` to `directory`, generate its package there with `mcpgen.commands.generate`, import it as `alias`."""
+    return generate_extended(directory, schema, alias, (), pairings)[0]
+
+
+def generate_extended(
+    directory: Path,
+    schema: Schema,
+    alias: str,
+    extensions: tuple[Schema, ...],
+    pairings: tuple[tuple[str, str], ...] = (),
+) -> tuple[ModuleType, GeneratedPackage]:
+    """`generate_package` with extension schemas (written beside the schema, given as `--extension FILE`):
+    the imported package and what generation reported."""
     schema_file = directory / "schema.json"
     schema_file.write_bytes(schema_bytes(schema))
+    files = []
+    for index, extension in enumerate(extensions):
+        files.append(directory / f"extension{index}.json")
+        files[-1].write_bytes(schema_bytes(extension))
     config = GenerateConfig(
         schema_file=schema_file,
         revision=REVISION,
         output=directory / alias,
         package=alias,
         pairings=pairings,
+        extensions=tuple(str(f) for f in files),
     )
-    generate(config)
-    return load_package(directory / alias, alias)
+    (made,) = generate(config)
+    return load_package(directory / alias, alias), made
 
 
 @contextlib.contextmanager

@@ -129,3 +129,10 @@ def draft07(schema: Schema) -> Schema:
     """The same schema in draft-07 spelling: `definitions` instead of `$defs` (as 2024-11-05 … 2025-06-18 are)."""
     text = json.dumps(schema["$defs"]).replace('"#/$defs/', '"#/definitions/')
     return {"$schema": "http://json-schema.org/draft-07/schema#", "definitions": json.loads(text)}
+
+
+def extension_schema(identifier: str | None, definitions: Schema) -> Schema:
+    """An extension schema (SEP-2133): its definitions, the core ones it uses among them, and its identifier
+    stated in its description as ext-tasks states it (None: not stated)."""
+    named = f"Extension Identifier: {identifier}" if identifier else "no identifier"
+    return {"$schema": DRAFT, "title": "tiny extension", "description": f"A tiny extension. {named}", "$defs": definitions}

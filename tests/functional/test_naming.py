@@ -9,8 +9,9 @@ import pydantic
 import pytest
 
 from .oracle import accepts, assert_agrees
-from .packages import generate_package, run
+from .packages import Wire, generate_package, run
 from .schemas import Schema, mcp_schema, notification, obj, ref, request, result
+from .session import session_schema
 
 THING_WIRE = {
     "inputSchema": {"type": "object", "properties": {"q": 1}},
@@ -27,6 +28,8 @@ THING_WIRE = {
     "shape": {"radius": 2},
     "labels": {"en": {"text": "hello"}},
 }
+
+JOB = {"const": "job", "type": "string"}  # a constant every member of a union shares names none of them
 
 
 def naming_schema() -> Schema:
@@ -56,6 +59,12 @@ def naming_schema() -> Schema:
             "labels": {
                 "type": "object",
                 "additionalProperties": obj({"text": {"type": "string"}}, ["text"]),
+            },
+            "state": {
+                "anyOf": [
+                    obj({"type": JOB, "status": {"const": "working", "type": "string"}}, ["status"]),
+                    obj({"type": JOB, "status": {"const": "input_required", "type": "string"}, "asks": {"type": "integer"}}, ["status"]),
+                ]
             },
         },
         ["inputSchema"],
@@ -149,6 +158,16 @@ def test_inline_objects_are_hoisted_under_names_from_their_position(pkg: ModuleT
     assert type(thing.labels["en"]) is types.ThingLabelsValue
 
 
+def test_inline_union_members_are_named_after_the_constant_that_tags_them(pkg: ModuleType) -> None:
+    types = pkg.types
+    working = types.Thing.model_validate({**THING_WIRE, "state": {"status": "working"}})
+    asking = types.Thing.model_validate({**THING_WIRE, "state": {"status": "input_required", "asks": 2}})
+    assert type(working.state) is types.ThingStateWorking
+    assert type(asking.state) is types.ThingStateInputRequired and asking.state.asks == 2
+    for state in ({"status": "working"}, {"status": "done"}, {"status": "input_required", "asks": "x"}):
+        assert_agrees(types, naming_schema(), "Thing", {**THING_WIRE, "state": state})
+
+
 def test_a_hoisted_name_never_takes_a_definition_name(pkg: ModuleType) -> None:
     types = pkg.types
     assert types.WidgetOptions.model_validate({"colour": "red"}).colour == "red"
@@ -215,3 +234,78 @@ def test_a_request_and_a_notification_of_the_same_name_stay_apart(pkg: ModuleTyp
     assert reply == {"jsonrpc": "2.0", "id": 1, "result": {"ran": True}}
     assert run(server.handle({"jsonrpc": "2.0", "method": "foo/ran"})) is None
     assert calls == ["foo/run", "foo/ran"]
+
+
+def clashing_schema() -> Schema:
+    """The session schema plus methods whose names are runtime members: a client-sent `client/info`
+    (`ClientBase.client_info`), a server-sent `server/info` (`ServerBase.server_info`) and a `handle`
+    notification both sides send (`handle` is every peer's)."""
+    schema = session_schema(batching=False)
+    defs = schema["$defs"]
+    defs["ClientInfoRequest"] = request("client/info")
+    defs["ClientInfoResult"] = result({"note": {"type": "string"}})
+    defs["ServerInfoRequest"] = request("server/info")
+    defs["ServerInfoResult"] = result({"note": {"type": "string"}})
+    defs["HandleNotification"] = notification("notifications/handle")
+    defs["ClientRequest"]["anyOf"].append(ref("ClientInfoRequest"))
+    defs["ServerRequest"]["anyOf"].append(ref("ServerInfoRequest"))
+    for union in ("ClientNotification", "ServerNotification"):
+        defs[union]["anyOf"].append(ref("HandleNotification"))
+    return schema
+
+
+@pytest.fixture(scope="module")
+def clashing(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
+    """The generated package of the clashing schema."""
+    return generate_package(tmp_path_factory.mktemp("clashing"), clashing_schema(), "fn_clashing")
+
+
+def test_the_method_table_names_the_generated_call_and_handler(clashing: ModuleType) -> None:
+    methods = clashing.METHODS
+    assert methods["client/info"].python_name == "client_info_"
+    assert methods["server/info"].python_name == "server_info_"
+    assert methods["notifications/handle"].python_name == "handle"  # `notify_handle` and `on_handle` are free
+    for wire, method in methods.items():
+        for side, cls, other in (("client", clashing.Client, clashing.Server), ("server", clashing.Server, clashing.Client)):
+            call = method.python_name if method.kind == "request" else f"notify_{method.python_name}"
+            if method.sent_by(side) and not method.embedded:
+                assert callable(getattr(cls, call)), (wire, side)
+                assert other.handlers[wire] == f"on_{method.python_name}", (wire, side)
+    # The runtime members keep their meaning.
+    client = type("C", (clashing.Client,), {"name": "probe", "version": "1"})()
+    assert client.client_info() == {"name": "probe", "version": "1"}
+
+
+def test_the_renamed_calls_send_their_methods(clashing: ModuleType) -> None:
+    methods = clashing.METHODS
+    heard: list[str] = []
+
+    class Server(clashing.Server):
+        name, version = "s", "1"
+
+    async def answer(self: Any, params: Any) -> Any:
+        heard.append("client/info")
+        return clashing.types.ClientInfoResult(note="from server")
+
+    setattr(Server, f"on_{methods['client/info'].python_name}", answer)
+
+    class Client(clashing.Client):
+        name, version = "c", "1"
+
+    async def reply(self: Any, params: Any) -> Any:
+        heard.append("server/info")
+        return clashing.types.ServerInfoResult(note="from client")
+
+    setattr(Client, f"on_{methods['server/info'].python_name}", reply)
+
+    async def scenario() -> tuple[Any, Any]:
+        server, client = Server(), Client()
+        Wire(clashing, client, server)
+        await client.start_session()
+        asked = await getattr(client, methods["client/info"].python_name)()
+        told = await getattr(server, methods["server/info"].python_name)()
+        return asked, told
+
+    asked, told = run(scenario())
+    assert (asked.note, told.note) == ("from server", "from client")
+    assert heard == ["client/info", "server/info"]

@@ -219,12 +219,13 @@ def test_a_method_named_like_a_runtime_member_gets_a_trailing_underscore(tmp_pat
     pkg = generate_package(tmp_path, schema, "fn_handle_clash")
 
     class Answering(pkg.Server):  # type: ignore[misc,name-defined]
-        async def on_handle(self, params: Any) -> Any:
+        async def on_handle_(self, params: Any) -> Any:
             return pkg.types.HandleResult(n=7)
 
     server, client = Answering(), pkg.Client()
     Wire(pkg, client, server)
-    assert pkg.METHODS["x/handle"].python_name == "handle"
+    assert pkg.METHODS["x/handle"].python_name == "handle_", "the method table names the call"
+    assert pkg.Server.handlers["x/handle"] == "on_handle_", "and the handler, from the same stem"
     assert run(client.handle_()).n == 7, "the call takes the free name"
     reply = run(server.handle({"jsonrpc": "2.0", "id": 1, "method": "x/handle"}))
     assert reply == {"jsonrpc": "2.0", "id": 1, "result": {"n": 7}}, "handle is still the runtime's"

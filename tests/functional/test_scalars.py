@@ -39,6 +39,7 @@ def scalar_schema() -> Schema:
             "step": {"type": "integer", "multipleOf": 5},
             "tags": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 2},
             "code": {"type": "string", "minLength": 2, "maxLength": 3},
+            "ttl": {"anyOf": [{"type": "integer", "minimum": 0, "maximum": 100}, {"type": "null"}]},
         },
         ["n"],
     )
@@ -94,6 +95,8 @@ SAMPLES: list[dict[str, Any]] = [
     {"n": 1, "tags": ["a", "b", "c"]},
     {"n": 1, "code": "a"},
     {"n": 1, "code": "abcd"},
+    {"n": 1, "ttl": 100},
+    {"n": 1, "ttl": None},
     {},
 ]
 
@@ -113,7 +116,14 @@ def test_the_model_accepts_exactly_what_the_schema_accepts_and_dumps_it_unchange
 
 @pytest.mark.parametrize(
     "instance",
-    [{"n": 1, "count": -1}, {"n": 1, "count": 11}, {"n": 1, "ratio": 0}, {"n": 1, "ratio": 1}],
+    [
+        {"n": 1, "count": -1},
+        {"n": 1, "count": 11},
+        {"n": 1, "ratio": 0},
+        {"n": 1, "ratio": 1},
+        {"n": 1, "ttl": 101},  # the bounds of a union member, hoisted as an alias
+        {"n": 1, "ttl": -1},
+    ],
     ids=text,
 )
 def test_numeric_bounds_reject_what_the_schema_rejects(

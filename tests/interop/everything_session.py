@@ -213,9 +213,16 @@ class _Warnings(logging.Handler):
         self.session.warnings.append(record.getMessage())
 
 
-async def run_session(pkg: ModuleType, command: list[str], preferred: str | None = None) -> Session:
+async def run_session(
+    pkg: ModuleType,
+    command: list[str],
+    preferred: str | None = None,
+    extra_env: dict[str, str] | None = None,
+    stderr: Any = None,
+) -> Session:
     """Drive one whole server-everything session with the generated client of `pkg` (proposing
-    `preferred` as its protocol version when given), recording the package's warnings."""
+    `preferred` as its protocol version when given), recording the package's warnings; `extra_env`
+    joins the command's environment, `stderr` takes its stderr (default: none)."""
     session = Session()
     client = client_class(pkg, session)()
     client.preferred_version = preferred
@@ -223,7 +230,7 @@ async def run_session(pkg: ModuleType, command: list[str], preferred: str | None
     handler = _Warnings(session)
     logger.addHandler(handler)
     stdio = __import__(pkg.__name__ + ".stdio", fromlist=["connect_stdio"])
-    env = {"PATH": os.path.dirname(command[0]), "GZIP_ALLOWED_DOMAINS": "example.invalid"}
+    env = {"PATH": os.path.dirname(command[0]), "GZIP_ALLOWED_DOMAINS": "example.invalid", **(extra_env or {})}
 
     def trace(direction: str, message: Any) -> None:
         session.trace.append((direction, message))
@@ -237,7 +244,7 @@ async def run_session(pkg: ModuleType, command: list[str], preferred: str | None
 
     try:
         with open(os.devnull, "wb") as devnull:
-            async with stdio.connect_stdio(client, command, env=env, stderr=devnull, trace=trace):
+            async with stdio.connect_stdio(client, command, env=env, stderr=stderr or devnull, trace=trace):
                 await asyncio.wait_for(_script(pkg, client, session, attempt), 60)
     finally:
         logger.removeHandler(handler)

@@ -36,12 +36,14 @@ def _group(path: str, rows: list[tuple[str, str | None, str, str, str]]) -> list
 FRONTEND = _group(
     "generator/model/parser.py",
     [
-        ("formats-kept", "_strip_formats", 'if not (k == "format" and isinstance(v, str))', "", "string formats reach the parser (AnyUrl, datetime, Base64Str)"),
-        ("format-properties-dropped", "_strip_formats", 'if not (k == "format" and isinstance(v, str))', 'if k != "format"', "a property named `format` is stripped too"),
+        ("formats-kept", "_normalized", 'if not (k == "format" and isinstance(v, str))', "", "string formats reach the parser (AnyUrl, datetime, Base64Str)"),
+        ("format-properties-dropped", "_normalized", 'if not (k == "format" and isinstance(v, str))', 'if k != "format"', "a property named `format` is stripped too"),
         ("enums-as-classes", "parse", "enum_field_as_literal=LiteralType.All", "enum_field_as_literal=LiteralType.One", "multi-value enums become Enum classes"),
         ("constraints-as-types", "parse", "field_constraints=True", "field_constraints=False", "constraints folded into con* types and lost"),
         ("draft07-unknown", "defs_key_of", 'for key in ("$defs", "definitions"):', 'for key in ("$defs",):', "draft-07 `definitions` not recognised"),
         ("pointer-unescaped", "_escape_pointer", 'return name.replace("~", "~0").replace("/", "~1")', "return name", "definition names with `/` or `~` not escaped in pointers"),
+        ("never-allows-anything", "_never", "    if node is False:\n        return True\n    return (", "    return False and (", "`{\"not\": {}}` read as any value: a closed object accepts unknown keys"),
+        ("property-names-make-maps", "_normalized", "            del out[\"propertyNames\"]\n", "            pass\n", "a closed object with `propertyNames` read as an open map"),
     ],
 )
 
@@ -55,7 +57,7 @@ TYPESYS = _group(
         ("list-items-untyped", "_Builder._convert", 'return ir.ListOf(self.convert(item, hint + "Item") if item else ir.AnyType())', "return ir.ListOf(ir.AnyType())", "array items unchecked"),
         ("map-values-untyped", "_Builder._convert", 'return ir.DictOf(self.convert(value, hint + "Value") if value else ir.AnyType())', "return ir.DictOf(ir.AnyType())", "map values unchecked"),
         ("union-first-member", "_Builder._convert", "return _union(members)", "return members[0]", "unions keep only their first member"),
-        ("variants-numbered", "_Builder._convert", 'f"{hint}Variant{_letters(i)}"', 'f"{hint}Variant{i}"', "union members named by number"),
+        ("variants-numbered", "_Builder._member_hints", 'numbered = [f"{hint}Variant{_letters(i)}"', 'numbered = [f"{hint}Variant{i}"', "union members named by number"),
         ("letters-off-by-one", "_letters", "    i += 1\n", "", "union member suffixes shifted"),
         ("closed-open", "_is_closed", "return str(extra).strip(\"'\\\"\") == \"forbid\"", "return False", "`additionalProperties: false` ignored"),
         ("typed-extra-untyped", "_Builder._own_fields", "extra = extra_type.value if isinstance(extra_type, ir.DictOf) else extra_type", "extra = ir.AnyType()", "typed additionalProperties unchecked"),
@@ -71,6 +73,14 @@ TYPESYS = _group(
         ("field-doc-dropped", "_Builder._own_fields", 'description=(f.extras or {}).get("description")', "description=None", "field descriptions lost"),
         ("min-length-dropped", None, '    "min_length": "min_length",\n', "", "minLength and minItems not enforced"),
         ("max-length-dropped", None, '    "max_length": "max_length",\n', "", "maxLength not enforced"),
+        ("no-method-key", None, 'DISCRIMINATOR_KEYS = ("method", ', "DISCRIMINATOR_KEYS = (", "no discriminator on `method`"),
+        ("no-type-key", None, '"type", "kind", "resultType"', '"kind", "resultType"', "no discriminator on `type`"),
+        ("no-kind-key", None, '"type", "kind", "resultType"', '"type", "resultType"', "no discriminator on `kind`"),
+        ("no-result-type-key", None, '"kind", "resultType", "mode"', '"kind", "mode"', "no discriminator on `resultType`"),
+        ("no-status-key", None, '"mode", "status")', '"mode")', "no discriminator on `status` (ext-tasks' task states)"),
+        ("members-not-named-by-tag", "_Builder._member_hints", "                return [hint + n for n in names]\n", "                return numbered\n", "inline union members named VariantA… though a constant tags them"),
+        ("members-named-by-any-tag", "_Builder._member_hints", "and len(set(names)) == len(names)", "", "members named after a constant they share (…Complete, …Complete_)"),
+        ("alias-bounds-dropped", "_Builder.build", "                constraints=_constraints(root),\n", "", "a scalar alias loses its minimum and maximum"),
         ("bounds-unwrapped-lost", "_constraints", 'value = getattr(value, "value", value)', "pass", "numeric bounds (wrapped in UnionIntFloat) dropped: minimum/maximum not enforced"),
         ("exclusive-bounds-inclusive", None, '    "gt": "gt",\n    "lt": "lt",\n', '    "gt": "ge",\n    "lt": "le",\n', "exclusiveMinimum/exclusiveMaximum enforced as inclusive bounds"),
     ],
@@ -80,10 +90,6 @@ PROTOCOL = _group(
     "generator/model/protocol.py",
     [
         ("no-discriminators", "_discriminator", "    models: list[ir.Model] = []\n", "    return None\n", "every discriminator removed (issue 11)"),
-        ("no-method-key", None, 'DISCRIMINATOR_KEYS = ("method", ', "DISCRIMINATOR_KEYS = (", "no discriminator on `method`"),
-        ("no-type-key", None, '"type", "kind", "resultType"', '"kind", "resultType"', "no discriminator on `type`"),
-        ("no-kind-key", None, '"type", "kind", "resultType"', '"type", "resultType"', "no discriminator on `kind`"),
-        ("no-result-type-key", None, '"kind", "resultType", "mode"', '"kind", "mode"', "no discriminator on `resultType`"),
         ("optional-tags", "_discriminator", "if f is None or not f.required or not isinstance(f.type, ir.LiteralOf):", "if f is None or not isinstance(f.type, ir.LiteralOf):", "an optional tag is used as discriminator"),
         ("shared-tags", "_discriminator", "if seen & set(f.type.values) or not f.type.values:", "if not f.type.values:", "members sharing a tag value are discriminated"),
         ("no-nested-groups", "_group_discriminable", "    models = tuple(", "    return ir.UnionOf(members)\n    models = tuple(", "mixed unions get no discriminated group"),
@@ -114,13 +120,13 @@ ROLES = _group(
         ("kind-conflict-accepted", "_collect", "if entry.kind != kind:", "if False:", "a method both request and notification accepted"),
         ("nothing-embedded", "_collect", "_Found(model, kind, set(), union in EMBEDDED_UNIONS)", "_Found(model, kind, set(), False)", "embedded requests registered as messages"),
         ("embedded-sticks", "_collect", "entry.embedded = entry.embedded and union in EMBEDDED_UNIONS", "entry.embedded = entry.embedded or union in EMBEDDED_UNIONS", "a message that is also embedded becomes embedded"),
-        ("swap-resource-results", "_pair", "    base = _base(model.name)\n", '    base = {"ListResources": "ListResourceTemplates", "ListResourceTemplates": "ListResources"}.get(_base(model.name), _base(model.name))\n', "results of resources/list and resources/templates/list swapped (issue 11)"),
-        ("result-response-ignored", "_pair", "    if isinstance(response, ir.Model):", "    if False:", "<X>ResultResponse not used for pairing"),
-        ("input-required-primary", "_pair", "primary = [r for r in refs if r != _INPUT_REQUIRED]", "primary = refs", "InputRequiredResult taken as the result"),
-        ("first-member-result", "_pair", 'name = f"{base}Result" if f"{base}Result" in primary else primary[0]', "name = primary[0]", "the first member of a result union taken as the result"),
-        ("result-union-narrowed", "_pair", "return name, f.type", "return name, ir.Ref(name)", "a result union narrowed to its primary member"),
-        ("no-pairing-by-name", "_pair", '    if f"{base}Result" in defs:', "    if False:", "<X>Request → <X>Result not used"),
-        ("no-pairing-table", "_pair", "if model.name in table and table[model.name] in defs:", "if False:", "the pairings table not used"),
+        ("swap-resource-results", "pair_result", "    base = _base(model.name)\n", '    base = {"ListResources": "ListResourceTemplates", "ListResourceTemplates": "ListResources"}.get(_base(model.name), _base(model.name))\n', "results of resources/list and resources/templates/list swapped (issue 11)"),
+        ("result-response-ignored", "pair_result", "    if isinstance(response, ir.Model):", "    if False:", "<X>ResultResponse not used for pairing"),
+        ("input-required-primary", "pair_result", "primary = [r for r in refs if r != _INPUT_REQUIRED]", "primary = refs", "InputRequiredResult taken as the result"),
+        ("first-member-result", "pair_result", 'name = f"{base}Result" if f"{base}Result" in primary else primary[0]', "name = primary[0]", "the first member of a result union taken as the result"),
+        ("result-union-narrowed", "pair_result", "return name, f.type", "return name, ir.Ref(name)", "a result union narrowed to its primary member"),
+        ("no-pairing-by-name", "pair_result", '    if f"{base}Result" in defs:', "    if False:", "<X>Request → <X>Result not used"),
+        ("no-pairing-table", "pair_result", "if model.name in table and table[model.name] in defs:", "if False:", "the pairings table not used"),
         ("base-keeps-suffix", "_base", 'for suffix in ("Request", "Notification"):', 'for suffix in ("Notification",):', "request names not stripped for pairing"),
         ("params-unnamed", "derive_methods", "params=params.type.name if params is not None and isinstance(params.type, ir.Ref) else None", "params=None", "methods lose their params model"),
         ("params-never-required", "derive_methods", "params_required=bool(params is not None and params.required)", "params_required=False", "required params reported optional"),
@@ -161,8 +167,8 @@ PYSOURCE = _group(
         ("optional-not-none", "field_annotation", "if not f.required and not ir.admits_null(f.type):", "if False:", "optional fields annotated without None: a constructor refuses None"),
         ("optional-admits-null", "field_annotation", "text = f\"{sym['_Omittable']}[{text}]\"", "text = f\"{text} | None\"", "optional fields accept JSON null and put it on the wire"),
         ("no-discriminator-annotation", "annotation", "    if t.discriminator:\n", "    if False:\n", "discriminators not emitted in annotations"),
-        ("map-as-any", "annotation", 'return f"dict[str, {annotation(t.value, sym, prefix)}]"', 'return "dict"', "maps emitted untyped"),
-        ("list-as-any", "annotation", 'return f"list[{annotation(t.item, sym, prefix)}]"', 'return "list"', "arrays emitted untyped"),
+        ("map-as-any", "annotation", 'return f"dict[str, {annotation(t.value, sym, prefix, core)}]"', 'return "dict"', "maps emitted untyped"),
+        ("list-as-any", "annotation", 'return f"list[{annotation(t.item, sym, prefix, core)}]"', 'return "list"', "arrays emitted untyped"),
         ("imports-not-renamed", "Symbols.avoiding", '            while alias in used:\n                alias = "_" + alias\n', "", "a definition named like an import or helper shadows it"),
     ],
 )
@@ -182,16 +188,16 @@ LITERALS = _group(
 VIEWS = _group(
     "generator/emit/views.py",
     [
-        ("closed-view-open", "_definition_view", "closed = isinstance(d.extra, ir.LiteralOf) and not d.extra.values", "closed = False", "closed objects emitted open"),
-        ("typed-extra-view-dropped", "_definition_view", "extra = None if closed or isinstance(d.extra, ir.AnyType) else annotation(d.extra, sym)", "extra = None", "typed extras not emitted"),
-        ("class-doc-dropped", "_definition_view", 'return DefinitionView("model", d.name, indent_doc(d.description, 4, definition=True), fields, extra, closed)', 'return DefinitionView("model", d.name, None, fields, extra, closed)', "model docstrings lost"),
-        ("field-doc-view-dropped", "_definition_view", "doc=indent_doc(f.description, 4)", "doc=None", "field docstrings lost"),
+        ("closed-view-open", "definition_view", "closed = isinstance(d.extra, ir.LiteralOf) and not d.extra.values", "closed = False", "closed objects emitted open"),
+        ("typed-extra-view-dropped", "definition_view", "extra = None if closed or isinstance(d.extra, ir.AnyType) else annotation(d.extra, sym, core=core)", "extra = None", "typed extras not emitted"),
+        ("class-doc-dropped", "definition_view", 'return DefinitionView("model", d.name, indent_doc(d.description, 4, definition=True), fields, extra, closed)', 'return DefinitionView("model", d.name, None, fields, extra, closed)', "model docstrings lost"),
+        ("field-doc-view-dropped", "definition_view", "doc=indent_doc(f.description, 4)", "doc=None", "field docstrings lost"),
         ("base-name-clash", "revision_view", 'base=sym["_McpModel"]', 'base="_McpModel"', "the base model class named like a definition"),
-        ("one-sender", "_method_view", "for s in sorted(m.senders))", "for s in sorted(m.senders)[:1])", "a method sent by both sides registered for one"),
-        ("params-required-view", "_method_view", "params_required=m.params_required", "params_required=False", "METHODS reports params optional"),
-        ("embedded-view", "_method_view", "embedded=m.embedded", "embedded=False", "embedded requests accepted as messages"),
+        ("one-sender", "sender_names", "return sorted(m.senders)", "return sorted(m.senders)[:1]", "a method sent by both sides registered for one"),
+        ("params-required-view", "method_view", "params_required=m.params_required", "params_required=False", "METHODS reports params optional"),
+        ("embedded-view", "method_view", "embedded=m.embedded", "embedded=False", "embedded requests accepted as messages"),
         ("no-exports", "revision_view", "exports=tuple(sorted(names))", "exports=()", "types.__all__ empty"),
-        ("result-type-narrowed", "_method_view", 'annotation(m.result_type, METHODS_SYMBOLS, "types.") if m.result_type else "None"', 'f"types.{m.result}" if m.result else "None"', "parse_result checks only the primary result"),
+        ("result-type-narrowed", "method_view", "annotation(m.result_type, METHODS_SYMBOLS, prefix, core) if m.result_type else \"None\"", "f\"types.{m.result}\" if m.result else \"None\"", "parse_result checks only the primary result"),
         ("result-annotation-single", "result_annotation", "    if isinstance(t, ir.UnionOf) and all(isinstance(x, ir.Ref) for x in ir.alternatives(t)):\n", "    if False:\n", "typed calls annotated with the primary result only"),
         ("embedded-messages", "revision_view", "live = [m for m in protocol.methods if not m.embedded]", "live = list(protocol.methods)", "embedded requests listed in the Message union"),
     ],
@@ -210,6 +216,7 @@ STUBVIEWS = _group(
         ("params-always-required", "_params_optional", "if not m.params_required or m.params is None:", "if m.params is None:", "calls demand params the schema makes optional"),
         ("meta-only-params-required", "_params_optional", "    return isinstance(params, ir.Model) and all(", "    return False and all(", "calls demand params that only need the `_meta` the client fills in"),
         ("no-capabilities-model", "_capabilities", "return lifecycle.server_capabilities if side == \"server\" else lifecycle.client_capabilities", "return None", "no capability derivation: nothing advertised for overridden handlers"),
+        ("extension-not-advertised", "_advertised", "        return None\n    return f\"Capability(", "        return None\n    return None\n    return f\"Capability(", "overriding an extension's handler does not advertise the extension"),
     ],
 )
 
@@ -269,12 +276,53 @@ PROVENANCE = _group(
     ],
 )
 
+COPIES = _group(
+    "generator/model/copies.py",
+    [
+        ("copies-shape-ignored", "_same_shape", "return bool(shape(rekeyed(ext, ext_key, core_key)) == shape(core))", "return True", "a copy that differs from the core replaces nothing and is never reported: the core class stands in for it"),
+        ("copies-closure-ignored", "compare_copies", "                same.discard(name)\n", "                pass\n", "a copy that refers to a differing copy is taken for the core's"),
+        ("copies-annotations-count", "_same_shape", "return bool(shape(rekeyed(ext, ext_key, core_key)) == shape(core))", "return bool(rekeyed(ext, ext_key, core_key) == core)", "a copy whose descriptions differ is kept apart"),
+        ("copies-where-dropped", "differences", 'shown = "; ".join(found[:_SHOWN])', 'shown = ""', "the drift warning does not say where a copy differs"),
+    ],
+)
+
+EXTENSION = _group(
+    "generator/model/extension.py",
+    [
+        ("extension-copies-unmapped", "build_extension", "    mapping = _mapping(definitions, base, {names[n]: core[n] for n in report.same if n in names})\n", "    mapping: dict[str, str] = {}\n", "every copy generated again in the extension instead of being the core class"),
+        ("extension-core-refs-local", "_retyped", "return ir.Ref(mapping[t.name], core=True) if t.name in mapping else t", "return t", "references to core classes point into the extension's module"),
+        ("extension-union-senders-lost", "_kind_and_senders", "        return kind, frozenset({side})\n", "        return kind, frozenset()\n", "the senders an extension's own role unions state are lost"),
+        ("extension-core-method-allowed", "extension_methods", "        if base is not None and wire in core_methods:", "        if False:", "an extension redefines a core method silently"),
+        ("extension-drift-silent", "build_extension", "        for name, where in report.differ\n", "        for name, where in ()\n", "a copy that differs is not reported"),
+        ("extension-settings-guessed", "_settings", "if len(found) == 1 else", "if found else", "settings typed by one of several ...ExtensionCapability definitions"),
+    ],
+)
+
+EXTENSION_INPUTS = _group(
+    "generator/inputs/extensions.py",
+    [
+        ("extension-pin-unverified", "_verified", "    if digest != pin.sha256:\n", "    if False:\n", "an extension schema with other bytes than its pin is accepted"),
+        ("extension-identifier-unread", "identifier_in", "return found.group(1).rstrip(\".\") if found else None", "return None", "an extension file's stated identifier is not read"),
+        ("extension-facts-by-identifier-lost", "facts_for", "return pin.facts if pin is not None else Facts()", "return Facts()", "a known extension's facts (senders, settings, _meta entries) do not apply"),
+    ],
+)
+
+EXTENSION_VIEWS = _group(
+    "generator/emit/extension_views.py",
+    [
+        ("extension-core-unqualified", "types_view", 'definitions=tuple(definition_view(d, sym, sym[CORE] + ".") for d in extension.definitions),', "definitions=tuple(definition_view(d, sym) for d in extension.definitions),", "an extension's references to core classes are not qualified"),
+        ("extension-app-methods-in-table", "table_view", "for m in e.methods if m.roles is None", "for m in e.methods", "methods of an extension's own link listed as MCP methods"),
+    ],
+)
+
 STUBNAMES = _group(
     "generator/model/names.py",
     [
-        ("handlers-for-own-messages", "handles", "return method.sent_by(_other(side))", "return method.sent_by(side)", "each side handles what it sends itself"),
-        ("embedded-live", "calls", "return method.sent_by(side) and not method.embedded", "return method.sent_by(side)", "embedded requests get typed calls"),
-        ("clashes-unchecked", "stub_names", "    taken = set(members)\n", "    taken: set[str] = set()\n", "a handler or call named like a runtime member (handle, attach…) overrides it"),
+        ("handlers-for-own-messages", "handles", "method.sent_by(_other(side))", "method.sent_by(side)", "each side handles what it sends itself"),
+        ("embedded-live", "calls", "return method.roles is None and method.sent_by(side) and not method.embedded", "return method.roles is None and method.sent_by(side)", "embedded requests get typed calls"),
+        ("clashes-unchecked", "taken_by_runtime", "return {side: set(runtime_members(side)) for side in SIDES}", "return {side: set() for side in SIDES}", "a handler or call named like a runtime member (handle, attach…) overrides it"),
+        ("stems-shared", "with_stems", "stems.add(stem)", "pass", "two methods share a stem (an extension's method takes a core one's name)"),
+        ("stems-unchecked", "with_stems", "while stem in stems or any(name in taken[side] for side, name in _derived(method, stem)):", "while stem in stems:", "a method's call or handler takes a name already given on its class"),
     ],
 )
 
@@ -284,6 +332,48 @@ TYPES_TEMPLATE = _group(
         ("constants-not-filled", None, "                if name not in data and alias not in data:\n                    data[alias] = value\n", "                pass\n", "constant fields (`type`, `method`) must be written out by hand"),
         ("none-kept", None, "                data = {k: v for k, v in data.items() if v is not None or k not in omittable}\n", "                pass\n", "None given to a constructor refused instead of meaning absent"),
         ("extras-dropped", None, '        extra="allow",\n', '        extra="ignore",\n', "unknown keys of open objects lost"),
+    ],
+)
+
+CONVERSATION = _group(
+    "generator/messages/conversation.py",
+    [
+        ("initialize-not-held", "Conversation.add", "if self._initialize is not None or self.revision is None:", "if self.revision is None:", "messages judged before the initialize response settles the revision"),
+        ("request-revision-ignored", "Conversation._revision_of", "                return self._asked.pop(key), None\n", "                pass\n", "a response judged against the session's revision, not its request's"),
+        ("meta-ignored", "Conversation._revision_of", "            return (named.version if named.version in KNOWN_REVISIONS else None), named\n", "            pass\n", "a request's _meta version does not choose its revision"),
+        ("renegotiation-ignored", "Conversation._settle", "        self.revision = handshake.version\n        return None", "        self.revision = self.revision or handshake.version\n        return None", "a second handshake does not change the conversation's revision"),
+    ],
+)
+
+TAP_LIVE = _group(
+    "generator/commands/tap/live.py",
+    [
+        ("reuse-unreported", "Live.arrive", "if earlier is not None and not earlier.late:", "if False:", "an id reused while in flight goes unreported"),
+        ("cancel-ignored", "Live.judged", "            self._forget((msg.direction, id_key(params[lifecycle.cancelled_id_key])))", "            pass", "a cancelled request later reported as unanswered"),
+        ("late-twice", "Live.overdue", "            if not request.late and now - request.since > self.timeout:", "            if now - request.since > self.timeout:", "an unanswered request reported at every tick"),
+        ("logging-early", "Live._handshake", "        if method == LOGGING:\n            return []\n", "", "a server's log message before initialized reported"),
+    ],
+)
+
+TAP_FRAMING = _group(
+    "generator/commands/tap/framing.py",
+    [
+        ("budget-unbounded", "Budget.take", "if not self._skipped and self._line + len(data) <= self.limit:", "if True:", "a huge line handed whole to the judge's queue"),
+        ("no-resync", "Lines.lost", "self._resync = not whole", "self._resync = False", "after a gap the broken line is judged as not JSON"),
+    ],
+)
+
+TAP_CHANNEL = _group(
+    "generator/commands/tap/channel.py",
+    [
+        ("backlog-unbounded", "Feed.put", "if self._queued + len(record) > self._limit:", "if False:", "a judge that falls behind makes the relay's memory grow without limit"),
+    ],
+)
+
+TAP_REDACT = _group(
+    "generator/commands/tap/redact.py",
+    [
+        ("keys-kept", "message", "REDACTED if isinstance(v, str) and k.lower() in SECRET_KEYS else message(v)", "message(v)", "an Authorization or token member reaches the log"),
     ],
 )
 
@@ -406,8 +496,6 @@ RUNTIME_SERVER = _group(
         ("initialize-forgets-peer", "ServerEndpoint.answer_handshake", '            self.peer_info = getattr(message, "params", None)\n', "", "the client's handshake params not kept"),
         ("no-server-title", "ServerBase.server_info", "return implementation_info(self, self.name, self.version, self.title)", "return implementation_info(self, self.name, self.version, None)", "serverInfo without title"),
         ("declared-ignored", "ServerBase.derived_capabilities", "        if self.capabilities is not None:\n            return self.capabilities\n", "", "declared server capabilities ignored"),
-        ("capabilities-of-every-handler", "overridden_capabilities", "        if overridden(peer, method) is None:\n            continue\n", "", "capabilities advertised for handlers not overridden"),
-        ("capability-flags-dropped", "overridden_capabilities", "        if capability.flag is not None:\n", "        if False:\n", "capability flags dropped at run time"),
         ("no-handshake-builtin", "ServerEndpoint.builtin", "        if method == revision.handshake:\n", "        if False:\n", "the runtime does not take the handshake over: no session, peer_info not kept"),
         ("session-meta-missing", "ServerEndpoint.completed", "        if modern is None or revision.legacy is None or type(params) is not dict:\n            return params\n", "        return params\n", "a modern surface handler on a legacy session gets no session `_meta`"),
         ("session-meta-kept-on-reinitialize", "ServerEndpoint.answer_handshake", "            self.forget_session_meta()\n", "", "a new initialize keeps the old session's `_meta` (client info, capabilities)"),
@@ -418,6 +506,14 @@ RUNTIME_SERVER = _group(
         ("listens-outlive-input", "ServerEndpoint.input_closed", "            task.cancel()\n", "", "listen requests keep running after the client's input closed"),
         ("acknowledgement-sent-to-session", "ServerEndpoint.notify", "if mine is not None and mine.for_session and method not in revision.registry.methods:", "if False:", "the listen handler run for a session sends it the acknowledgement its revision lacks (and fails)"),
         ("listen-notifications-unnamed", "ServerEndpoint.stamped", "if listening is None or modern is None or not modern.subscription_id_key:", "if True:", "notifications sent for a listen request do not name it in `_meta`"),
+    ],
+)
+
+RUNTIME_HANDLERS = _group(
+    "runtime/handlers.py",
+    [
+        ("capabilities-of-every-handler", "overridden_capabilities", "        if overridden(peer, method) is None:\n            continue\n", "", "capabilities advertised for handlers not overridden"),
+        ("capability-flags-dropped", "overridden_capabilities", "        if capability.flag is not None:\n", "        if False:\n", "capability flags dropped at run time"),
     ],
 )
 
@@ -685,11 +781,20 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + PROVENANCE
     + STUBVIEWS
     + STUBNAMES
+    + COPIES
+    + EXTENSION
+    + EXTENSION_INPUTS
+    + EXTENSION_VIEWS
     + ERRATA
     + GENERATE
     + FORMATTING
     + PACKAGED_RUNTIME
     + TYPES_TEMPLATE
+    + CONVERSATION
+    + TAP_LIVE
+    + TAP_FRAMING
+    + TAP_CHANNEL
+    + TAP_REDACT
     + RUNTIME_JSONRPC
     + RUNTIME_REGISTRY
     + RUNTIME_REVISIONS
@@ -697,6 +802,7 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + RUNTIME_PEER
     + RUNTIME_HANDSHAKE
     + RUNTIME_SERVER
+    + RUNTIME_HANDLERS
     + RUNTIME_CLIENT
     + RUNTIME_LISTEN
     + RUNTIME_STDIO

@@ -12,6 +12,7 @@ import json
 import os
 import select
 import signal
+import subprocess
 import sys
 import textwrap
 import time
@@ -241,7 +242,7 @@ def test_connect_stdio_stops_a_server_that_ignores_end_of_input_and_sigterm(
 ) -> None:
     stubborn = (
         "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN);"
-        " print('{\"jsonrpc\": \"2.0\", \"method\": \"up\"}', flush=True); time.sleep(120)"
+        ' print(\'{"jsonrpc": "2.0", "method": "up"}\', flush=True); time.sleep(120)'
     )
 
     async def main() -> float:
@@ -263,3 +264,18 @@ def test_connect_stdio_stops_a_server_that_ignores_end_of_input_and_sigterm(
 
     elapsed = asyncio.run(asyncio.wait_for(main(), 60))
     assert 9 < elapsed < 30, f"end of input, then SIGTERM, then SIGKILL: {elapsed:.1f} s"
+
+
+@pytest.mark.parametrize("source", ["/dev/null", "empty pipe"])
+def test_serve_stdio_ends_quietly_at_the_end_of_any_stdin(pkg: ModuleType, source: str) -> None:
+    """/dev/null is a character device epoll refuses once the loop starts watching it: read like a file."""
+    root = Path(pkg.__path__[0]).parent
+    command = [sys.executable, "-c", SERVER.format(pkg=pkg.__name__)]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    if source == "/dev/null":
+        with open(os.devnull, "rb") as stdin:
+            done = subprocess.run(command, stdin=stdin, capture_output=True, timeout=30, env=env)
+    else:
+        done = subprocess.run(command, input=b"", capture_output=True, timeout=30, env=env)
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stderr == b"" and done.stdout == b""

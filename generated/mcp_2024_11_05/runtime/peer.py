@@ -16,12 +16,12 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from dataclasses import dataclass, replace
-from typing import Any, Awaitable, ClassVar, Mapping, Protocol, Union
+from typing import Any, Awaitable, Callable, ClassVar, Mapping, Protocol, Union
 
 from pydantic import BaseModel, ValidationError
 
 from .convert import Policy, convert, converted, dump, fill, with_defaults
-from .facts import Capability
+from .facts import Capability, Extension
 from .jsonrpc import (
     INTERNAL_ERROR,
     INVALID_PARAMS,
@@ -109,12 +109,17 @@ class Peer:
     """Incoming method → the name of the handler answering it."""
     handler_capabilities: ClassVar[Mapping[str, Capability]] = {}
     """Incoming method → the capability that overriding its handler advertises."""
+    extensions: ClassVar[tuple[Extension, ...]] = ()
+    """The extensions (SEP-2133) the package was generated with."""
     conversion_policy: ClassVar[Policy] = "drop"
     """What happens to what a peer's protocol version cannot represent: "drop" it (one warning each) or
     "strict" (an error: -32603 for our results, ProtocolError raised for our calls)."""
     result_defaults: ClassVar[Mapping[str, Any]] = {}
     """Values for required result fields the surface revision lacks and a peer's revision requires,
     by wire name, overriding the package's documented defaults."""
+    derived_capabilities: Callable[[], Any]
+    """The capabilities this peer announces: each side's base class (`ServerBase`, `ClientBase`) derives
+    them from the handlers the peer's class overrides, unless they are declared."""
 
     @property
     def _mcp(self) -> Endpoint:

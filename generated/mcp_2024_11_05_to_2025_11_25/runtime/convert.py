@@ -10,33 +10,18 @@ from __future__ import annotations
 
 import copy
 from functools import lru_cache
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Callable,
-    Iterator,
-    Literal,
-    Mapping,
-    NamedTuple,
-    get_args,
-    get_type_hints,
-)
+from typing import Any, Iterator, Literal, Mapping, get_args, get_type_hints
 
 from pydantic import BaseModel, ValidationError
 
 from .jsonrpc import ProtocolError, error_details, error_location, newer_content
 from .log import logger
-from .registry import Part
-
-if TYPE_CHECKING:
-    from .revisions import Revision
+from .plan import FillRule, Plan
 
 Policy = Literal["drop", "strict"]
 """What happens to a message part the target revision cannot represent: dropped with a warning, or an error."""
 
 MAX_REPAIRS = 16
-FillRule = tuple[tuple[str, ...], str, Any]
-"""(path to the object, wire key, value) of one required field to fill in."""
 
 
 def dump(value: Any) -> Any:
@@ -140,40 +125,6 @@ def _repair(value: Any, errors: list[Any]) -> list[str] | None:
         else:
             container.pop(key, None)
     return [pointer for _, _, pointer in drops]
-
-
-class Plan(NamedTuple):
-    """How a message part is converted to one revision: its validator, what is left out and filled
-    in, and its name in warnings and errors (worked out once per revision, method and part)."""
-
-    validate: Callable[[Any], Any]
-    version: str
-    what: str
-    strip: frozenset[str]
-    fills: tuple[FillRule, ...]
-    deep: bool = False
-    """Whether a fill or a strip goes below the top level (so a value not our own is copied whole first)."""
-    unfills: tuple[tuple[tuple[str, ...], str], ...] = ()
-    """(path, wire key) of each field left out below the top level."""
-
-
-def make_plan(revision: Revision, method: str, part: Part, peer: bool) -> Plan:
-    """The conversion of `method`'s `part` to `revision` (`peer`: as a peer sent it, nothing filled in)."""
-    what = {"params": f"{method} params", "result": f"result of {method}", "message": method}[part]
-    # The adapter's core validator itself: the TypeAdapter method around it costs about 1 µs a call.
-    validate = revision.registry.adapter(method, part).validator.validate_python
-    if peer:
-        return Plan(validate, revision.version, f"{what} from the peer", frozenset(), ())
-    mine = [s for s in revision.strips if s.method == method and s.part == part]
-    strip = frozenset(s.wire_name for s in mine if not s.path)
-    unfills = tuple((s.path, s.wire_name) for s in mine if s.path)
-    fills = tuple(
-        (f.path, f.wire_name, f.value)
-        for f in revision.fills
-        if f.method == method and f.part == part
-    )
-    deep = bool(unfills) or any(path for path, _, _ in fills)
-    return Plan(validate, revision.version, what, strip, fills, deep, unfills)
 
 
 def with_defaults(fills: tuple[FillRule, ...], defaults: Mapping[str, Any]) -> tuple[FillRule, ...]:

@@ -12,7 +12,8 @@ from typing import Any, NamedTuple, Sequence
 
 from pydantic import BaseModel
 
-from .convert import FillRule, dump, fill, project_capabilities
+from .convert import dump, fill, project_capabilities
+from .plan import FillRule
 from .revisions import Revision, Revisions, newest_first
 
 

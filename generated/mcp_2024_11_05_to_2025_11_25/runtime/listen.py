@@ -20,17 +20,14 @@ import asyncio
 import contextvars
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .convert import dump
 from .facts import Modern
+from .handlers import overridden
 from .log import logger
 from .peer import REQUEST_ID, Channel, Endpoint
 from .revisions import Revision
-
-if TYPE_CHECKING:
-    from .server import ServerEndpoint
-
 
 SESSION_ACKNOWLEDGED: contextvars.ContextVar[asyncio.Future[None] | None] = contextvars.ContextVar(
     "mcp_session_acknowledged", default=None
@@ -61,7 +58,7 @@ class Stream:
 class ListenBridge:
     """One server's listen state: its session's subscribed URIs and the listen streams it serves."""
 
-    def __init__(self, endpoint: ServerEndpoint) -> None:
+    def __init__(self, endpoint: Endpoint) -> None:
         self.endpoint = endpoint
         self.uris: list[Any] = []
         """The resources a session-era client subscribed to (served by the surface's listen handler)."""
@@ -77,7 +74,7 @@ class ListenBridge:
         modern = self.endpoint.surface.modern
         if modern is None or modern.listen is None or not modern.resource_subscriptions_key:
             return False
-        return self.endpoint.overridden(modern.listen) is not None
+        return overridden(self.endpoint.peer, modern.listen) is not None
 
     async def session_subscribe(self, revision: Revision, method: str, uri: Any, add: bool) -> Any:
         """Update the session's subscribed resources and run the listen handler again for them. Its
@@ -210,7 +207,7 @@ class ListenBridge:
     async def _subscription(self, method: str, uri: Any) -> bool:
         """Run the surface's (un)subscribe handler for `uri`; False (logged) when it is not overridden or fails."""
         endpoint = self.endpoint
-        keys, handler = endpoint.surface.legacy, endpoint.overridden(method)
+        keys, handler = endpoint.surface.legacy, overridden(endpoint.peer, method)
         if keys is None or not keys.uri_key or handler is None:
             return False
         try:

@@ -19,11 +19,11 @@ from collections.abc import Awaitable
 from typing import Any, ClassVar, Mapping, cast
 
 from .convert import dump, project_capabilities
+from .handlers import implementation_info, overridden_capabilities
 from .handshake import handshake_info, handshake_result
 from .jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, ProtocolError
 from .peer import MAX_INPUT_ROUNDS, Endpoint, Peer
 from .revisions import Revision
-from .server import implementation_info, overridden_capabilities
 
 
 class ClientBase(Peer):

@@ -10,15 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from pydantic import BaseModel
 
 from .facts import Era, Fill, InputRequired, Legacy, Lifecycle, Modern, Strip
+from .plan import Plan
 from .registry import Part, Registry
-
-if TYPE_CHECKING:
-    from .convert import Plan
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,10 +106,27 @@ class Revision:
         key = (method, part, peer)
         found = self._plans.get(key)
         if found is None:
-            from .convert import make_plan
-
-            found = self._plans[key] = make_plan(self, method, part, peer)
+            found = self._plans[key] = _make_plan(self, method, part, peer)
         return found
+
+
+def _make_plan(revision: Revision, method: str, part: Part, peer: bool) -> Plan:
+    """The conversion of `method`'s `part` to `revision` (`peer`: as a peer sent it, nothing filled in)."""
+    what = {"params": f"{method} params", "result": f"result of {method}", "message": method}[part]
+    # The adapter's core validator itself: the TypeAdapter method around it costs about 1 µs a call.
+    validate = revision.registry.adapter(method, part).validator.validate_python
+    if peer:
+        return Plan(validate, revision.version, f"{what} from the peer", frozenset(), ())
+    mine = [s for s in revision.strips if s.method == method and s.part == part]
+    strip = frozenset(s.wire_name for s in mine if not s.path)
+    unfills = tuple((s.path, s.wire_name) for s in mine if s.path)
+    fills = tuple(
+        (f.path, f.wire_name, f.value)
+        for f in revision.fills
+        if f.method == method and f.part == part
+    )
+    deep = bool(unfills) or any(path for path, _, _ in fills)
+    return Plan(validate, revision.version, what, strip, fills, deep, unfills)
 
 
 class Revisions(Mapping[str, Revision]):

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import asyncio
 from functools import lru_cache
-from typing import Any, Awaitable, ClassVar, Mapping, cast, get_type_hints
+from typing import Any, Awaitable, ClassVar, cast, get_type_hints
 
 from pydantic import BaseModel, ValidationError
 
 from .convert import dump, project_capabilities
+from .handlers import implementation_info, overridden, overridden_capabilities
 from .handshake import handshake_result
 from .jsonrpc import INTERNAL_ERROR, ProtocolError, error_details
 from .listen import ListenBridge, acknowledged_for_session, stream_methods
@@ -68,44 +69,6 @@ class ServerBase(Peer):
         return endpoint.handshake(endpoint.surface)
 
 
-def stub_class(peer: type[Peer]) -> type[Peer]:
-    """The generated class a peer's class derives from: the one whose `handlers` its handlers default to."""
-    return next(c for c in peer.__mro__ if "handlers" in c.__dict__)
-
-
-def overridden(peer: Peer, method: str) -> str | None:
-    """The name of the handler of `method` when `peer`'s class overrides it."""
-    cls = type(peer)
-    handler = cls.handlers.get(method)
-    if handler is None or getattr(cls, handler) is getattr(stub_class(cls), handler):
-        return None
-    return handler
-
-
-def overridden_capabilities(peer: Peer) -> dict[str, dict[str, Any]]:
-    """The capabilities object advertised by the handlers `peer`'s class overrides."""
-    table = type(peer).handler_capabilities
-    found: dict[str, dict[str, Any]] = {}
-    for method, capability in table.items():
-        if overridden(peer, method) is None:
-            continue
-        entry = found.setdefault(capability.group, {})
-        if capability.flag is not None:
-            entry[capability.flag] = capability.value
-    return found
-
-
-def implementation_info(peer: Peer, name: str, version: str, title: str | None) -> dict[str, Any]:
-    """The `Implementation` object naming a client or server, with the keys the surface revision has."""
-    facts = type(peer).revisions.surface.lifecycle.implementation
-    if facts is None:
-        return {"name": name, "version": version, **({"title": title} if title else {})}
-    info: dict[str, Any] = {facts.name_key: name, facts.version_key: version}
-    if facts.title_key is not None and title is not None:
-        info[facts.title_key] = title
-    return info
-
-
 class ServerEndpoint(Endpoint):
     """A server's side of one session (or one stateless request): the client's handshake, the
     session's log level and `_meta`, the listen requests in flight and the listen bridge."""
@@ -123,10 +86,6 @@ class ServerEndpoint(Endpoint):
         """The listen requests being served: they end when the client can no longer hear them."""
         self.bridge = ListenBridge(self)
 
-    def overridden(self, method: str) -> str | None:
-        """The name of the surface handler of `method` when the server's class overrides it."""
-        return overridden(self.peer, method)
-
     def handshake(self, revision: Revision) -> BaseModel:
         """This server's handshake answer in `revision`'s shape."""
         return handshake_result(
@@ -141,7 +100,7 @@ class ServerEndpoint(Endpoint):
 
     def builtin(self, revision: Revision, method: str, message: Any) -> Awaitable[Any] | None:
         if method == revision.handshake:
-            if revision is not self.surface or self.overridden(method) is None:
+            if revision is not self.surface or overridden(self.peer, method) is None:
                 return self.answer_handshake(revision, message)
         bridged = self.session_request(revision, method, message)
         if bridged is not None:

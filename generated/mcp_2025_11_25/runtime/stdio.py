@@ -10,7 +10,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import os
+import selectors
 import signal
+import stat
 import sys
 from typing import Any, AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 
@@ -164,15 +167,35 @@ class Connection:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
-async def _stdin_reader() -> Callable[[], Awaitable[bytes]]:
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=LIMIT)
+def _watchable(stream: Any) -> bool:
+    """True when the event loop can watch `stream`: a pipe, a socket, or a character device the selector
+    takes (a terminal; not /dev/null, which epoll refuses only once the loop starts watching it)."""
     try:
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
-    except (ValueError, OSError):
-        # Regular files and other non-pipes: read them in a worker thread instead.
-        return lambda: asyncio.to_thread(sys.stdin.buffer.readline)
-    return reader.readline
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+    except (OSError, ValueError):
+        return False
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return True
+    if not stat.S_ISCHR(mode):
+        return False
+    with selectors.DefaultSelector() as probe:
+        try:
+            probe.register(fd, selectors.EVENT_READ)
+        except (OSError, ValueError):
+            return False
+    return True
+
+
+async def _stdin_reader() -> Callable[[], Awaitable[bytes]]:
+    if _watchable(sys.stdin):
+        reader = asyncio.StreamReader(limit=LIMIT)
+        protocol = asyncio.StreamReaderProtocol(reader)
+        with contextlib.suppress(ValueError, OSError):
+            await asyncio.get_running_loop().connect_read_pipe(lambda: protocol, sys.stdin)
+            return reader.readline
+    # Regular files, /dev/null and other non-pipes: read them in a worker thread instead.
+    return lambda: asyncio.to_thread(sys.stdin.buffer.readline)
 
 
 async def serve_stdio(server: Peer, trace: Trace | None = None) -> None:

@@ -179,3 +179,17 @@ class Capability:
     group: str
     flag: str | None = None
     value: Any = None
+
+
+@dataclass(frozen=True)
+class Extension:
+    """An extension (SEP-2133) a package was generated with: the key both sides declare it under in
+    `capabilities.extensions`, the module holding its types and method registry (imported when first
+    needed, never by the package itself), the methods it adds, and the core requests a server may
+    answer with one of its results instead."""
+
+    identifier: str
+    module: str
+    """The absolute name of the extension's package (`<package>.ext.tasks`): `methods` and `types` are in it."""
+    methods: tuple[str, ...] = ()
+    results: tuple[str, ...] = ()

@@ -13,7 +13,7 @@ from ...errors import OutputError
 from ...reporting import reported
 from .compare import diff_revisions
 from .ignore import apply_ignores, read_ignore_file
-from .load import load_revision
+from .pair import load_pair
 from .model import Change, Report
 from .report import RENDERERS, render_markdown
 from .settings import FAIL_ON, load_settings
@@ -63,10 +63,15 @@ def gate(report: Report, fail_on: str | None, where: str) -> str | None:
 @reported
 def diff_command(old: str, new: str, fmt: str, fail_on: str | None, ignore_file: Path | None, config: Path | None,
                  output: Path | None, title: bool, verbose: bool, schema_dir: Path | None) -> None:
-    """Compare OLD and NEW (revisions like 2025-06-18, or schema.json paths) and report every change."""
+    """Compare OLD and NEW (revisions like 2025-06-18, or schema.json paths) and report every change.
+
+    OLD and NEW may be extensions (a known one like `tasks`, its schema file, or IDENTIFIER=FILE): two
+    versions of an extension compare like two revisions; a revision and an extension compare the
+    extension's copies of the revision's definitions with the revision's own (its drift).
+    """
     settings = load_settings(config)
     rules = settings.ignore + (read_ignore_file(ignore_file) if ignore_file is not None else ())
-    report = diff_revisions(load_revision(old, schema_dir), load_revision(new, schema_dir))
+    report = diff_revisions(*load_pair(old, new, schema_dir))
     report = apply_ignores(report, rules)
     render = partial(render_markdown, title=title) if fmt == "markdown" else RENDERERS[fmt]
     text = render(report, verbose)

@@ -16,7 +16,8 @@ from .folding import fold
 from .grouping import group_shared
 from .load import Revision
 from .model import Category, Change, ErratumNote, Report, Side
-from .rawschema import Node, RawSchema, spec
+from ...model.shapes import shape as spec
+from .rawschema import Node, RawSchema
 from .renames import find_renames
 from .semantics import Verdict, verdict as semantic_verdict
 from .show import show

@@ -11,6 +11,7 @@ from ...inputs.errata import corrected_schema
 from ...errors import SourceError
 from ...model.protocol import build_protocol
 from ...inputs.sources import SchemaSource, resolve_schema
+
 from .rawschema import RawSchema, index_schema
 
 

@@ -8,6 +8,7 @@ from typing import Any, Iterator, Mapping
 import jsonpointer
 
 from ...model import ir
+from ...model.shapes import ANNOTATIONS
 
 Node = Any  # a JSON Schema node: a dict, or a boolean schema
 _MAX_REFS = 32
@@ -52,10 +53,6 @@ class RawSchema:
         return None if node is None else explicit_extra(self, node)
 
 
-ANNOTATIONS = frozenset({
-    "description", "title", "default", "examples", "$comment", "deprecated", "readOnly", "writeOnly",
-    "$schema", "$id", "markdownDescription",
-})
 
 
 def object_parts(raw: RawSchema, node: Node, depth: int = 0) -> Iterator[dict[str, Any]]:
@@ -148,22 +145,3 @@ def _scalar(node: Node) -> bool:
     kinds = kinds if isinstance(kinds, list) else [kinds]
     scalars = ("string", "integer", "number", "boolean", "null")
     return "$ref" not in node and ("const" in node or "enum" in node or all(k in scalars for k in kinds))
-
-
-def spec(node: Node) -> Any:
-    """A schema node as a JSON value for reports: annotations (descriptions, titles, …) left out."""
-    if not isinstance(node, dict):
-        return node
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key in ANNOTATIONS:
-            continue
-        if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
-            out[key] = {name: spec(v) for name, v in value.items()}
-        elif key in ("anyOf", "oneOf", "allOf", "prefixItems") and isinstance(value, list):
-            out[key] = [spec(v) for v in value]
-        elif key in ("items", "additionalProperties", "not", "contains"):
-            out[key] = spec(value)
-        else:
-            out[key] = value
-    return out

@@ -1,4 +1,5 @@
-"""Rewrite tests/golden/diff/<old>_<new>.json for each consecutive pair of pinned revisions.
+"""Rewrite tests/golden/diff/<old>_<new>.json for each consecutive pair of pinned revisions, and for the
+drift of each extension pair (a revision against an extension's copies of its definitions).
 
 Run from the repository root: `python -m mcpgen.commands.diff.regen [--schema-dir DIR]`.
 """
@@ -11,10 +12,13 @@ from pathlib import Path
 
 from ...inputs.pins import known_revisions
 from .compare import diff_revisions
-from .load import load_revision
+from .pair import load_pair
 from .report import render_json
 
 GOLDEN_DIR = Path("tests") / "golden" / "diff"
+EXTENSION_PAIRS = (("2025-11-25", "tasks"), ("2026-07-28", "tasks"))
+"""Revision → extension pairs whose drift has a golden report: the tasks extension against the revision
+whose own tasks it replaces, and against the revision it was cut from."""
 
 
 def consecutive_pairs() -> list[tuple[str, str]]:
@@ -35,8 +39,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="repository root (default: current directory)")
     args = parser.parse_args(argv)
     schema_dir = args.schema_dir or (Path(os.environ["MCPGEN_SCHEMA_DIR"]) if os.environ.get("MCPGEN_SCHEMA_DIR") else None)
-    for old, new in consecutive_pairs():
-        report = diff_revisions(load_revision(old, schema_dir), load_revision(new, schema_dir))
+    for old, new in [*consecutive_pairs(), *EXTENSION_PAIRS]:
+        report = diff_revisions(*load_pair(old, new, schema_dir))
         path = golden_path(args.root, old, new)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(render_json(report), encoding="utf-8")

@@ -104,23 +104,28 @@ def render_text(report: Report, verbose: bool = False) -> str:
 
 
 def render_markdown(report: Report, verbose: bool = False, title: bool = False) -> str:
-    """Release notes to paste: breaking changes in one table, every other change once by category."""
+    """Release notes to paste: one line per subject, in the breaking changes' table when one of its
+    changes breaks a side, else once under the category of its first change."""
     visible = report.visible(verbose)
     lines = [f"# MCP {report.old.revision} → {report.new.revision}", ""] if title else []
     lines.append(f"**{summary_line(report, verbose)}.**")
-    breaking = [c for c in visible if c.breaking]
+    subjects = _by_subject(visible)
+    breaking = [group for group in subjects if any(c.breaking for c in group)]
     if breaking:
         lines += ["", "## Breaking changes", "", "| Change | Breaks | Rule |", "| --- | --- | --- |"]
-        for c in breaking:
-            lines.append(f"| {_md_place(c)}: {_md(c.detail)} | {breaks(c)} | `{c.kind}` |")
-    for cat, subgroups in _groups(c for c in visible if not c.breaking):
+        for group in breaking:
+            who = " and ".join(w for w in ("clients", "servers") if any(w in breaks(c) for c in group))
+            lines.append(f"| {_md_place(group)}: {_md_details(group)} | {who} | {_md_rules(group)} |")
+    rest = {id(group[0]): group for group in subjects if not any(c.breaking for c in group)}
+    for cat, subgroups in _groups(group[0] for group in rest.values()):
         lines += ["", f"## {TITLES[cat]}"]
         for direction, changes in subgroups:
             if direction:
                 lines += ["", f"### {direction}"]
             lines.append("")
             for c in changes:
-                lines.append(f"- {_md_place(c)}: {_md(c.detail)} (`{c.kind}`)")
+                group = rest[id(c)]
+                lines.append(f"- {_md_place(group)}: {_md_details(group)} ({_md_rules(group)})")
     if report.errata:
         lines += ["", f"## {ERRATA_TITLE}", "", ERRATA_NOTE + ".", ""]
         lines += [
@@ -130,15 +135,32 @@ def render_markdown(report: Report, verbose: bool = False, title: bool = False) 
     return "\n".join(lines) + "\n"
 
 
+def _by_subject(changes: Iterable[Change]) -> list[list[Change]]:
+    """The changes of each subject together, subjects in the order of their first change."""
+    groups: dict[str, list[Change]] = {}
+    for c in changes:
+        groups.setdefault(c.subject, []).append(c)
+    return list(groups.values())
+
+
 def _applied(e: ErratumNote) -> str:
     return f"applied to {e.applied_to.upper()} ({e.revision}) only"
 
 
-def _md_place(c: Change) -> str:
-    text = f"`{_code(c.subject)}`"
-    if c.where:
-        text += " (also in " + ", ".join(f"`{_code(w)}`" for w in _owners(c)) + ")"
+def _md_place(group: list[Change]) -> str:
+    text = f"`{_code(group[0].subject)}`"
+    owners = list(dict.fromkeys(owner for c in group for owner in _owners(c)))
+    if owners:
+        text += " (also in " + ", ".join(f"`{_code(w)}`" for w in owners) + ")"
     return text
+
+
+def _md_details(group: list[Change]) -> str:
+    return "; ".join(_md(c.detail) for c in group)
+
+
+def _md_rules(group: list[Change]) -> str:
+    return ", ".join(f"`{c.kind}`" for c in group)
 
 
 def _owners(c: Change) -> list[str]:

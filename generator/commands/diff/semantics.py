@@ -16,7 +16,8 @@ from typing import Any, Iterable, Literal
 
 import jsonschema
 
-from .rawschema import ANNOTATIONS, Node, RawSchema, explicit_extra, object_parts
+from ...model.shapes import ANNOTATIONS
+from .rawschema import Node, RawSchema, explicit_extra, object_parts
 
 Verdict = Literal["same", "widened", "narrowed", "changed"]
 JSON_TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
