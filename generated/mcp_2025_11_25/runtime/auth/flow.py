@@ -16,22 +16,29 @@ from typing import Any, Protocol
 
 from .challenge import Challenge, oauth_challenge
 from .errors import AuthorizationError
+from .store import Tokens
 from .token_endpoint import USE_DPOP_NONCE
 
 
 class Authorizing(Protocol):
-    """What the flow asks of an authorization (`Authorization`): the token to send, a new one after a
-    refusal, and how many refusals to answer."""
+    """What the flow asks of an authorization (`Authorization`): the tokens to present and how, a DPoP
+    nonce heard, new tokens after a refusal, and how many refusals to answer."""
 
     max_attempts: int
 
-    async def access_token(self, server_url: str) -> str | None:
-        """The access token to send to the MCP server at `server_url`, if there is one yet."""
+    async def access_token(self, server_url: str) -> Tokens | None:
+        """The tokens to present to the MCP server at `server_url`, if there are any yet."""
 
     async def challenged(
         self, server_url: str, status: int, challenge: Challenge | None, sent: str | None
-    ) -> str:
-        """A new access token for `server_url` after it refused `sent` with a 401 or a 403 challenge."""
+    ) -> Tokens:
+        """New tokens for `server_url` after it refused the access token `sent` with a 401 or a 403."""
+
+    def present(self, request: Any, tokens: Tokens) -> None:
+        """Put the access token on `request`, with a DPoP proof when it is bound to a key."""
+
+    def heard(self, url: str, nonce: str | None) -> bool:
+        """Keep the DPoP nonce a response from `url` carried; whether it is a new one."""
 
 
 def _challenge(response: Any) -> Challenge | None:
