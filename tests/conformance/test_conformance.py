@@ -210,6 +210,17 @@ CLIENT_TIMEOUT_MS = 120_000
 BACKCOMPAT = ["auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback"]
 """The 2025-03-26 authorization scenarios (no protected-resource metadata; default endpoints)."""
 
+EXTENSIONS = [
+    "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
+    "auth/wif-jwt-bearer",
+    "auth/enterprise-managed-authorization",
+    "auth/dpop",
+    "auth/dpop-nonce",
+]
+"""The authorization extension scenarios (`[extension]` in `conformance list --client`): client credentials,
+workload identity, enterprise-managed authorization (SEP-990), DPoP (SEP-1932) with and without nonces."""
+
 
 def _scored(node: Path, side: str, revision: str) -> list[str]:
     """The scenarios the suite scores for `side` ("client" or "server") at `revision`, as it lists them."""
@@ -228,7 +239,8 @@ def _scored(node: Path, side: str, revision: str) -> list[str]:
 def _assert_scored_pass(
     checks: list[dict[str, Any]], scored: list[str], done: subprocess.CompletedProcess[str]
 ) -> None:
-    """Every scored scenario ran and passed every check; the others (extensions) are reported as a warning."""
+    """Every scored scenario ran and passed every check, and so did any authorization extension scenario
+    that ran; the other unscored scenarios are reported as a warning."""
     ran = {c["scenario"] for c in checks}
     assert not [s for s in scored if s not in ran], f"scored scenarios that did not run: {set(scored) - ran}"
     _assert_all_pass([c for c in checks if c["scenario"] in scored], done, SCORED_PASSING)
@@ -236,6 +248,8 @@ def _assert_scored_pass(
     for check in checks:
         if check["scenario"] not in scored:
             others.setdefault(check["scenario"], []).append(check["status"])
+    regressed = [name for name in EXTENSIONS if name in others and not all(s in PASSING for s in others[name])]
+    assert not regressed, f"authorization extension scenarios failing: {regressed}"
     if others:
         report = ", ".join(
             f"{name} {'passes' if all(s in PASSING for s in statuses) else 'fails'}"
@@ -284,18 +298,6 @@ def test_2025_03_26_authorization_scenarios_pass(
     checks = _checks(tmp_path)
     assert {c["scenario"] for c in checks} == {scenario}, done.stdout[-3000:]
     _assert_all_pass(checks, done)
-
-
-EXTENSIONS = [
-    "auth/client-credentials-basic",
-    "auth/client-credentials-jwt",
-    "auth/wif-jwt-bearer",
-    "auth/enterprise-managed-authorization",
-    "auth/dpop",
-    "auth/dpop-nonce",
-]
-"""The authorization extension scenarios (`[extension]` in `conformance list --client`): client credentials,
-workload identity, enterprise-managed authorization (SEP-990), DPoP (SEP-1932) with and without nonces."""
 
 
 EXTENSION_RUNS = {
