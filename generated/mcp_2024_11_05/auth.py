@@ -20,6 +20,8 @@ from .runtime.auth import (
     ClientInfo,
     ClientMetadata,
     Consent,
+    DPoP,
+    EnterpriseManaged,
     JwtBearer,
     JwtVerifier,
     MemoryTokenStore,
@@ -32,8 +34,8 @@ from .runtime.auth import (
     TokenVerifier,
     Tokens,
     access_token,
-    bearer_challenge,
     format_challenge,
+    oauth_challenge,
     parse_challenges,
 )
 
@@ -47,6 +49,8 @@ __all__ = [
     "ClientInfo",
     "ClientMetadata",
     "Consent",
+    "DPoP",
+    "EnterpriseManaged",
     "JwtBearer",
     "JwtVerifier",
     "MemoryTokenStore",
@@ -59,7 +63,7 @@ __all__ = [
     "TokenVerifier",
     "Tokens",
     "access_token",
-    "bearer_challenge",
     "format_challenge",
+    "oauth_challenge",
     "parse_challenges",
 ]

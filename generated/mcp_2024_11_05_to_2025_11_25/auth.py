@@ -21,6 +21,8 @@ from .runtime.auth import (
     ClientInfo,
     ClientMetadata,
     Consent,
+    DPoP,
+    EnterpriseManaged,
     JwtBearer,
     JwtVerifier,
     MemoryTokenStore,
@@ -33,8 +35,8 @@ from .runtime.auth import (
     TokenVerifier,
     Tokens,
     access_token,
-    bearer_challenge,
     format_challenge,
+    oauth_challenge,
     parse_challenges,
 )
 
@@ -48,6 +50,8 @@ __all__ = [
     "ClientInfo",
     "ClientMetadata",
     "Consent",
+    "DPoP",
+    "EnterpriseManaged",
     "JwtBearer",
     "JwtVerifier",
     "MemoryTokenStore",
@@ -60,7 +64,7 @@ __all__ = [
     "TokenVerifier",
     "Tokens",
     "access_token",
-    "bearer_challenge",
     "format_challenge",
+    "oauth_challenge",
     "parse_challenges",
 ]

@@ -22,6 +22,8 @@ from .runtime.auth import (
     ClientInfo,
     ClientMetadata,
     Consent,
+    DPoP,
+    EnterpriseManaged,
     JwtBearer,
     JwtVerifier,
     MemoryTokenStore,
@@ -34,8 +36,8 @@ from .runtime.auth import (
     TokenVerifier,
     Tokens,
     access_token,
-    bearer_challenge,
     format_challenge,
+    oauth_challenge,
     parse_challenges,
 )
 
@@ -49,6 +51,8 @@ __all__ = [
     "ClientInfo",
     "ClientMetadata",
     "Consent",
+    "DPoP",
+    "EnterpriseManaged",
     "JwtBearer",
     "JwtVerifier",
     "MemoryTokenStore",
@@ -61,7 +65,7 @@ __all__ = [
     "TokenVerifier",
     "Tokens",
     "access_token",
-    "bearer_challenge",
     "format_challenge",
+    "oauth_challenge",
     "parse_challenges",
 ]

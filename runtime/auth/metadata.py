@@ -22,7 +22,8 @@ class ProtectedResourceMetadata(BaseModel):
 
 
 class AuthorizationServerMetadata(BaseModel):
-    """An authorization server's metadata (RFC 8414 §2, RFC 9207, Client ID Metadata Documents)."""
+    """An authorization server's metadata (RFC 8414 §2, RFC 9207, RFC 9449, Client ID Metadata
+    Documents)."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -38,6 +39,7 @@ class AuthorizationServerMetadata(BaseModel):
     token_endpoint_auth_methods_supported: list[str] | None = None
     client_id_metadata_document_supported: bool | None = None
     authorization_response_iss_parameter_supported: bool | None = None
+    dpop_signing_alg_values_supported: list[str] | None = None
 
 
 def origin(url: str) -> str:
@@ -48,10 +50,11 @@ def origin(url: str) -> str:
 
 def canonical_resource(url: str) -> str:
     """The canonical URI of the MCP server at `url` (RFC 8707 §2): lower-case scheme and host, no
-    query or fragment, no lone trailing slash."""
+    fragment, no lone trailing slash; its query kept (`?tenant=a` and `?tenant=b` are two servers).
+    """
     parts = urlsplit(url)
     path = "" if parts.path == "/" else parts.path
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, "", ""))
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
 
 
 def resource_metadata_urls(server_url: str) -> list[str]:

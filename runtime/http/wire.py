@@ -52,6 +52,15 @@ class Request:
         return self.headers.get(name)
 
 
+def paths(scope: Scope) -> tuple[str, str]:
+    """A request's path below the app's mount point (`root_path`), and that mount point."""
+    path: str = scope.get("path", "")
+    root: str = scope.get("root_path", "").rstrip("/")
+    if root and path.startswith(root):
+        path = path[len(root) :]
+    return path.rstrip("/") or "/", root
+
+
 def media_types(value: str) -> list[str]:
     """The media types a Content-Type or Accept header lists, lower case, without parameters."""
     return [part.split(";", 1)[0].strip().lower() for part in value.split(",") if part.strip()]

@@ -83,7 +83,9 @@ async def consent(authorization_url: str) -> str:
 
 def authorization(scenario: str, context: dict[str, Any]) -> Any:
     """The package's authorization for this scenario: on the client's own behalf for the client credentials
-    scenarios, else for a user; pre-registered credentials when the context gives some."""
+    and workload identity scenarios, by the user's enterprise identity for enterprise-managed authorization,
+    else for a user; pre-registered credentials when the context gives some (bound to the context's issuer
+    when it names one, else to the first authorization server they go to)."""
     credentials = (
         [
             auth.PreRegistered(
@@ -97,14 +99,17 @@ def authorization(scenario: str, context: dict[str, Any]) -> Any:
         if "client_id" in context
         else []
     )
+
+    async def given(key: str) -> str:
+        return str(context[key])
+
     if scenario.startswith("auth/client-credentials"):
         return auth.ClientCredentials(credentials)
     if scenario == "auth/wif-jwt-bearer":
-
-        async def workload_identity() -> str:
-            return str(context["valid_jwt"])
-
-        return auth.JwtBearer(workload_identity, credentials)
+        return auth.JwtBearer(lambda: given("valid_jwt"), credentials)
+    if scenario == "auth/enterprise-managed-authorization":
+        idp = auth.PreRegistered(context["idp_client_id"], issuer=context["idp_issuer"])
+        return auth.EnterpriseManaged(lambda: given("idp_id_token"), context["idp_token_endpoint"], idp, credentials)
     return auth.OAuth(
         consent,
         auth.ClientMetadata("http://localhost:3000/callback", "mcpgen-conformance-client"),

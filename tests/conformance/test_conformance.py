@@ -210,6 +210,17 @@ CLIENT_TIMEOUT_MS = 120_000
 BACKCOMPAT = ["auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback"]
 """The 2025-03-26 authorization scenarios (no protected-resource metadata; default endpoints)."""
 
+EXTENSIONS = [
+    "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
+    "auth/wif-jwt-bearer",
+    "auth/enterprise-managed-authorization",
+    "auth/dpop",
+    "auth/dpop-nonce",
+]
+"""The authorization extension scenarios (`[extension]` in `conformance list --client`): client credentials,
+workload identity, enterprise-managed authorization (SEP-990), DPoP (SEP-1932) with and without nonces."""
+
 
 def _scored(node: Path, side: str, revision: str) -> list[str]:
     """The scenarios the suite scores for `side` ("client" or "server") at `revision`, as it lists them."""
@@ -228,7 +239,8 @@ def _scored(node: Path, side: str, revision: str) -> list[str]:
 def _assert_scored_pass(
     checks: list[dict[str, Any]], scored: list[str], done: subprocess.CompletedProcess[str]
 ) -> None:
-    """Every scored scenario ran and passed every check; the others (extensions) are reported as a warning."""
+    """Every scored scenario ran and passed every check, and so did any authorization extension scenario
+    that ran; the other unscored scenarios are reported as a warning."""
     ran = {c["scenario"] for c in checks}
     assert not [s for s in scored if s not in ran], f"scored scenarios that did not run: {set(scored) - ran}"
     _assert_all_pass([c for c in checks if c["scenario"] in scored], done, SCORED_PASSING)
@@ -236,6 +248,8 @@ def _assert_scored_pass(
     for check in checks:
         if check["scenario"] not in scored:
             others.setdefault(check["scenario"], []).append(check["status"])
+    regressed = [name for name in EXTENSIONS if name in others and not all(s in PASSING for s in others[name])]
+    assert not regressed, f"authorization extension scenarios failing: {regressed}"
     if others:
         report = ", ".join(
             f"{name} {'passes' if all(s in PASSING for s in statuses) else 'fails'}"
@@ -281,6 +295,28 @@ def test_2025_03_26_authorization_scenarios_pass(
     """A 2025-03-26 client authorizes with a server that has no protected-resource metadata."""
     options = ["--scenario", scenario, "--spec-version", "2025-03-26"]
     done = _run_requirements(node, generated_root, tmp_path, "mcp_2025_03_26", options)
+    checks = _checks(tmp_path)
+    assert {c["scenario"] for c in checks} == {scenario}, done.stdout[-3000:]
+    _assert_all_pass(checks, done)
+
+
+EXTENSION_RUNS = {
+    REQUIREMENTS["2026-07-28"]: ["--spec-version", "2026-07-28", "--force"],
+    MULTI_SERVER: [],
+}
+"""Package → the options its extension runs take: the 2026-07-28 package at its revision's wire (the suite
+runs extensions only when forced to a revision), the multi-revision one at the suite's default wire for
+extensions (2025-11-25, a session)."""
+
+
+@pytest.mark.parametrize("package", EXTENSION_RUNS)
+@pytest.mark.parametrize("scenario", EXTENSIONS)
+def test_authorization_extension_scenarios_pass(
+    node: Path, generated_root: Path, tmp_path: Path, scenario: str, package: str
+) -> None:
+    """Each authorization extension scenario: every check passes and the client exits cleanly."""
+    options = ["--scenario", scenario, *EXTENSION_RUNS[package]]
+    done = _run_requirements(node, generated_root, tmp_path, package, options)
     checks = _checks(tmp_path)
     assert {c["scenario"] for c in checks} == {scenario}, done.stdout[-3000:]
     _assert_all_pass(checks, done)

@@ -604,7 +604,17 @@ RUNTIME_HTTP_COMMON = _group(
 RUNTIME_HTTP_SERVER = _group(
     "runtime/http/server.py",
     [
-        ("wrong-path-served", "StreamableHTTP.__call__", "            if self._route(scope) != self.path:\n", "            if False:\n", "requests to any path served as the MCP endpoint"),
+        ("wrong-path-served", "StreamableHTTP.__call__", "            if paths(scope)[0] != self.path:\n", "            if False:\n", "requests to any path served as the MCP endpoint"),
+        ("metadata-unguarded", "StreamableHTTP.__call__", "                self._check_origin(request)\n                await respond_json(send, 200, protection.metadata(request, scope))", "                await respond_json(send, 200, protection.metadata(request, scope))", "the protected-resource metadata served to a forged Host, which it reflects"),
+    ],
+)
+
+RUNTIME_HTTP_PROTECTION = _group(
+    "runtime/http/protection.py",
+    [
+        ("mount-prefix-forgotten", "Protection.endpoint", "return request.origin + root + (", "return request.origin + (", "mounted under a prefix, the challenge names metadata RFC 9728 does not place there"),
+        ("root-metadata-unserved", "Protection.is_metadata", "return full == auth.metadata_path(public) or ", "return ", "the metadata not served at the RFC 9728 location of the public path"),
+        ("proof-not-passed", "Protection.authenticate", "(proof,) if proof else ()", "()", "the request's DPoP proof never reaches the resource server"),
     ],
 )
 
@@ -692,10 +702,86 @@ RUNTIME_HTTP_CLIENT = _group(
 RUNTIME_AUTH_RESOURCE = _group(
     "runtime/auth/resource.py",
     [
-        ("scopes-unchecked", "ResourceServer.admit", "        if not set(needed) <= verified.scopes:\n", "        if False:\n", "a token lacking a required scope admitted"),
-        ("request-scopes-ignored", "ResourceServer.admit", "                    needed += [s for s in more if s not in needed]\n", "                    pass\n", "the scopes a request's method needs (`scopes_for`) not required"),
+        ("scopes-unchecked", "ResourceServer.authorize", "        if not set(needed) <= token.scopes:\n", "        if False:\n", "a token lacking a required scope admitted"),
+        ("request-scopes-ignored", "ResourceServer.authorize", "                    needed += [s for s in more if s not in needed]\n", "                    pass\n", "the scopes a request's method needs (`scopes_for`) not required"),
+        ("expired-admitted", "ResourceServer.authenticate", "if verified.expires_at is not None and verified.expires_at <= time.time():", "if False:", "a token the verifier says expired an hour ago admitted"),
+        ("bound-token-as-bearer", "ResourceServer.authenticate", 'if scheme == "bearer" and jkt is not None:', "if False:", "a DPoP-bound token (stolen) presented as a bearer token admitted"),
+        ("proof-unchecked", "ResourceServer.authenticate", "                dpop.check(presented.proofs, presented.method, self.resource_of(url), token, jkt)\n", "                pass\n", "a DPoP token admitted without checking its proof"),
+        ("principal-without-issuer", "AccessToken.principal", "return (issuer, self.subject, self.client_id)", "return (None, self.subject, self.client_id)", "the same subject and client from another issuer continue a session"),
     ],
 )
+
+RUNTIME_AUTH_CLIENT = [
+    *_group(
+        "runtime/auth/destinations.py",
+        [
+            ("metadata-address-allowed", "Destinations.check", "if address in METADATA_ADDRESSES:", "if False:", "authorization traffic sent to the cloud metadata service where private addresses are allowed"),
+            ("internal-allowed", "Destinations.check", "if internal(address) and not self.private:", "if False:", "a public MCP server sends its client into a private network (SSRF)"),
+            ("cleartext-allowed", "Destinations.check", "if not secure(url) and not (document and own):", "if False:", "secrets sent to an http authorization server off loopback"),
+            ("mapped-not-unwrapped", "_unwrapped", "            return address.ipv4_mapped\n", "            return address\n", "an IPv4-mapped IPv6 literal hides an internal address"),
+            ("server-always-internal", "destinations", "allow_private_network or any(internal(a) for a in at)", "True", "every MCP server may send its client to internal addresses"),
+        ],
+    ),
+    *_group(
+        "runtime/auth/fetch.py",
+        [
+            ("size-unbounded", "_body", "    if len(body) > MAX_ANSWER:\n        raise", "    if False:\n        raise", "a 64 MiB discovery document read and used"),
+            ("time-unbounded", "exchange", "return await asyncio.wait_for(read(), timeout)", "return await read()", "a document dripped a byte at a time keeps the client waiting past its timeout"),
+        ],
+    ),
+    *_group(
+        "runtime/auth/authorization.py",
+        [
+            ("credentials-follow-any-issuer", "Authorization._preregistered", "            if self._bound[index] == issuer:\n", "            if True:\n", "credentials without an issuer sent to whichever authorization server an MCP server names (mix-up)"),
+            ("dpop-never-asked", "Authorization._dpop_key", "if not self.dpop or dpop.ALGORITHM not in offered:", "if True:", "no DPoP proof at the token endpoint of an authorization server offering DPoP"),
+            ("bearer-for-bound-tokens", "Authorization.present", "        if tokens.dpop_key is None:\n", "        if True:\n", "a DPoP-bound token sent as a bearer token without its proof"),
+            ("metadata-url-unchecked", "metadata_document_url", "raise ValueError(", "return url or (", "an http client metadata document URL accepted"),
+        ],
+    ),
+    *_group(
+        "runtime/auth/grants.py",
+        [
+            ("authorization-endpoint-unchecked", "OAuth._authorize", "if not secure(server.authorization_endpoint):", "if False:", "a javascript: authorization URL handed to the consent step"),
+        ],
+    ),
+    *_group(
+        "runtime/auth/token_endpoint.py",
+        [
+            ("unasked-dpop-token-accepted", "tokens_of", 'if kind.lower() == "dpop" and dpop_key is None:', "if False:", "a DPoP token the client cannot prove sent as a bearer token"),
+            ("unknown-token-type-accepted", "tokens_of", 'if kind.lower() not in ("bearer", "dpop"):', "if False:", "a token of a type the client does not understand used"),
+            ("as-nonce-ignored", "post_token_request", "        nonces[where] = fresh\n", "        return answer\n", "a token request refused with use_dpop_nonce not retried with the nonce"),
+        ],
+    ),
+    *_group(
+        "runtime/auth/flow.py",
+        [
+            ("rs-nonce-ignored", "flow_class", "if fresh and bound and challenge.params.get(\"error\") == USE_DPOP_NONCE:", "if False:", "an MCP request refused with use_dpop_nonce re-authorized instead of retried with the nonce"),
+        ],
+    ),
+    *_group(
+        "runtime/auth/metadata.py",
+        [
+            ("query-dropped", "canonical_resource", "return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, \"\"))", "return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, \"\", \"\"))", "?tenant=a and ?tenant=b share a token"),
+        ],
+    ),
+    *_group(
+        "runtime/auth/jwt.py",
+        [
+            ("typ-unchecked", "JwtVerifier.__call__", "if self.typ is not None and _media_type(header.get(\"typ\")) != _media_type(self.typ):", "if False:", "an ID token or any JWT accepted as an access token (typ not at+jwt)"),
+            ("key-alg-ignored", "JwtVerifier._keyset", "if (a == declared if declared is not None else a.startswith(family))", "if True", "a key verifies any algorithm: HS256 with an RSA key (a 500), PS256 with a key marked RS256"),
+        ],
+    ),
+    *_group(
+        "runtime/auth/dpop_check.py",
+        [
+            ("replay-admitted", "DPoP._remember", "        if digest in self._seen:\n", "        if False:\n", "a DPoP proof replayed"),
+            ("jkt-unchecked", "DPoP.check", 'if not isinstance(jkt, str) or thumbprint(header["jwk"]) != jkt:', "if not isinstance(jkt, str):", "a proof by any key accepted for a token bound to another"),
+            ("ath-unchecked", "DPoP.check", 'if claims.get("ath") != token_hash(token):', "if False:", "a proof made for another token accepted"),
+            ("htu-unchecked", "DPoP.check", 'if _normal(claims["htu"]) != _normal(url):', "if False:", "a proof made for another server accepted"),
+            ("nonce-unchecked", "DPoP.check", 'if self.nonce and not self._nonce_valid(claims.get("nonce")):', "if False:", "a proof without the server's nonce accepted where nonces are required"),
+        ],
+    ),
+]
 
 RUNTIME_FANOUT = _group(
     "runtime/fanout.py",
@@ -757,4 +843,6 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + RUNTIME_HTTP_CLIENT
     + RUNTIME_AUTH_RESOURCE
     + RUNTIME_FANOUT
+    + RUNTIME_AUTH_CLIENT
+    + RUNTIME_HTTP_PROTECTION
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import hmac
 import json
 import time
 from typing import Any
@@ -15,7 +16,10 @@ from urllib.parse import parse_qsl, urlsplit
 import httpx
 import jwt
 import pytest
-from cryptography.hazmat.primitives.asymmetric import ec
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 from mcpgen.runtime.auth import (
     Authorization,
@@ -26,8 +30,8 @@ from mcpgen.runtime.auth import (
     OAuth,
     PreRegistered,
     ResourceServer,
-    bearer_challenge,
     format_challenge,
+    oauth_challenge,
     parse_challenges,
 )
 from mcpgen.runtime.auth.jwt import JwtVerifier
@@ -41,7 +45,7 @@ from mcpgen.runtime.auth.metadata import (
 from mcpgen.runtime.auth.grants import _code
 from mcpgen.runtime.auth.pkce import new_pkce
 from mcpgen.runtime.auth.registration import auth_method, requested_auth_method
-from mcpgen.runtime.auth.resource import AccessToken, Refused
+from mcpgen.runtime.auth.resource import AccessToken, Presented, Refused
 from mcpgen.runtime.auth.store import ClientInfo
 from mcpgen.runtime.client import _answered
 from mcpgen.runtime.http.common import valid_header_params
@@ -55,7 +59,8 @@ def test_challenges_parse_quoted_and_bare_params_and_several_schemes() -> None:
     assert [c.scheme for c in found] == ["Basic", "Bearer", "Bearer"]
     assert found[1].scopes == ("a", "b") and found[1].params["resource_metadata"] == "https://r/m"
     assert found[2].params == {"realm": "plain", "error_description": 'say "hi"'}
-    assert bearer_challenge(["Negotiate abc==", "bearer scope=x"]).scopes == ("x",)  # type: ignore[union-attr]
+    assert oauth_challenge(["Negotiate abc==", "bearer scope=x"]).scopes == ("x",)  # type: ignore[union-attr]
+    assert oauth_challenge(['Basic realm="x", DPoP error="use_dpop_nonce"']).scheme == "DPoP"  # type: ignore[union-attr]
     written = format_challenge({"error": None, "scope": 'a "b"', "resource_metadata": "https://r/m"})
     assert written == 'Bearer scope="a \\"b\\"", resource_metadata="https://r/m"'
     assert parse_challenges([written])[0].params["scope"] == 'a "b"'
@@ -79,7 +84,7 @@ def test_discovery_urls_come_in_the_spec_s_order() -> None:
 
 
 def test_resource_identifiers() -> None:
-    assert canonical_resource("HTTPS://Ex.com/mcp?x=1#f") == "https://ex.com/mcp"
+    assert canonical_resource("HTTPS://Ex.com/mcp?x=1#f") == "https://ex.com/mcp?x=1"
     assert canonical_resource("https://ex.com/") == "https://ex.com"
     assert resource_allows("https://ex.com/mcp", "https://ex.com/mcp")
     assert resource_allows("https://ex.com", "https://ex.com/mcp")
@@ -134,11 +139,11 @@ def test_the_token_endpoint_authentication_follows_registration_then_metadata() 
     allows = SERVER.model_copy(update={"token_endpoint_auth_methods_supported": ["client_secret_post"]})
     assert requested_auth_method(SERVER) == "none"
     assert requested_auth_method(allows) == "client_secret_post"
-    assert auth_method(ClientInfo("c", "i"), allows) == "none"
-    assert auth_method(ClientInfo("c", "i", "secret"), allows) == "client_secret_post"
-    assert auth_method(ClientInfo("c", "i", "secret"), SERVER) == "client_secret_basic"
-    assert auth_method(ClientInfo("c", "i", "secret", "client_secret_post"), SERVER) == "client_secret_post"
-    assert auth_method(ClientInfo("c", "i", private_key="pem"), SERVER) == "private_key_jwt"
+    assert auth_method(ClientInfo("c", "i"), ["client_secret_post"]) == "none"
+    assert auth_method(ClientInfo("c", "i", "secret"), ["client_secret_post"]) == "client_secret_post"
+    assert auth_method(ClientInfo("c", "i", "secret"), None) == "client_secret_basic"
+    assert auth_method(ClientInfo("c", "i", "secret", "client_secret_post"), None) == "client_secret_post"
+    assert auth_method(ClientInfo("c", "i", private_key="pem"), None) == "private_key_jwt"
 
 
 def test_tools_whose_header_annotations_are_invalid_are_recognised() -> None:
@@ -287,24 +292,33 @@ def _resource(scopes: set[str] | None) -> ResourceServer:
 
 
 def _admit(server: ResourceServer, authorization: str | None, method: str) -> AccessToken:
+    """Authenticate then authorize one request with `authorization` calling `method`."""
     message = {"jsonrpc": "2.0", "id": 1, "method": method}
-    return asyncio.run(server.admit(authorization, "https://mcp.com", "/mcp", [message]))
+    token = asyncio.run(server.authenticate(Presented(authorization), "https://mcp.com/mcp"))
+    server.authorize(token, "https://mcp.com/mcp", [message])
+    return token
+
+
+def _challenge(refused: Refused) -> str:
+    """The one challenge of a refusal."""
+    (challenge,) = [value for name, value in refused.headers if name == "www-authenticate"]
+    return challenge
 
 
 def test_the_resource_server_admits_refuses_and_challenges() -> None:
     metadata = 'resource_metadata="https://mcp.com/.well-known/oauth-protected-resource/mcp"'
     with pytest.raises(Refused) as missing:
         _admit(_resource({"mcp:read"}), None, "tools/list")
-    assert missing.value.status == 401 and missing.value.challenge == f'Bearer scope="mcp:read", {metadata}'
+    assert missing.value.status == 401 and _challenge(missing.value) == f'Bearer scope="mcp:read", {metadata}'
     with pytest.raises(Refused) as invalid:
         _admit(_resource(None), "Bearer t", "tools/list")
-    assert invalid.value.status == 401 and 'error="invalid_token"' in invalid.value.challenge
+    assert invalid.value.status == 401 and 'error="invalid_token"' in _challenge(invalid.value)
     with pytest.raises(Refused) as short:
         _admit(_resource({"mcp:read"}), "Bearer t", "tools/call")
     assert short.value.status == 403
-    assert 'error="insufficient_scope"' in short.value.challenge and 'scope="mcp:read mcp:write"' in short.value.challenge
+    assert 'error="insufficient_scope"' in _challenge(short.value) and 'scope="mcp:read mcp:write"' in _challenge(short.value)
     assert _admit(_resource({"mcp:read", "mcp:write"}), "bearer t", "tools/call").token == "t"
-    assert _resource(set()).metadata("https://mcp.com", "/mcp") == {
+    assert _resource(set()).metadata("https://mcp.com/mcp") == {
         "resource": "https://mcp.com/mcp",
         "authorization_servers": ["https://as.com"],
         "bearer_methods_supported": ["header"],
@@ -318,12 +332,71 @@ def test_jwt_access_tokens_are_verified_for_issuer_audience_and_lifetime() -> No
 
     def token(**claims: Any) -> str:
         base = {"iss": "https://as.com", "aud": "https://mcp.com/mcp", "exp": time.time() + 60, "sub": "alice", "scope": "a b"}
-        return jwt.encode({**base, **claims}, key, algorithm="ES256", headers={"kid": "k"})
+        return jwt.encode({**base, **claims}, key, algorithm="ES256", headers={"kid": "k", "typ": "at+jwt"})
 
     verified = asyncio.run(verifier(token()))
     assert verified is not None and verified.subject == "alice" and verified.scopes == {"a", "b"}
     for bad in (token(aud="https://other.com"), token(iss="https://evil.com"), token(exp=time.time() - 3600), "x.y.z"):
         assert asyncio.run(verifier(bad)) is None
+
+
+def _signed(key: Any, algorithm: str, typ: str | None = "at+jwt", **claims: Any) -> str:
+    """A JWT access token for https://mcp.com/mcp from https://as.com (`typ` None: no typ at all)."""
+    base = {"iss": "https://as.com", "aud": "https://mcp.com/mcp", "exp": int(time.time()) + 60, "sub": "alice"}
+    return jwt.encode({**base, **claims}, key, algorithm=algorithm, headers={"kid": "k", "typ": typ})
+
+
+def _verifier(public: Any, **options: Any) -> JwtVerifier:
+    jwk = json.loads(jwt.algorithms.get_default_algorithms()[options.pop("kind", "RS256")].to_jwk(public))
+    return JwtVerifier("https://as.com", "https://mcp.com/mcp", jwks={"keys": [{**jwk, "kid": "k", **options.pop("declared", {})}]}, **options)
+
+
+RSA_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+@pytest.mark.parametrize(
+    ("typ", "accepted"),
+    [("at+jwt", True), ("application/at+jwt", True), ("AT+JWT", True), ("JWT", False), (None, False), ("jwt", False)],
+)
+def test_only_tokens_typed_as_access_tokens_are_accepted(typ: str | None, accepted: bool) -> None:
+    verified = asyncio.run(_verifier(RSA_KEY.public_key())(_signed(RSA_KEY, "RS256", typ)))
+    assert (verified is not None) is accepted
+    assert asyncio.run(_verifier(RSA_KEY.public_key(), typ=None)(_signed(RSA_KEY, "RS256", typ))) is not None
+
+
+def test_an_hmac_token_forged_with_the_public_key_is_refused_not_raised() -> None:
+    """RS256/HS256 confusion with HS256 allowed: the RSA public key (PEM) used as the HMAC secret."""
+    pem = RSA_KEY.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    header = _b64(json.dumps({"alg": "HS256", "typ": "at+jwt", "kid": "k"}).encode())
+    claims = {"iss": "https://as.com", "aud": "https://mcp.com/mcp", "exp": int(time.time()) + 60, "sub": "mallory"}
+    unsigned = f"{header}.{_b64(json.dumps(claims).encode())}"
+    forged = f"{unsigned}.{_b64(hmac.new(pem, unsigned.encode(), hashlib.sha256).digest())}"
+    verifier = _verifier(RSA_KEY.public_key(), algorithms=["RS256", "HS256"])
+    assert asyncio.run(verifier(forged)) is None
+    assert asyncio.run(verifier(_signed(RSA_KEY, "RS256"))) is not None
+
+
+def test_a_key_s_declared_algorithm_is_the_only_one_it_verifies() -> None:
+    verifier = _verifier(RSA_KEY.public_key(), declared={"alg": "RS256"}, algorithms=["RS256", "PS256"])
+    assert asyncio.run(verifier(_signed(RSA_KEY, "PS256"))) is None
+    assert asyncio.run(verifier(_signed(RSA_KEY, "RS256"))) is not None
+    undeclared = _verifier(RSA_KEY.public_key(), algorithms=["RS256", "PS256", "ES256"])
+    assert asyncio.run(undeclared(_signed(RSA_KEY, "PS256"))) is not None
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def test_an_expired_access_token_the_verifier_returns_is_refused() -> None:
+    async def verify(token: str) -> AccessToken | None:
+        return AccessToken(token, frozenset({"mcp:read"}), "c", "alice", expires_at=time.time() - 3600)
+
+    server = ResourceServer(verify, ["https://as.com"], required_scopes=["mcp:read"])
+    with pytest.raises(Refused) as expired:
+        _admit(server, "Bearer t", "tools/list")
+    assert expired.value.status == 401 and 'error="invalid_token"' in _challenge(expired.value)
+    assert "expired" in expired.value.body["error_description"]
 
 
 def test_clients_on_their_own_behalf_use_their_grant_with_the_resource_and_scopes() -> None:
@@ -341,3 +414,31 @@ def test_clients_on_their_own_behalf_use_their_grant_with_the_resource_and_scope
         assert (first["grant_type"], first["scope"], first["resource"]) == (grant, "mcp:read", "https://mcp.com/mcp")
         assert second["scope"] == "mcp:read mcp:write" and not servers.authorizations
         assert first.get("assertion") == ("workload.jwt" if "jwt" in grant else None)
+
+
+def test_a_token_speaks_for_its_issuer_subject_and_client() -> None:
+    alice = AccessToken("t1", client_id="c", subject="alice", claims={"iss": "https://as.com"})
+    assert alice.principal == AccessToken("t2", client_id="c", subject="alice", issuer="https://as.com").principal
+    assert alice.principal != AccessToken("t1", client_id="c", subject="alice", claims={"iss": "https://evil.com"}).principal
+    assert alice.principal != AccessToken("t1", client_id="d", subject="alice", claims={"iss": "https://as.com"}).principal
+    nobody = AccessToken("t1", client_id="c")
+    assert nobody.principal == AccessToken("t1", client_id="c").principal != AccessToken("t2", client_id="c").principal
+
+
+FORGED_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    header=st.dictionaries(st.sampled_from(["alg", "typ", "kid", "jwk", "crit", "b64"]), FORGED_JSON, max_size=4),
+    claims=FORGED_JSON,
+    signature=st.binary(max_size=300),
+)
+def test_any_forged_jwt_is_refused_never_raised(header: dict[str, Any], claims: Any, signature: bytes) -> None:
+    verifier = _verifier(RSA_KEY.public_key(), algorithms=["RS256", "PS256", "HS256", "ES256", "none"])
+    token = ".".join([_b64(json.dumps(header).encode()), _b64(json.dumps(claims).encode()), _b64(signature)])
+    assert asyncio.run(verifier(token)) is None

@@ -11,58 +11,51 @@ from __future__ import annotations
 
 import abc
 import asyncio
-import base64
 import contextlib
 import importlib
-import time
-from collections.abc import AsyncIterator, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, TypeVar
-from urllib.parse import quote_plus
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ValidationError
-
-from .assertion import ASSERTION_TYPE, client_assertion
+from . import dpop
 from .challenge import Challenge
+from .discovery import Discovered, discover
 from .errors import AuthorizationError
+from .fetch import exchange
 from .flow import flow_class
-from .metadata import (
-    AuthorizationServerMetadata,
-    ProtectedResourceMetadata,
-    authorization_server_metadata_urls,
-    canonical_resource,
-    legacy_metadata,
-    origin,
-    resource_allows,
-    resource_metadata_urls,
-)
-from .registration import ClientMetadata, PreRegistered, auth_method, registered
-from .registration import requested_auth_method
+from .metadata import canonical_resource, origin
+from .registration import ClientMetadata, PreRegistered, registered, requested_auth_method
 from .store import ClientInfo, MemoryTokenStore, Tokens, TokenStore
+from .token_endpoint import post_token_request, refusal, tokens_of
+from ..log import logger
 
 OFFLINE_ACCESS = "offline_access"
-Document = TypeVar("Document", bound=BaseModel)
-
-
-@dataclass(frozen=True)
-class Discovered:
-    """What discovery found for one MCP server: its resource indicator and authorization server."""
-
-    resource: str
-    issuer: str
-    server: AuthorizationServerMetadata
-    resource_metadata: ProtectedResourceMetadata | None
-    """None for a 2025-03-26 server without protected-resource metadata."""
 
 
 def _union(*groups: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s for group in groups for s in group))
 
 
+def metadata_document_url(url: str | None) -> str | None:
+    """`url` when it can be a Client ID Metadata Document's URL: https, with a path (ValueError else)."""
+    if url is not None:
+        parts = urlsplit(url)
+        if parts.scheme != "https" or not parts.hostname or parts.path in ("", "/"):
+            raise ValueError(f"a client metadata document URL is https with a path, not {url!r}")
+    return url
+
+
 class Authorization(abc.ABC):
-    """A client's authorization with MCP servers (`OAuth`, `ClientCredentials`, `JwtBearer`): their
-    challenges answered with discovery, registration, the subclass's grant (`_authorize`), refresh and
-    step-up; tokens kept in `store`."""
+    """A client's authorization with MCP servers (`OAuth`, `ClientCredentials`, `JwtBearer`,
+    `EnterpriseManaged`): their challenges answered with discovery, registration, the subclass's grant
+    (`_authorize`), refresh and step-up; tokens kept in `store`.
+
+    Authorization traffic goes only to https URLs (plain http to loopback only), never to a cloud
+    metadata address, and to internal addresses (loopback, private, link-local) only when the MCP
+    server is at one itself or `allow_private_network` is set. Each request of it reads at most 1 MiB
+    and takes at most `timeout` seconds in all. `dpop` asks for DPoP-bound tokens (RFC 9449) where
+    the authorization server offers them.
+    """
 
     def __init__(
         self,
@@ -73,15 +66,26 @@ class Authorization(abc.ABC):
         offline_access: bool,
         max_attempts: int,
         http: Any,
+        *,
+        allow_private_network: bool = False,
+        timeout: float = 30.0,
+        dpop: bool = True,
     ) -> None:
         self.metadata = metadata
-        self.client_metadata_url = client_metadata_url
+        self.client_metadata_url = metadata_document_url(client_metadata_url)
         self.credentials = tuple(credentials)
         self.store: TokenStore = store if store is not None else MemoryTokenStore()
         self.offline_access = offline_access
         self.max_attempts = max_attempts
         self.http = http
         """An `httpx.AsyncClient` for the authorization traffic (None: a fresh one each time)."""
+        self.allow_private_network = allow_private_network
+        self.timeout = timeout
+        self.dpop = dpop
+        self.nonces: dict[str, str] = {}
+        """The latest DPoP nonce each server (by origin) gave."""
+        self._bound: dict[int, str] = {}
+        """Credentials configured without an issuer → the one issuer they were first used with."""
         self._found: dict[str, Discovered] = {}
         self._requested: dict[str, tuple[str, ...]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
@@ -91,8 +95,8 @@ class Authorization(abc.ABC):
         """This authorization as an `httpx.Auth` (for an `httpx.AsyncClient` of your own)."""
         return flow_class()(self)
 
-    async def access_token(self, server_url: str) -> str | None:
-        """The access token to send to the MCP server at `server_url`, refreshed first if it expired."""
+    async def access_token(self, server_url: str) -> Tokens | None:
+        """The tokens to present to the MCP server at `server_url`, refreshed first if they expired."""
         key = canonical_resource(server_url)
         async with self._locks.setdefault(key, asyncio.Lock()):
             tokens = await self.store.get_tokens(key)
@@ -100,12 +104,12 @@ class Authorization(abc.ABC):
             if tokens is not None and tokens.expired() and found is not None:
                 async with self._client() as http:
                     tokens = await self._refresh(http, key, found, tokens)
-            return tokens.access_token if tokens is not None else None
+            return tokens
 
     async def challenged(
         self, server_url: str, status: int, challenge: Challenge | None, sent: str | None
-    ) -> str:
-        """A new access token for `server_url` after it refused `sent` with a 401 or a 403 challenge."""
+    ) -> Tokens:
+        """New tokens for `server_url` after it refused the access token `sent` with a 401 or a 403."""
         self._authorizing += 1
         try:
             return await self._challenged(server_url, status, challenge, sent)
@@ -117,29 +121,53 @@ class Authorization(abc.ABC):
         """Whether an authorization is under way (or waiting for another to end)."""
         return self._authorizing > 0
 
+    def present(self, request: Any, tokens: Tokens) -> None:
+        """Put the access token on `request` (an `httpx.Request`): as a bearer token, or with the
+        DPoP scheme and a fresh proof (with the server's latest nonce) when the token is DPoP-bound.
+        """
+        if tokens.dpop_key is None:
+            request.headers["authorization"] = f"Bearer {tokens.access_token}"
+            return
+        url = str(request.url)
+        nonce = self.nonces.get(origin(url))
+        request.headers["authorization"] = f"DPoP {tokens.access_token}"
+        request.headers["dpop"] = dpop.proof(
+            tokens.dpop_key, request.method, url, tokens.access_token, nonce
+        )
+
+    def heard(self, url: str, nonce: str | None) -> bool:
+        """Keep the DPoP nonce a response from `url` carried; whether it is a new one."""
+        where = origin(url)
+        if not nonce or self.nonces.get(where) == nonce:
+            return False
+        self.nonces[where] = nonce
+        return True
+
     async def _challenged(
         self, server_url: str, status: int, challenge: Challenge | None, sent: str | None
-    ) -> str:
+    ) -> Tokens:
         key = canonical_resource(server_url)
         async with self._locks.setdefault(key, asyncio.Lock()):
             tokens = await self.store.get_tokens(key)
             if tokens is not None and tokens.access_token != sent:
-                return tokens.access_token
+                return tokens
             async with self._client() as http:
-                found = await self._discover(http, server_url, challenge)
+                found = await discover(
+                    http, server_url, challenge, self.allow_private_network, self.timeout
+                )
                 self._found[key] = found
                 if tokens is not None and tokens.issuer != found.issuer:
                     tokens = None
                 if status == 401 and tokens is not None:
                     tokens = await self._refresh(http, key, found, tokens)
                     if tokens is not None:
-                        return tokens.access_token
+                        return tokens
                 scopes = self._scopes(key, found, challenge)
                 client = await self._registration(http, found)
                 tokens = await self._authorize(http, found, client, scopes)
                 self._requested[key] = scopes
                 await self.store.set_tokens(key, tokens)
-                return tokens.access_token
+                return tokens
 
     @contextlib.asynccontextmanager
     async def _client(self) -> AsyncIterator[Any]:
@@ -147,55 +175,8 @@ class Authorization(abc.ABC):
             yield self.http
             return
         httpx: Any = importlib.import_module("httpx")
-        async with httpx.AsyncClient(timeout=30.0) as http:
+        async with httpx.AsyncClient(timeout=self.timeout) as http:
             yield http
-
-    # --- discovery ----------------------------------------------------------------------------
-
-    async def _discover(
-        self, http: Any, server_url: str, challenge: Challenge | None
-    ) -> Discovered:
-        hint = challenge.params.get("resource_metadata") if challenge is not None else None
-        found: ProtectedResourceMetadata | None = None
-        for url in [*([hint] if hint else []), *resource_metadata_urls(server_url)]:
-            found = parsed(ProtectedResourceMetadata, await get_json(http, url))
-            if found is not None:
-                break
-        if found is None:
-            base = origin(server_url)
-            server = await self._server_metadata(http, base, legacy=True)
-            return Discovered(canonical_resource(server_url), base, server, None)
-        if not resource_allows(found.resource, server_url):
-            raise AuthorizationError(
-                f"the protected-resource metadata is for {found.resource!r}, not {server_url!r}"
-            )
-        if not found.authorization_servers:
-            raise AuthorizationError(
-                f"the protected-resource metadata of {server_url!r} names no authorization server"
-            )
-        issuer = found.authorization_servers[0]
-        server = await self._server_metadata(http, issuer, legacy=False)
-        return Discovered(found.resource, issuer, server, found)
-
-    async def _server_metadata(
-        self, http: Any, issuer: str, legacy: bool
-    ) -> AuthorizationServerMetadata:
-        """The validated metadata of `issuer`; a 2025-03-26 server's default endpoints when it has none."""
-        impostor: str | None = None
-        for url in authorization_server_metadata_urls(issuer):
-            server = parsed(AuthorizationServerMetadata, await get_json(http, url))
-            if server is None:
-                continue
-            if server.issuer == issuer:
-                return server
-            impostor = server.issuer
-        if impostor is not None:
-            raise AuthorizationError(
-                f"the metadata of authorization server {issuer!r} names issuer {impostor!r}"
-            )
-        if legacy:
-            return legacy_metadata(issuer)
-        raise AuthorizationError(f"authorization server {issuer!r} publishes no metadata")
 
     def _scopes(self, key: str, found: Discovered, challenge: Challenge | None) -> tuple[str, ...]:
         """The challenge's scopes, else the resource's `scopes_supported`, with those asked before."""
@@ -210,11 +191,34 @@ class Authorization(abc.ABC):
 
     # --- registration and tokens --------------------------------------------------------------
 
+    def _preregistered(self, issuer: str) -> ClientInfo | None:
+        """The pre-registered credentials for `issuer`: those configured for it, else those configured
+        without an issuer, which are bound to the first issuer they are used with (and go to no other:
+        an MCP server cannot send them to an authorization server of its choosing, RFC 9700 §4.4).
+        """
+        for credentials in self.credentials:
+            if credentials.issuer == issuer:
+                return credentials.info(issuer)
+        for index, credentials in enumerate(self.credentials):
+            if credentials.issuer is not None:
+                continue
+            if index not in self._bound:
+                self._bound[index] = issuer
+                logger.warning(
+                    "the credentials of client %r name no issuer: they are now bound to %r, the "
+                    "first authorization server they go to (give PreRegistered(..., issuer=...))",
+                    credentials.client_id,
+                    issuer,
+                )
+            if self._bound[index] == issuer:
+                return credentials.info(issuer)
+        return None
+
     async def _registration(self, http: Any, found: Discovered) -> ClientInfo:
         """The client id to use with `found.issuer`: pre-registered, kept, a metadata document or new."""
-        for credentials in self.credentials:
-            if credentials.issuer in (None, found.issuer):
-                return credentials.info(found.issuer)
+        client = self._preregistered(found.issuer)
+        if client is not None:
+            return client
         kept = await self.store.get_client(found.issuer)
         if kept is not None:
             return kept
@@ -223,15 +227,15 @@ class Authorization(abc.ABC):
             return ClientInfo(self.client_metadata_url, found.issuer, None, "none")
         if server.registration_endpoint is None or self.metadata is None:
             raise AuthorizationError(
-                f"no registration with {found.issuer!r}: give pre-registered credentials"
+                f"no registration with {found.issuer!r}: give pre-registered credentials for it"
             )
+        await found.destinations.check(server.registration_endpoint, "the registration endpoint")
         body = self.metadata.registration(requested_auth_method(server), self.offline_access)
-        response = await http.post(server.registration_endpoint, json=body)
-        answer = json_of(response)
-        if response.status_code not in (200, 201) or answer is None:
-            raise refusal("client registration", response.status_code, answer)
+        answer = await exchange(http, "POST", server.registration_endpoint, self.timeout, json=body)
+        if answer.status not in (200, 201) or answer.json is None:
+            raise refusal("client registration", answer.status, answer.json)
         try:
-            client = registered(answer, found.issuer)
+            client = registered(answer.json, found.issuer)
         except ValueError as exc:
             raise AuthorizationError(str(exc)) from None
         await self.store.set_client(found.issuer, client)
@@ -256,9 +260,22 @@ class Authorization(abc.ABC):
             }
             with contextlib.suppress(AuthorizationError):
                 client = await self._registration(http, found)
-                fresh = await self._token(http, found, client, form, tokens.refresh_token)
+                fresh = await self._token(http, found, client, form, tokens)
         await self.store.set_tokens(key, fresh)
         return fresh
+
+    def _dpop_key(self, found: Discovered, previous: Tokens | None) -> str | None:
+        """The key to bind new tokens to: the one the refreshed tokens are bound to, else a new one
+        when the authorization server offers DPoP with ES256 (None: bearer tokens)."""
+        if previous is not None and previous.dpop_key is not None:
+            return previous.dpop_key
+        offered = found.server.dpop_signing_alg_values_supported or ()
+        if not self.dpop or dpop.ALGORITHM not in offered:
+            return None
+        if not dpop.available():
+            logger.warning("%s offers DPoP, but PyJWT[crypto] is not installed", found.issuer)
+            return None
+        return dpop.new_key()
 
     async def _token(
         self,
@@ -266,74 +283,22 @@ class Authorization(abc.ABC):
         found: Discovered,
         client: ClientInfo,
         form: dict[str, str],
-        refresh_token: str | None,
+        previous: Tokens | None,
     ) -> Tokens:
-        """A token request, the client authenticated as its registration and the server allow."""
-        headers = {"accept": "application/json"}
-        method = auth_method(client, found.server)
-        if method == "client_secret_basic" and client.client_secret is not None:
-            pair = f"{quote_plus(client.client_id)}:{quote_plus(client.client_secret)}"
-            headers["authorization"] = "Basic " + base64.b64encode(pair.encode()).decode("ascii")
-        elif method == "private_key_jwt" and client.private_key is not None:
-            form["client_id"] = client.client_id
-            form["client_assertion_type"] = ASSERTION_TYPE
-            form["client_assertion"] = client_assertion(
-                client.client_id, client.private_key, client.signing_algorithm, found.issuer
-            )
-        else:
-            form["client_id"] = client.client_id
-            if method == "client_secret_post" and client.client_secret is not None:
-                form["client_secret"] = client.client_secret
-        response = await http.post(found.server.token_endpoint, data=form, headers=headers)
-        answer = json_of(response)
-        token = answer.get("access_token") if answer is not None else None
-        if response.status_code != 200 or answer is None or not isinstance(token, str):
-            raise refusal("the token request", response.status_code, answer)
-        lifetime = answer.get("expires_in")
-        scope = answer.get("scope")
-        return Tokens(
-            token,
+        """A token request at `found`'s token endpoint; `previous` are the tokens it refreshes."""
+        endpoint = found.server.token_endpoint
+        await found.destinations.check(endpoint, "the token endpoint")
+        key = self._dpop_key(found, previous)
+        answer = await post_token_request(
+            http,
+            endpoint,
             found.issuer,
-            str(answer.get("token_type") or "Bearer"),
-            answer.get("refresh_token") or refresh_token,
-            time.time() + lifetime if isinstance(lifetime, (int, float)) else None,
-            scope if isinstance(scope, str) else None,
+            client,
+            form,
+            methods=found.server.token_endpoint_auth_methods_supported,
+            timeout=self.timeout,
+            dpop_key=key,
+            nonces=self.nonces,
         )
-
-
-def refusal(what: str, status: int | None, answer: Mapping[str, Any] | None) -> AuthorizationError:
-    error = answer.get("error") if answer is not None else None
-    detail = answer.get("error_description") if answer is not None else None
-    said = ": ".join(str(part) for part in (error, detail) if part)
-    where = f" (HTTP {status})" if status is not None else ""
-    return AuthorizationError(
-        f"{what} failed{where}{': ' + said if said else ''}",
-        error if isinstance(error, str) else None,
-    )
-
-
-def json_of(response: Any) -> dict[str, Any] | None:
-    try:
-        data = response.json()
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
-
-
-async def get_json(http: Any, url: str) -> dict[str, Any] | None:
-    """The JSON object at `url`; None for anything else (an error status, a refused connection)."""
-    httpx: Any = importlib.import_module("httpx")
-    try:
-        response = await http.get(url, headers={"accept": "application/json"})
-    except httpx.HTTPError:
-        return None
-    return json_of(response) if response.status_code == 200 else None
-
-
-def parsed(model: type[Document], data: dict[str, Any] | None) -> Document | None:
-    if data is None:
-        return None
-    try:
-        return model.model_validate(data)
-    except ValidationError:
-        return None
+        refresh_token = previous.refresh_token if previous is not None else None
+        return tokens_of(answer, found.issuer, key, refresh_token)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..auth.resource import ACCESS, Refused, ResourceServer
+from ..auth.resource import ACCESS, AccessToken, ResourceServer
 from ..jsonrpc import INVALID_REQUEST, valid_id
 from ..peer import CONTEXT, Peer
 from ..revisions import Revisions
@@ -29,7 +29,8 @@ from .session_era import SessionEra
 from .stateless import Stateless
 from .stream import Stream, StreamOptions
 from .versions import Versions
-from .wire import Receive, Reject, Request, Scope, Send, read_json, respond, respond_json
+from .protection import Protection
+from .wire import Receive, Reject, Request, Scope, Send, paths, read_json, respond, respond_json
 
 
 class StreamableHTTP:
@@ -63,6 +64,7 @@ class StreamableHTTP:
         self.max_batch = max_batch
         self.streams = streams
         self.auth = auth
+        self._protection = Protection(auth, self.path) if auth is not None else None
         self.sessions = Sessions(session_timeout)
         stateless = Stateless(make_server, self.eras, streams)
         session_era = SessionEra(
@@ -99,17 +101,22 @@ class StreamableHTTP:
             self._lifecycle.watch_signals()
         access = ACCESS.set(None)
         try:
-            metadata = self._metadata(request, scope)
-            if metadata is not None:
-                await respond_json(send, 200, metadata)
+            protection = self._protection
+            if request.method == "GET" and protection is not None and protection.is_metadata(scope):
+                self._check_origin(request)
+                await respond_json(send, 200, protection.metadata(request, scope))
                 return
-            if self._route(scope) != self.path:
+            if paths(scope)[0] != self.path:
                 raise Reject(404, None)
             self._check_origin(request)
-            if request.method in ("GET", "DELETE"):
-                await self._admit(request, None)
+            token = None
+            if protection is not None:  # the token first: nothing of the request is read before
+                token = await protection.authenticate(request, scope)
+                ACCESS.set(token)
+                if request.method != "POST":
+                    protection.authorize(token, request, scope, None)
             if request.method == "POST":
-                await self._post(request, receive, send)
+                await self._post(request, scope, token, receive, send)
             elif request.method == "GET" and sessions:
                 await self._get(request, receive, send)
             elif request.method == "DELETE" and sessions:
@@ -127,9 +134,17 @@ class StreamableHTTP:
         finally:
             ACCESS.reset(access)
 
-    async def _post(self, request: Request, receive: Receive, send: Send) -> None:
+    async def _post(
+        self,
+        request: Request,
+        scope: Scope,
+        token: AccessToken | None,
+        receive: Receive,
+        send: Send,
+    ) -> None:
         body = await read_json(request, receive, self.max_body)
-        await self._admit(request, body)
+        if self._protection is not None and token is not None:
+            self._protection.authorize(token, request, scope, body)
         try:
             stateless = self._era(request, body)
         except Reject as reject:
@@ -140,36 +155,6 @@ class StreamableHTTP:
             await self._post_stateless(request, body, stateless, receive, send)
         else:
             await self._post_session(request, body, receive, send)
-
-    def _metadata(self, request: Request, scope: Scope) -> dict[str, Any] | None:
-        """The protected-resource metadata when the request asks for it (served to anyone)."""
-        auth = self.auth
-        if auth is None or request.method != "GET":
-            return None
-        if self._route(scope) != auth.metadata_path(self.path):
-            return None
-        return auth.metadata(request.origin, self.path)
-
-    async def _admit(self, request: Request, body: Any) -> None:
-        """Let the request through with its verified token visible to handlers, or refuse it."""
-        if self.auth is None:
-            return
-        messages = body if isinstance(body, list) else [body]
-        try:
-            ACCESS.set(
-                await self.auth.admit(
-                    request.get("authorization"), request.origin, self.path, messages
-                )
-            )
-        except Refused as refused:
-            raise Reject(refused.status, refused.body, [("www-authenticate", refused.challenge)])
-
-    def _route(self, scope: Scope) -> str:
-        path: str = scope.get("path", "")
-        root: str = scope.get("root_path", "")
-        if root and path.startswith(root):
-            path = path[len(root) :]
-        return path.rstrip("/") or "/"
 
     async def aclose(self) -> None:
         """End every session (as the server shuts down)."""

@@ -45,8 +45,9 @@ class Session:
         self.closed = False
         self.active = 0
         """Requests of this session being served right now (POSTs and an attached GET stream)."""
-        self.owner: tuple[str | None, str | None] | None = None
-        """Whom the session belongs to on a server with `auth`: its access token's subject and client."""
+        self.owner: tuple[Any, ...] | None = None
+        """Whom the session belongs to on a server with `auth`: its access token's issuer, subject and
+        client (`AccessToken.principal`)."""
         server.attach(self)
 
     def working(self) -> Session:
@@ -153,6 +154,6 @@ class Session:
         self.server.attach(None)
 
 
-def principal(token: AccessToken | None) -> tuple[str | None, str | None] | None:
-    """Whom a verified access token speaks for (its subject and client), None without `auth`."""
-    return None if token is None else (token.subject, token.client_id)
+def principal(token: AccessToken | None) -> tuple[Any, ...] | None:
+    """Whom a verified access token speaks for (its issuer, subject and client), None without `auth`."""
+    return None if token is None else token.principal

@@ -4,18 +4,20 @@
 # Errata applied: elicit-result-number, request-params-meta
 # Lifecycle: session (initialize)
 """MCP authorization (OAuth 2.1). Clients: `OAuth` (on a user's behalf), `ClientCredentials` or
-`JwtBearer` (on their own) for `connect_http(..., auth=...)`. Servers: `ResourceServer` for
-`streamable_http_app(..., auth=...)`. Standard library and pydantic only; httpx for the client's HTTP
-and PyJWT for JWTs (`JwtVerifier`, private-key client authentication), each imported when used."""
+`JwtBearer` (on their own), `EnterpriseManaged` (a user's enterprise identity) for
+`connect_http(..., auth=...)`. Servers: `ResourceServer` for `streamable_http_app(..., auth=...)`.
+Standard library and pydantic only; httpx for the client's HTTP and PyJWT for JWTs (`JwtVerifier`,
+private-key client authentication, DPoP), each imported when used."""
 
 from __future__ import annotations
 
-from .challenge import Challenge, bearer_challenge, format_challenge, parse_challenges
+from .challenge import Challenge, format_challenge, oauth_challenge, parse_challenges
 from .errors import AuthorizationError
 from .metadata import AuthorizationServerMetadata, ProtectedResourceMetadata
+from .dpop_check import DPoP
 from .jwt import JwtVerifier
 from .authorization import Authorization
-from .grants import ClientCredentials, Consent, JwtBearer, OAuth
+from .grants import ClientCredentials, Consent, EnterpriseManaged, JwtBearer, OAuth
 from .registration import ClientMetadata, PreRegistered
 from .resource import AccessToken, ResourceServer, ScopesFor, TokenVerifier, access_token
 from .store import ClientInfo, MemoryTokenStore, Tokens, TokenStore
@@ -30,6 +32,8 @@ __all__ = [
     "ClientInfo",
     "ClientMetadata",
     "Consent",
+    "DPoP",
+    "EnterpriseManaged",
     "JwtBearer",
     "JwtVerifier",
     "MemoryTokenStore",
@@ -42,7 +46,7 @@ __all__ = [
     "TokenVerifier",
     "Tokens",
     "access_token",
-    "bearer_challenge",
     "format_challenge",
+    "oauth_challenge",
     "parse_challenges",
 ]

@@ -78,17 +78,16 @@ def requested_auth_method(server: AuthorizationServerMetadata) -> str:
     return next((m for m in SECRET_METHODS if m in supported), SECRET_METHODS[0])
 
 
-def auth_method(client: ClientInfo, server: AuthorizationServerMetadata) -> str:
-    """How `client` authenticates at `server`'s token endpoint: as registered, else none without a
-    secret, else the first secret method the server supports (client_secret_basic by default)."""
+def auth_method(client: ClientInfo, supported: list[str] | None) -> str:
+    """How `client` authenticates at a token endpoint: as registered, else none without a secret,
+    else the first secret method of those `supported` (client_secret_basic by default)."""
     if client.token_endpoint_auth_method is not None:
         return client.token_endpoint_auth_method
     if client.private_key is not None:
         return "private_key_jwt"
     if client.client_secret is None:
         return "none"
-    supported = server.token_endpoint_auth_methods_supported or [SECRET_METHODS[0]]
-    return next((m for m in SECRET_METHODS if m in supported), SECRET_METHODS[0])
+    return next((m for m in SECRET_METHODS if m in (supported or ())), SECRET_METHODS[0])
 
 
 def registered(answer: Mapping[str, Any], issuer: str) -> ClientInfo:

@@ -26,6 +26,8 @@ class Tokens:
     """Seconds since the epoch when the access token expires (None: not said)."""
     scope: str | None = None
     """The scope granted, when the authorization server said."""
+    dpop_key: str | None = None
+    """The private key (PEM) DPoP-bound tokens are bound to (RFC 9449); None for bearer tokens."""
 
     def expired(self, leeway: float = 30.0) -> bool:
         """Whether the access token has expired or will within `leeway` seconds."""

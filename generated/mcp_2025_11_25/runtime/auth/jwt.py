@@ -12,18 +12,43 @@ import asyncio
 import importlib
 import time
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..log import logger
 from .resource import AccessToken
 
+FAMILIES = {"RSA": ("RS", "PS"), "EC": ("ES",), "OKP": ("EdDSA", "Ed"), "oct": ("HS",)}
+"""The algorithm names each key type signs with (RFC 7518, RFC 8037)."""
+ACCESS_TOKEN_TYPE = "at+jwt"
+
+
+@dataclass(frozen=True)
+class _Key:
+    """A key of the authorization server's set: PyJWT's, and the algorithms it may verify."""
+
+    jwk: Any
+    algorithms: tuple[str, ...]
+
+
+def _media_type(value: Any) -> str | None:
+    """A `typ` header as a media type in lower case, without the optional `application/` prefix."""
+    if not isinstance(value, str):
+        return None
+    lowered: str = value.lower()
+    return lowered.removeprefix("application/")
+
 
 class JwtVerifier:
-    """A `TokenVerifier` for JWTs signed with a key of the authorization server's JWKS: signature,
-    `iss`, `aud` (this MCP server's canonical URI) and `exp` checked; scopes from `scope` or `scp`.
+    """A `TokenVerifier` for JWT access tokens (RFC 9068) signed with a key of the authorization
+    server's JWKS: `typ` (`at+jwt`), signature, `iss`, `aud` (this MCP server's canonical URI) and `exp`
+    checked; scopes from `scope` or `scp`; `expires_at` is `exp` plus `leeway` (for clock skew).
 
-    The key set comes from `jwks` or is fetched from `jwks_uri` (again when a token names a key it
-    lacks, at most every `refetch_after` seconds).
+    A token verifies only with an algorithm of `algorithms` that its key allows: the key's declared
+    `alg`, else its key type's (an RSA key never verifies an HMAC, whatever `algorithms` holds). The key
+    set comes from `jwks` or is fetched from `jwks_uri` (again when a token names a key it lacks, at most
+    every `refetch_after` seconds). `typ` is the token type required (None: any, for an authorization
+    server that does not type its access tokens as RFC 9068 §2.1 says).
     """
 
     def __init__(
@@ -36,6 +61,7 @@ class JwtVerifier:
         algorithms: Iterable[str] = ("RS256", "ES256", "PS256", "EdDSA"),
         leeway: float = 30.0,
         refetch_after: float = 60.0,
+        typ: str | None = ACCESS_TOKEN_TYPE,
     ) -> None:
         if jwks is None and jwks_uri is None:
             raise ValueError("JwtVerifier needs jwks or jwks_uri")
@@ -46,7 +72,8 @@ class JwtVerifier:
         self.algorithms = list(algorithms)
         self.leeway = leeway
         self.refetch_after = refetch_after
-        self._keys: Any = None if jwks is None else self.jwt.PyJWKSet.from_dict(dict(jwks))
+        self.typ = typ
+        self._keys: list[_Key] | None = None if jwks is None else self._keyset(jwks)
         self._fetched = 0.0
         self._lock = asyncio.Lock()
 
@@ -54,14 +81,16 @@ class JwtVerifier:
         """The verified token, or None when it is not a valid access token for `audience`."""
         jwt = self.jwt
         try:
-            kid = jwt.get_unverified_header(token).get("kid")
-            key = await self._key(kid)
-            if key is None:
+            header = jwt.get_unverified_header(token)
+            if self.typ is not None and _media_type(header.get("typ")) != _media_type(self.typ):
+                return None
+            key = await self._key(header.get("kid"))
+            if key is None or not key.algorithms:
                 return None
             claims = jwt.decode(
                 token,
-                key.key,
-                algorithms=self.algorithms,
+                key.jwk.key,
+                algorithms=list(key.algorithms),
                 audience=self.audience,
                 issuer=self.issuer,
                 leeway=self.leeway,
@@ -78,11 +107,33 @@ class JwtVerifier:
             frozenset(scopes),
             claims.get("client_id") or claims.get("azp"),
             claims.get("sub"),
-            claims.get("exp"),
+            claims["exp"] + self.leeway,
             claims,
+            self.issuer,
         )
 
-    async def _key(self, kid: Any) -> Any:
+    def _keyset(self, jwks: Mapping[str, Any]) -> list[_Key]:
+        """The usable keys of a JWKS document, each with the algorithms it may verify."""
+        found: list[_Key] = []
+        listed = jwks.get("keys")
+        for data in listed if isinstance(listed, list) else []:
+            if not isinstance(data, dict):
+                continue
+            try:
+                jwk = self.jwt.PyJWK.from_dict(data)
+            except self.jwt.PyJWTError:
+                continue
+            declared = data.get("alg")
+            family = FAMILIES.get(str(data.get("kty")), ())
+            allowed = tuple(
+                a
+                for a in self.algorithms
+                if (a == declared if declared is not None else a.startswith(family))
+            )
+            found.append(_Key(jwk, allowed))
+        return found
+
+    async def _key(self, kid: Any) -> _Key | None:
         """The key `kid` names (the only key when the token names none), fetching the set if needed."""
         async with self._lock:
             if self._keys is None or (
@@ -93,11 +144,11 @@ class JwtVerifier:
                 await self._fetch()
             return self._find(kid)
 
-    def _find(self, kid: Any) -> Any:
-        keys = list(self._keys.keys) if self._keys is not None else []
+    def _find(self, kid: Any) -> _Key | None:
+        keys = self._keys or []
         if kid is None:
             return keys[0] if len(keys) == 1 else None
-        return next((k for k in keys if k.key_id == kid), None)
+        return next((k for k in keys if k.jwk.key_id == kid), None)
 
     async def _fetch(self) -> None:
         httpx: Any = importlib.import_module("httpx")
@@ -106,6 +157,7 @@ class JwtVerifier:
             async with httpx.AsyncClient(timeout=30.0) as http:
                 response = await http.get(self.jwks_uri)
             response.raise_for_status()
-            self._keys = self.jwt.PyJWKSet.from_dict(response.json())
-        except (httpx.HTTPError, ValueError, self.jwt.PyJWTError) as exc:
+            document = response.json()
+            self._keys = self._keyset(document if isinstance(document, dict) else {})
+        except (httpx.HTTPError, ValueError) as exc:
             logger.warning("could not fetch the key set at %s: %s", self.jwks_uri, exc)

@@ -6,18 +6,20 @@
 # Extensions: tasks=io.modelcontextprotocol/tasks sha256 10933a5003097bbccb03d964e6a5f7a2819cc4d7a1d07e27c6765cbf5da35c5c; apps=io.modelcontextprotocol/ui sha256 3823abdec2ab00069420812520c20f561428e1bf328c8f61189094f5160e33d9
 # Extension errata applied: tasks: 2026-07-28/elicit-result-number, 2026-07-28/json-value-number-null; apps: ext-apps/nested-json-value-refs, ext-apps/update-model-context-result
 """MCP authorization (OAuth 2.1). Clients: `OAuth` (on a user's behalf), `ClientCredentials` or
-`JwtBearer` (on their own) for `connect_http(..., auth=...)`. Servers: `ResourceServer` for
-`streamable_http_app(..., auth=...)`. Standard library and pydantic only; httpx for the client's HTTP
-and PyJWT for JWTs (`JwtVerifier`, private-key client authentication), each imported when used."""
+`JwtBearer` (on their own), `EnterpriseManaged` (a user's enterprise identity) for
+`connect_http(..., auth=...)`. Servers: `ResourceServer` for `streamable_http_app(..., auth=...)`.
+Standard library and pydantic only; httpx for the client's HTTP and PyJWT for JWTs (`JwtVerifier`,
+private-key client authentication, DPoP), each imported when used."""
 
 from __future__ import annotations
 
-from .challenge import Challenge, bearer_challenge, format_challenge, parse_challenges
+from .challenge import Challenge, format_challenge, oauth_challenge, parse_challenges
 from .errors import AuthorizationError
 from .metadata import AuthorizationServerMetadata, ProtectedResourceMetadata
+from .dpop_check import DPoP
 from .jwt import JwtVerifier
 from .authorization import Authorization
-from .grants import ClientCredentials, Consent, JwtBearer, OAuth
+from .grants import ClientCredentials, Consent, EnterpriseManaged, JwtBearer, OAuth
 from .registration import ClientMetadata, PreRegistered
 from .resource import AccessToken, ResourceServer, ScopesFor, TokenVerifier, access_token
 from .store import ClientInfo, MemoryTokenStore, Tokens, TokenStore
@@ -32,6 +34,8 @@ __all__ = [
     "ClientInfo",
     "ClientMetadata",
     "Consent",
+    "DPoP",
+    "EnterpriseManaged",
     "JwtBearer",
     "JwtVerifier",
     "MemoryTokenStore",
@@ -44,7 +48,7 @@ __all__ = [
     "TokenVerifier",
     "Tokens",
     "access_token",
-    "bearer_challenge",
     "format_challenge",
+    "oauth_challenge",
     "parse_challenges",
 ]

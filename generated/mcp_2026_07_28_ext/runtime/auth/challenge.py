@@ -56,18 +56,19 @@ def parse_challenges(values: Iterable[str]) -> list[Challenge]:
     return found
 
 
-def bearer_challenge(values: Iterable[str]) -> Challenge | None:
-    """The `Bearer` challenge among `values`, if any."""
-    return next((c for c in parse_challenges(values) if c.scheme.lower() == "bearer"), None)
+def oauth_challenge(values: Iterable[str]) -> Challenge | None:
+    """The first `Bearer` or `DPoP` (RFC 9449 §7.1) challenge among `values`, if any."""
+    found = parse_challenges(values)
+    return next((c for c in found if c.scheme.lower() in ("bearer", "dpop")), None)
 
 
 def _quoted(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def format_challenge(params: Mapping[str, str | None]) -> str:
-    """A `Bearer` challenge with `params` (those set to None left out) as quoted strings."""
+def format_challenge(params: Mapping[str, str | None], scheme: str = "Bearer") -> str:
+    """A challenge of `scheme` with `params` (those set to None left out) as quoted strings."""
     pairs = ", ".join(
         f"{name}={_quoted(value)}" for name, value in params.items() if value is not None
     )
-    return f"Bearer {pairs}" if pairs else "Bearer"
+    return f"{scheme} {pairs}" if pairs else scheme
