@@ -77,8 +77,9 @@ class ServerEndpoint(Endpoint):
         self.log_level: Any = None
         self._session_meta: dict[str, Any] | None = None
         self._session_models: dict[type[BaseModel], BaseModel] = {}
-        self.listens: set[asyncio.Future[Any]] = set()
-        """The listen requests being served: they end when the client can no longer hear them."""
+        self.listens: dict[asyncio.Future[Any], Any] = {}
+        """The listen requests being served (their ids by task): they end when the client can no longer
+        hear them."""
         self.bridge = ListenBridge(self)
 
     def handshake(self, revision: Revision) -> BaseModel:
@@ -113,8 +114,8 @@ class ServerEndpoint(Endpoint):
         self.within(listening=(REQUEST_ID.get(),))
         task = asyncio.current_task()
         if task is not None:
-            self.listens.add(task)
-            task.add_done_callback(self.listens.discard)
+            self.listens[task] = REQUEST_ID.get()
+            task.add_done_callback(lambda done: self.listens.pop(done, None))
 
     async def answer_handshake(self, revision: Revision, message: Any) -> Any:
         """Answer the handshake; in the session era it also starts a new session."""
@@ -164,15 +165,19 @@ class ServerEndpoint(Endpoint):
 
     def input_closed(self) -> None:
         """End the listen requests still running: nobody is left to hear their notifications."""
-        listens, self.listens = self.listens, set()
+        listens, self.listens = self.listens, {}
         for task in listens:
             self.cancelled.add(task)
             task.cancel()
 
     def stamped(self, revision: Revision, method: str, wire: Any) -> Any:
-        """A notification sent for a listen request names it in `_meta` (validated again with the name)."""
+        """A notification sent for a listen request names it in `_meta` (validated again with the name).
+        Sent by other code (another request's handler holding this server) while this server serves one
+        listen request, it is sent for that request."""
         mine, modern = self.context(), revision.modern
         listening = mine.listening if mine is not None else None
+        if mine is None and len(self.listens) == 1:
+            listening = tuple(self.listens.values())
         if listening is None or modern is None or not modern.subscription_id_key:
             return wire
         meta = {
