@@ -17,8 +17,9 @@ from pydantic import BaseModel, ValidationError
 from .convert import dump, project_capabilities
 from .handlers import implementation_info, overridden, overridden_capabilities
 from .handshake import handshake_result
-from .jsonrpc import INTERNAL_ERROR, ProtocolError, error_details
+from .jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, ProtocolError, error_details
 from .listen import ListenBridge, acknowledged_for_session, stream_methods
+from .negotiation import client_capabilities, declared, missing_extension, negotiated
 from .peer import MAX_INPUT_ROUNDS, REQUEST_ID, Endpoint, Peer
 from .revisions import Revision
 
@@ -57,6 +58,20 @@ class ServerBase(Peer):
     def server_info(self) -> dict[str, Any]:
         """The `Implementation` object naming this server."""
         return implementation_info(self, self.name, self.version, self.title)
+
+    def negotiated_extensions(self) -> frozenset[str]:
+        """The extensions (SEP-2133) both this server and the client declared for the request being
+        handled: a handler may answer with an extension's result (a task) only for those."""
+        mine = self._mcp.context()
+        return mine.extensions if mine is not None else frozenset()
+
+    def require_extension(self, identifier: str) -> None:
+        """Raise the missing-capability error naming extension `identifier` (-32021 with
+        `requiredCapabilities`) unless the request being handled negotiated it: for what this server
+        can only answer with the extension (a task)."""
+        if identifier not in self.negotiated_extensions():
+            endpoint = self._mcp
+            raise missing_extension(endpoint.revision(), identifier, "this request")
 
     def _mcp_handshake(self) -> Any:
         """The handshake answer of the surface revision (what an `on_*` handshake handler returns by default)."""
@@ -264,11 +279,35 @@ class ServerEndpoint(Endpoint):
             )
         return found
 
+    async def serve(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
+        """An extension's method is served only when both sides declared the extension: -32601 when
+        this server does not, the missing-capability error when the client does not."""
+        if not revision.extensions:
+            return await super().serve(revision, method, message, obj)
+        ours = self.peer.derived_capabilities()
+        theirs = client_capabilities(revision, obj.get("params"), self.peer_info)
+        on = negotiated(revision, ours, theirs)
+        extension = revision.extension_of.get(method)
+        if extension is not None and extension.identifier not in on:
+            if extension.identifier not in declared(revision, dump(ours)):
+                raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
+            raise missing_extension(revision, extension.identifier, method)
+        self.within(extensions=on)
+        return await super().serve(revision, method, message, obj)
+
     async def fulfil_on_session(
         self, revision: Revision, method: str, handler: str, params: Any, result: Any
     ) -> Any:
-        """In a session, a stateless-era surface handler's request for input is sent to the client as
-        requests of the session's revision, and the handler runs again with the answers."""
+        """An extension's result (a task) answers only a client that negotiated the extension (else
+        the missing-capability error: the server cannot serve it without). In a session, a
+        stateless-era surface handler's request for input is sent to the client as requests of the
+        session's revision, and the handler runs again with the answers."""
+        for extension, model in self.surface.extension_results.get(method, ()):
+            if (
+                isinstance(result, model)
+                and extension.identifier not in self.peer.negotiated_extensions()
+            ):
+                raise missing_extension(revision, extension.identifier, method)
         need = self.surface.input_required
         answer_model = self.surface.model(need.result) if need is not None else None
         if need is None or answer_model is None or revision.legacy is None:
