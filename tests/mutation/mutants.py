@@ -439,6 +439,7 @@ RUNTIME_CONVERT = _group(
         ("peer-invalid-repaired", "convert", "not _newer_content(value, failure.errors(include_url=False))", "False", "a peer's invalid message repaired (parts dropped) instead of refused"),
         ("drops-front-to-back", "_repair", "key=lambda d: (id(d[0]), str(d[1])), reverse=True)", "key=lambda d: (id(d[0]), str(d[1])))", "list items dropped front to back: a later index then hits the wrong item"),
         ("capabilities-unprojected", "project_capabilities", "        if key not in fields:\n            continue\n", "        if key not in fields:\n            out[key] = value\n            continue\n", "capabilities another revision does not define sent to it anyway"),
+        ("capabilities-open-source-subkeys", "project_capabilities", "if inner is not None and key in theirs and written is None and isinstance(value, Mapping):", "if False:", "an older session's open capability object passes the surface's typed sub-keys (sampling.tools) to its handlers"),
     ],
 )
 
@@ -506,6 +507,7 @@ RUNTIME_SERVER = _group(
         ("listens-outlive-input", "ServerEndpoint.input_closed", "            task.cancel()\n", "", "listen requests keep running after the client's input closed"),
         ("acknowledgement-sent-to-session", "ServerEndpoint.notify", "if mine is not None and mine.for_session and method not in revision.registry.methods:", "if False:", "the listen handler run for a session sends it the acknowledgement its revision lacks (and fails)"),
         ("listen-notifications-unnamed", "ServerEndpoint.stamped", "if listening is None or modern is None or not modern.subscription_id_key:", "if True:", "notifications sent for a listen request do not name it in `_meta`"),
+        ("listen-notifications-from-other-code-unnamed", "ServerEndpoint.stamped", "        if mine is None and len(self.listens) == 1:\n", "        if False:\n", "a notification another request's handler sends through a listen request's server does not name the stream"),
     ],
 )
 
