@@ -24,6 +24,7 @@ from .convert import dump, project_capabilities
 from .handlers import implementation_info, overridden_capabilities
 from .handshake import handshake_info, handshake_result
 from .jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, ProtocolError
+from .negotiation import declared
 from .peer import MAX_INPUT_ROUNDS, Endpoint, Peer
 from .revisions import Revision
 
@@ -137,6 +138,26 @@ class ClientEndpoint(Endpoint):
     def __init__(self, peer: Peer) -> None:
         super().__init__(peer)
         self.peer_info: Any = None
+
+    def gate(self, revision: Revision, method: str) -> None:
+        """Refuse what `revision` does not let a client send, and an extension's method unless both
+        this client and the server (in its handshake answer) declared the extension."""
+        super().gate(revision, method)
+        extension = revision.extension_of.get(method)
+        if extension is None:
+            return
+        server = handshake_info(self.surface, self.peer_info).capabilities
+        sides = {"this client": dump(self.peer.derived_capabilities()), "the server": server}
+        silent = [
+            side
+            for side, caps in sides.items()
+            if extension.identifier not in declared(revision, caps)
+        ]
+        if silent:
+            raise ProtocolError(
+                METHOD_NOT_FOUND,
+                f"{method} needs the {extension.identifier} extension, which {' and '.join(silent)} did not declare",
+            )
 
     async def start_session(self) -> Any:
         """`ClientBase.start_session`."""
