@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Mapping, cast
 
 from .convert import dump, project_capabilities
@@ -23,6 +23,7 @@ from .handlers import implementation_info, overridden_capabilities
 from .handshake import handshake_info, handshake_result
 from .jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, ProtocolError
 from .negotiation import declared
+from .tasks import await_task
 from .peer import MAX_INPUT_ROUNDS, Endpoint, Peer
 from .revisions import Revision
 
@@ -61,6 +62,17 @@ class ClientBase(Peer):
         found = overridden_capabilities(self)
         model = type(self).revisions.surface.client_capabilities
         return model.model_validate(found) if model is not None else found
+
+    async def await_task(
+        self,
+        task: Any,
+        method: str = "tools/call",
+        on_status: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
+    ) -> Any:
+        """The result of a task a server answered with (tasks extension): polled with `tasks/get` at the
+        interval it suggests, its input requests answered by this client's handlers; see
+        `tasks.await_task`. Any client may await a task by its id (one that reconnected, too)."""
+        return await await_task(self, task, method, on_status)
 
     def client_info(self) -> dict[str, Any]:
         """The `Implementation` object naming this client."""
@@ -313,7 +325,7 @@ class ClientEndpoint(Endpoint):
             answers = {}
             requests = raw.get(need.requests_key) if isinstance(raw, Mapping) else None
             for key, request in (requests if isinstance(requests, Mapping) else {}).items():
-                answer = await self._answer_input(revision, request)
+                answer = await self.answer_input(revision, request)
                 if answer is None:
                     return model
                 answers[key] = answer
@@ -327,7 +339,9 @@ class ClientEndpoint(Endpoint):
             )
         return model
 
-    async def _answer_input(self, revision: Revision, request: Any) -> Any:
+    async def answer_input(self, revision: Revision, request: Any) -> Any:
+        """This client's answer to one input request (wire data), by its own handler; None when it has
+        no handler for it."""
         method = request.get("method") if isinstance(request, Mapping) else None
         if not isinstance(method, str):
             return None

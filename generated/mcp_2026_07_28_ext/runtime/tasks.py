@@ -8,7 +8,8 @@
 """Tasks (the `io.modelcontextprotocol/tasks` extension, SEP-2663) on the server side, as wire data: a
 handler hands its work to a `TaskRunner`, which records the task in a `TaskStore` before answering with
 the `CreateTaskResult` and runs the work in the background; `tasks/get`, `tasks/update` and `tasks/cancel`
-handlers read and drive the task through the same runner.
+handlers read and drive the task through the same runner. On the client side, `await_task` polls a task
+to its result.
 
 The store is pluggable (`TaskStore`); `MemoryTaskStore` keeps tasks in this process, bounded in number,
 each kept at least its `ttlMs`. The work itself runs in the process that started it.
@@ -17,12 +18,14 @@ each kept at least its `ttlMs`. The work itself runs in the process that started
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Any, Awaitable, Callable, Mapping, Protocol
 
+from .convert import dump, fill
 from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError
 from .log import logger
 
@@ -258,3 +261,85 @@ class TaskRunner:
         if record is None:
             raise ProtocolError(INVALID_PARAMS, "Unknown task")
         return record
+
+
+# --- the client side: awaiting a task's result
+
+
+class TaskCancelledError(Exception):
+    """The task was cancelled before it produced a result."""
+
+
+POLL_BOUNDS = (0.05, 60.0)
+"""The shortest and longest wait between two `tasks/get` polls, in seconds, whatever the server suggests."""
+
+
+async def await_task(
+    client: Any,
+    task: Any,
+    method: str = "tools/call",
+    on_status: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
+) -> Any:
+    """Poll the task `task` (a `CreateTaskResult`, its wire data, or a task id) with `tasks/get` at the
+    interval it suggests until it ends, and return its result as `method`'s surface result. Input
+    requests are answered by `client`'s own handlers and sent with `tasks/update`; `on_status` sees
+    every state polled. A failed task raises ProtocolError with its error, a cancelled one
+    TaskCancelledError; cancelling the wait cancels the task (`tasks/cancel`)."""
+    endpoint = client._mcp
+    found = task if isinstance(task, str) else dict(dump(task) or {})
+    task_id = found if isinstance(found, str) else found.get("taskId")
+    state: dict[str, Any] = {} if isinstance(found, str) else found
+    try:
+        while True:
+            if state.get("status") in TERMINAL and (
+                state.get("status") == "cancelled" or "result" in state or "error" in state
+            ):
+                break
+            if state.get("status") == "input_required":
+                await _answer(endpoint, client, task_id, state.get("inputRequests"))
+            elif state:
+                await asyncio.sleep(_interval(state.get("pollIntervalMs")))
+            state = dump(await endpoint.call("tasks/get", {"taskId": task_id}))
+            if on_status is not None:
+                await on_status(state)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await asyncio.shield(endpoint.call("tasks/cancel", {"taskId": task_id}))
+        raise
+    if state["status"] == "failed":
+        error = state.get("error") or {}
+        raise ProtocolError(
+            error.get("code", INTERNAL_ERROR),
+            str(error.get("message", "task failed")),
+            error.get("data"),
+        )
+    if state["status"] == "cancelled":
+        raise TaskCancelledError(f"task {task_id} was cancelled")
+    result = (
+        dict(state["result"]) if isinstance(state.get("result"), Mapping) else state.get("result")
+    )
+    if isinstance(result, dict):  # what the result's revision requires and the task left out
+        for path, key, value in endpoint.result_fills(endpoint.surface, method):
+            fill(result, path, key, value)
+    return endpoint.surface.registry.parse_result(method, result)
+
+
+def _interval(suggested: Any) -> float:
+    """The wait before the next poll: the server's suggestion (milliseconds) within `POLL_BOUNDS`."""
+    seconds = (
+        suggested / 1000 if isinstance(suggested, int) and not isinstance(suggested, bool) else 1.0
+    )
+    return min(max(seconds, POLL_BOUNDS[0]), POLL_BOUNDS[1])
+
+
+async def _answer(endpoint: Any, client: Any, task_id: Any, requests: Any) -> None:
+    """Answer a task's input requests with the client's handlers and send them with `tasks/update`."""
+    answers = {}
+    for key, request in (requests if isinstance(requests, Mapping) else {}).items():
+        answer = await endpoint.answer_input(endpoint.revision(), request)
+        if answer is None:
+            raise ProtocolError(
+                INVALID_PARAMS, f"task {task_id} asks for input this client cannot give: {key}"
+            )
+        answers[key] = answer
+    await endpoint.call("tasks/update", {"taskId": task_id, "inputResponses": answers})
