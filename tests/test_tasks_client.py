@@ -14,6 +14,7 @@ import pytest
 
 from httpserve import serve
 from shared import EXTENDED
+from task_support import task_server
 
 TASKS = "io.modelcontextprotocol/tasks"
 
@@ -23,37 +24,16 @@ def pkg(generated_root: Path) -> ModuleType:
     return importlib.import_module(EXTENDED[2])
 
 
-def server_class(pkg: ModuleType, runner: Any) -> type:
-    tasks = importlib.import_module(f"{pkg.__name__}.ext.tasks")
-    ask = {"method": "elicitation/create", "params": {"message": "Name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}}
+ASK = {"method": "elicitation/create", "params": {"message": "Name?", "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}}}}
 
-    class Tasks(pkg.Server):  # type: ignore[misc, name-defined]
-        async def on_call_tool(self, params: Any) -> Any:
-            self.require_extension(tasks.IDENTIFIER)
-            seconds = float((params.arguments or {}).get("seconds", 0))
 
-            async def work(ctx: Any) -> Any:
-                await asyncio.sleep(seconds)
-                if params.name == "ask":
-                    answers = await ctx.ask({"who": ask})
-                    return {"content": [{"type": "text", "text": f"hello {answers['who']['content']['name']}"}]}
-                return {"content": [{"type": "text", "text": f"{params.name} done"}]}
-
-            return tasks.types.CreateTaskResult.model_validate(await runner.start(work))
-
-        async def on_get_task(self, params: Any) -> Any:
-            found = await runner.get(params.task_id)
-            return tasks.methods.parse_result("tasks/get", {**found, "resultType": "complete"})
-
-        async def on_update_task(self, params: Any) -> Any:
-            await runner.update(params.task_id, pkg.runtime.dump(params).get("inputResponses"))
-            return tasks.types.UpdateTaskResult()
-
-        async def on_cancel_task(self, params: Any) -> Any:
-            await runner.cancel(params.task_id)
-            return tasks.types.CancelTaskResult()
-
-    return Tasks
+async def work(params: Any, ctx: Any) -> Any:
+    """Sleep the `seconds` argument; the `ask` tool then asks for a name."""
+    await asyncio.sleep(float((params.arguments or {}).get("seconds", 0)))
+    if params.name == "ask":
+        answers = await ctx.ask({"who": ASK})
+        return {"content": [{"type": "text", "text": f"hello {answers['who']['content']['name']}"}]}
+    return {"content": [{"type": "text", "text": f"{params.name} done"}]}
 
 
 def client_class(pkg: ModuleType) -> type:
@@ -69,7 +49,7 @@ def client_class(pkg: ModuleType) -> type:
 @pytest.fixture()
 def served(pkg: ModuleType) -> Any:
     runner = importlib.import_module(f"{pkg.__name__}.runtime.tasks").TaskRunner(ttl_ms=60_000, poll_interval_ms=50)
-    app = importlib.import_module(f"{pkg.__name__}.http").streamable_http_app(server_class(pkg, runner))
+    app = importlib.import_module(f"{pkg.__name__}.http").streamable_http_app(task_server(pkg, runner, work))
     with serve(app) as running:
         yield running, runner
 

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from shared import EXTENDED
+from task_support import task_server
 
 TASKS = "io.modelcontextprotocol/tasks"
 CODES = {-32700, -32600, -32601, -32602, -32603, -32020, -32021, -32022}
@@ -34,32 +35,13 @@ META = {
 def served(generated_root: Path) -> tuple[ModuleType, type, Any]:
     """The package, a server class whose tools start tasks on one shared runner, and that runner."""
     pkg = importlib.import_module(EXTENDED[2])
-    tasks = importlib.import_module(f"{pkg.__name__}.ext.tasks")
     runner = importlib.import_module(f"{pkg.__name__}.runtime.tasks").TaskRunner(ttl_ms=60_000)
 
-    class Tasks(pkg.Server):  # type: ignore[misc, name-defined]
-        async def on_call_tool(self, params: Any) -> Any:
-            self.require_extension(tasks.IDENTIFIER)
+    async def work(params: Any, ctx: Any) -> Any:
+        answers = await ctx.ask({"k": {"method": "roots/list", "params": {}}})
+        return {"content": [{"type": "text", "text": str(sorted(answers))}]}
 
-            async def work(ctx: Any) -> Any:
-                answers = await ctx.ask({"k": {"method": "roots/list", "params": {}}})
-                return {"content": [{"type": "text", "text": str(sorted(answers))}]}
-
-            return tasks.types.CreateTaskResult.model_validate(await runner.start(work))
-
-        async def on_get_task(self, params: Any) -> Any:
-            found = await runner.get(params.task_id)
-            return tasks.methods.parse_result("tasks/get", {**found, "resultType": "complete"})
-
-        async def on_update_task(self, params: Any) -> Any:
-            await runner.update(params.task_id, pkg.runtime.dump(params).get("inputResponses"))
-            return tasks.types.UpdateTaskResult()
-
-        async def on_cancel_task(self, params: Any) -> Any:
-            await runner.cancel(params.task_id)
-            return tasks.types.CancelTaskResult()
-
-    return pkg, Tasks, runner
+    return pkg, task_server(pkg, runner, work), runner
 
 
 class Tracebacks(logging.Handler):

@@ -12,6 +12,7 @@ from mcpgen.runtime.jsonrpc import ProtocolError
 from mcpgen.runtime.redis_tasks import RedisTaskStore
 from mcpgen.runtime.tasks import TaskRunner
 from redis_server import RedisServer, redis_server
+from task_support import settle
 
 TEXT = {"content": [{"type": "text", "text": "done"}]}
 
@@ -20,15 +21,6 @@ TEXT = {"content": [{"type": "text", "text": "done"}]}
 def redis() -> Iterator[RedisServer]:
     with redis_server() as server:
         yield server
-
-
-async def settle(runner: TaskRunner, task_id: str, status: str, timeout: float = 5) -> dict[str, Any]:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        found = await runner.get(task_id)
-        if found["status"] == status or asyncio.get_running_loop().time() > deadline:
-            return found
-        await asyncio.sleep(0.02)
 
 
 def test_a_task_started_by_one_worker_is_read_and_cancelled_by_another(redis: RedisServer) -> None:

@@ -12,19 +12,10 @@ import pytest
 
 from mcpgen.runtime.jsonrpc import ProtocolError
 from mcpgen.runtime.tasks import MemoryTaskStore, TaskRunner
+from task_support import settle
 
 ISO = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}")
 TEXT = {"content": [{"type": "text", "text": "done"}]}
-
-
-async def settle(runner: TaskRunner, task_id: str, status: str, timeout: float = 5) -> dict[str, Any]:
-    """Poll `tasks/get` until the task has `status`."""
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        found = await runner.get(task_id)
-        if found["status"] == status or asyncio.get_running_loop().time() > deadline:
-            return found
-        await asyncio.sleep(0.01)
 
 
 def test_a_task_is_recorded_before_it_is_answered_and_inlines_its_result() -> None:
