@@ -507,6 +507,8 @@ RUNTIME_SERVER = _group(
         ("listens-outlive-input", "ServerEndpoint.input_closed", "            task.cancel()\n", "", "listen requests keep running after the client's input closed"),
         ("acknowledgement-sent-to-session", "ServerEndpoint.notify", "if mine is not None and mine.for_session and method not in revision.registry.methods:", "if False:", "the listen handler run for a session sends it the acknowledgement its revision lacks (and fails)"),
         ("listen-notifications-unnamed", "ServerEndpoint.stamped", "if listening is None or modern is None or not modern.subscription_id_key:", "if True:", "notifications sent for a listen request do not name it in `_meta`"),
+        ("extension-method-ungated", "ServerEndpoint.serve", "        if extension is not None and extension.identifier not in on:\n", "        if False:\n", "an extension method runs for a client that did not declare the extension"),
+        ("task-answer-ungated", "ServerEndpoint.fulfil_on_session", "                and extension.identifier not in self.peer.negotiated_extensions()\n", "                and False\n", "a task answers a client that did not negotiate the tasks extension"),
         ("listen-notifications-from-other-code-unnamed", "ServerEndpoint.stamped", "        if mine is None and len(self.listens) == 1:\n", "        if False:\n", "a notification another request's handler sends through a listen request's server does not name the stream"),
     ],
 )
@@ -684,6 +686,24 @@ RUNTIME_FANOUT = _group(
     ],
 )
 
+RUNTIME_NEGOTIATION = _group(
+    "runtime/negotiation.py",
+    [
+        ("extensions-on-for-one-side", "negotiated", "if e.identifier in ours and e.identifier in theirs", "if e.identifier in ours", "an extension is on for a client that did not declare it"),
+        ("missing-extension-no-data", "missing_extension", "        if modern and modern.required_capabilities_key\n", "        if False\n", "the missing-capability error does not name the extension the client must declare"),
+    ],
+)
+
+RUNTIME_TASKS = _group(
+    "runtime/tasks.py",
+    [
+        ("task-not-durable-before-answer", "TaskRunner.start", "        await self.store.put(record)\n", "", "a task is answered before the store holds it: tasks/get right after the answer fails"),
+        ("task-update-applied-late", "TaskRunner.update", "            await self.change(task_id, status=\"input_required\", input_requests=outstanding)\n", "", "an answered input request stays outstanding after tasks/update acknowledged it"),
+        ("task-cancel-not-settled", "TaskRunner.cancel", "        await self.change(task_id, status=\"cancelled\")\n", "", "a cancelled task that never started stays working"),
+        ("task-poll-interval-ignored", "_interval", "    return min(max(seconds, POLL_BOUNDS[0]), POLL_BOUNDS[1])\n", "    return POLL_BOUNDS[1]\n", "a client waits the longest interval whatever the task suggests"),
+    ],
+)
+
 MUTANTS: tuple[Mutant, ...] = tuple(
     FRONTEND
     + TYPESYS
@@ -724,6 +744,8 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + RUNTIME_STDIO
     + RUNTIME_HTTP_COMMON
     + RUNTIME_HTTP_SERVER
+    + RUNTIME_NEGOTIATION
+    + RUNTIME_TASKS
     + RUNTIME_HTTP_GUARD
     + RUNTIME_HTTP_WIRE
     + RUNTIME_HTTP_VERSIONS
