@@ -95,3 +95,22 @@ def test_a_handler_sees_what_each_request_negotiated(pkg: ModuleType, declared: 
     else:
         assert required["error"]["code"] == -32021
         assert required["error"]["data"]["requiredCapabilities"]["extensions"] == {TASKS: {}}
+
+
+def test_a_task_answer_to_a_client_that_did_not_negotiate_the_extension_is_the_missing_capability_error(
+    pkg: ModuleType,
+) -> None:
+    """A handler that answers every call with a task (it never checks): the runtime sends the task to a
+    declaring client only, and -32021 naming the extension to any other."""
+    tasks = importlib.import_module(f"{pkg.__name__}.ext.tasks")
+    task = {"taskId": "t1", "status": "working", "createdAt": "2026-08-01T10:00:00Z", "lastUpdatedAt": "2026-08-01T10:00:00Z", "ttlMs": 1000}
+
+    class Eager(tasks_server(pkg)):  # type: ignore[misc, valid-type]
+        async def on_call_tool(self, params: Any) -> Any:
+            return tasks.types.CreateTaskResult.model_validate({**task, "resultType": "task"})
+
+    declared = answer(Eager(), request("tools/call", {"name": "x"}, {"extensions": {TASKS: {}}}))
+    assert declared["result"] == {**task, "resultType": "task"}
+    refused = answer(Eager(), request("tools/call", {"name": "x"}, {}))
+    assert refused["error"]["code"] == -32021
+    assert refused["error"]["data"] == {"requiredCapabilities": {"extensions": {TASKS: {}}}}
