@@ -13,6 +13,7 @@ def task_server(pkg: ModuleType, runner: Any, work: Callable[[Any, Any], Awaitab
     """A Server class whose every tool call is a task running `work(params, task_context)` (a client
     that did not negotiate the extension gets -32021), and whose `tasks/*` handlers drive `runner`."""
     tasks = importlib.import_module(f"{pkg.__name__}.ext.tasks")
+    dump = importlib.import_module(f"{pkg.__name__}.runtime").dump
 
     class Tasks(pkg.Server):  # type: ignore[misc, name-defined]
         async def on_call_tool(self, params: Any) -> Any:
@@ -24,7 +25,7 @@ def task_server(pkg: ModuleType, runner: Any, work: Callable[[Any, Any], Awaitab
             return tasks.methods.parse_result("tasks/get", {**found, "resultType": "complete"})
 
         async def on_update_task(self, params: Any) -> Any:
-            await runner.update(params.task_id, pkg.runtime.dump(params).get("inputResponses"))
+            await runner.update(params.task_id, dump(params).get("inputResponses"))
             return tasks.types.UpdateTaskResult()
 
         async def on_cancel_task(self, params: Any) -> Any:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from jsonschema.validators import validator_for
 
-from shared import EXTENDED
+from shared import EXTENDED, link_runtime
 
 TASKS = "io.modelcontextprotocol/tasks"
 VERSION = "2026-07-28"
@@ -22,6 +22,7 @@ VERSION = "2026-07-28"
 
 @pytest.fixture(scope="module")
 def pkg(generated_root: Path) -> ModuleType:
+    link_runtime(EXTENDED[2])  # as every test importing it does: one runtime for all
     return importlib.import_module(EXTENDED[2])
 
 

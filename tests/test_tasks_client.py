@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from httpserve import serve
-from shared import EXTENDED
+from shared import EXTENDED, link_runtime
 from task_support import task_server
 
 TASKS = "io.modelcontextprotocol/tasks"
@@ -21,6 +21,7 @@ TASKS = "io.modelcontextprotocol/tasks"
 
 @pytest.fixture(scope="module")
 def pkg(generated_root: Path) -> ModuleType:
+    link_runtime(EXTENDED[2])  # as every test importing it does: one runtime for all
     return importlib.import_module(EXTENDED[2])
 
 

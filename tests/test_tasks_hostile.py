@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shared import EXTENDED
+from shared import EXTENDED, link_runtime
 from task_support import task_server
 
 TASKS = "io.modelcontextprotocol/tasks"
@@ -34,6 +34,7 @@ META = {
 @pytest.fixture(scope="module")
 def served(generated_root: Path) -> tuple[ModuleType, type, Any]:
     """The package, a server class whose tools start tasks on one shared runner, and that runner."""
+    link_runtime(EXTENDED[2])  # as every test importing it does: one runtime for all
     pkg = importlib.import_module(EXTENDED[2])
     runner = importlib.import_module(f"{pkg.__name__}.runtime.tasks").TaskRunner(ttl_ms=60_000)
 

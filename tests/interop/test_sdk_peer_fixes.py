@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from httpserve import serve
+from shared import link_runtime
 
 mcp = pytest.importorskip("mcp", reason="the official MCP Python SDK (`mcp`) is not installed")
 from mcp import ClientSession, types  # noqa: E402
@@ -26,7 +27,9 @@ CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
 
 
 def _load(generated_root: Path, name: str) -> ModuleType:
+    """The package, running on the runtime source as every test importing it does."""
     assert (generated_root / name).is_dir()
+    link_runtime(name)
     return importlib.import_module(name)
 
 
