@@ -1343,6 +1343,7 @@ REVISIONS = Revisions(
                     supported_key="supported",
                     header_mismatch_code=-32020,
                     missing_capability_code=-32021,
+                    required_capabilities_key="requiredCapabilities",
                     server_info_path=("_meta", "io.modelcontextprotocol/serverInfo"),
                     name_headers=(
                         ("resources/read", "uri"),
@@ -1404,6 +1405,7 @@ REVISIONS = Revisions(
                 cancelled_id_key="requestId",
                 server_capabilities="ServerCapabilities",
                 client_capabilities="ClientCapabilities",
+                extensions_key="extensions",
             ),
             fills=(
                 Fill(

@@ -43,6 +43,7 @@ REVISIONS = Revisions(
                     supported_key="supported",
                     header_mismatch_code=-32020,
                     missing_capability_code=-32021,
+                    required_capabilities_key="requiredCapabilities",
                     server_info_path=("_meta", "io.modelcontextprotocol/serverInfo"),
                     name_headers=(
                         ("resources/read", "uri"),
@@ -104,6 +105,7 @@ REVISIONS = Revisions(
                 cancelled_id_key="requestId",
                 server_capabilities="ServerCapabilities",
                 client_capabilities="ClientCapabilities",
+                extensions_key="extensions",
             ),
             fills=(
                 Fill(

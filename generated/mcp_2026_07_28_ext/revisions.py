@@ -21,6 +21,7 @@ from .runtime.facts import (
     ToolHeaders,
 )
 from .runtime.revisions import Revision, Revisions, newest_first
+from .ext import EXTENSIONS
 
 REVISIONS = Revisions(
     (
@@ -45,6 +46,7 @@ REVISIONS = Revisions(
                     supported_key="supported",
                     header_mismatch_code=-32020,
                     missing_capability_code=-32021,
+                    required_capabilities_key="requiredCapabilities",
                     server_info_path=("_meta", "io.modelcontextprotocol/serverInfo"),
                     name_headers=(
                         ("resources/read", "uri"),
@@ -106,6 +108,7 @@ REVISIONS = Revisions(
                 cancelled_id_key="requestId",
                 server_capabilities="ServerCapabilities",
                 client_capabilities="ClientCapabilities",
+                extensions_key="extensions",
             ),
             fills=(
                 Fill(
@@ -234,6 +237,7 @@ REVISIONS = Revisions(
                 ),
             ),
             strips=(),
+            extensions=EXTENSIONS,
         ),
     ),
     surface="2026-07-28",

@@ -112,7 +112,7 @@ class Server(ServerBase):
 
     async def on_call_tool(
         self, params: types.CallToolRequestParams
-    ) -> types.InputRequiredResult | types.CallToolResult:
+    ) -> types.InputRequiredResult | types.CallToolResult | tasks_types.CreateTaskResult:
         """Answer 'tools/call'; -32601 (method not found) until overridden."""
         raise self._mcp_not_found("tools/call")
 

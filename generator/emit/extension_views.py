@@ -30,6 +30,8 @@ class EntryView:
     identifier: str
     methods: str
     results: str
+    name_headers: str
+    """The (method, params field) pairs an `Mcp-Name` header mirrors, as source ("" when none)."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,11 @@ def table_view(package: ir.Package, header: str) -> TableView:
             identifier=string_literal(e.identifier),
             methods=tuple_literal((string_literal(m.name) for m in e.methods if m.roles is None), 8),
             results=tuple_literal((string_literal(method) for method, _ in e.results), 8),
+            name_headers=tuple_literal(
+                (f"({string_literal(m)}, {string_literal(f)})" for m, f in e.name_headers), 8
+            )
+            if e.name_headers
+            else "",
         )
         for e in package.extensions
     )

@@ -33,6 +33,8 @@ class RevisionEntryView:
     lifecycle: str
     fills: str
     strips: str
+    extended: bool
+    """Whether the revision carries the package's extensions (the surface, when its capabilities can)."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,7 @@ class PackageView:
     surface_package: str
     revisions: tuple[RevisionEntryView, ...]
     fact_types: tuple[str, ...]
+    extended: bool
     modules: tuple[str, ...]
     server: SideView
     client: SideView
@@ -64,7 +67,8 @@ class PackageView:
     errata_literal: str
 
 
-def _entry(revision: ir.Revision, index: int, multi: bool, names: set[str]) -> RevisionEntryView:
+def _entry(revision: ir.Revision, index: int, package: ir.Package, names: set[str]) -> RevisionEntryView:
+    multi = package.multi
     return RevisionEntryView(
         package=f".{revision.module}" if multi else ".",
         alias=REGISTRY_ALIAS.format(index=index),
@@ -72,6 +76,9 @@ def _entry(revision: ir.Revision, index: int, multi: bool, names: set[str]) -> R
         lifecycle=record_literal(revision.lifecycle, names),
         fills=record_literal(revision.fills, names),
         strips=record_literal(revision.strips, names),
+        extended=bool(package.extensions)
+        and revision is package.surface_revision
+        and revision.lifecycle.extensions_key is not None,
     )
 
 
@@ -92,7 +99,7 @@ def package_view(package: ir.Package) -> PackageView:
     surface = package.surface_revision
     provenance: Provenance = of_package(package)
     fact_types: set[str] = set()
-    entries = tuple(_entry(r, i, package.multi, fact_types) for i, r in enumerate(package.revisions))
+    entries = tuple(_entry(r, i, package, fact_types) for i, r in enumerate(package.revisions))
     return PackageView(
         header=provenance.header(),
         record_header=provenance.header(record=True),
@@ -102,6 +109,7 @@ def package_view(package: ir.Package) -> PackageView:
         surface_package=f".{surface.module}" if package.multi else ".",
         revisions=entries,
         fact_types=tuple(sorted(fact_types)),
+        extended=any(e.extended for e in entries),
         modules=tuple(r.module for r in package.revisions) if package.multi else (),
         server=side_view(package, "server"),
         client=side_view(package, "client"),

@@ -149,12 +149,21 @@ def _note(origin: Origin, package: ir.Package, method: str, missing: str) -> str
     return f"\n\n{missing} in sessions of protocol version {', '.join(revisions)}, which do not have this method." if revisions else ""
 
 
+def answered_by_extensions(package: ir.Package, side: ir.Side, method: str) -> list[tuple[ir.Extension, str]]:
+    """The extension results a server's handler of core request `method` may return instead (a task),
+    where the surface revision carries the package's extensions."""
+    if side != "server" or package.surface_revision.lifecycle.extensions_key is None:
+        return []
+    return [(e, r) for e in package.extensions for core, results in e.results if core == method for r in results]
+
+
 def _handler(package: ir.Package, side: ir.Side, m: ir.MethodSpec, name: str, origin: Origin) -> MemberView:
     """An incoming handler: what it does until overridden (answer, stay silent, or -32601), typed."""
     lifecycle = package.surface_revision.lifecycle
     params = origin.name(m.params) if m.params else "None"
     optional = (not m.params_required or m.params is None) and params != "None"
     result = result_annotation(m, origin.prefix) if m.kind == "request" else "None"
+    result += "".join(f" | {extension_alias(e.name)}.{r}" for e, r in answered_by_extensions(package, side, m.name))
     method = repr(m.name)
     if m.kind == "notification":
         text, body = f"Called on {method}; does nothing until overridden.", "return None"
@@ -344,6 +353,7 @@ def side_view(package: ir.Package, side: ir.Side) -> SideView:
         for member in _call(package, side, by_name[c.method], c.python_name, origins[c.method])
     ]
     used = {e.name for m in (*names.handlers, *names.calls) if (e := origins[m.method].extension) is not None}
+    used |= {e.name for h in names.handlers for e, _ in answered_by_extensions(package, side, h.method)}
     module, base = RUNTIME_BASES[side]
     revisions = [r.protocol.revision for r in package.revisions]
     speaks = f"MCP {', '.join(revisions)}" + (f" (surface {package.surface})" if package.multi else "")

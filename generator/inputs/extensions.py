@@ -3,7 +3,8 @@
 `schema/extensions.json` pins each known extension like a revision (its upstream file, address and
 sha256) and states what its schema leaves to prose: who sends each of its methods, which definition
 types the settings each side declares under `capabilities.extensions[identifier]`, which core requests
-it lets a server answer differently, the `_meta` entries it types on core objects and its constants.
+it lets a server answer differently, the `_meta` entries it types on core objects, its constants and
+the params field of each request an HTTP `Mcp-Name` header mirrors.
 The facts of a known extension apply to any schema of the same identifier (a newer copy given as a file).
 
 `--extension` takes a known name (`tasks`), a schema file (its identifier read from the schema's
@@ -73,6 +74,8 @@ class Facts:
     results: tuple[tuple[str, tuple[str, ...]], ...] = ()
     meta: tuple[MetaFact, ...] = ()
     constants: tuple[tuple[str, str], ...] = ()
+    name_headers: tuple[tuple[str, str], ...] = ()
+    """(request method, params field) of each request whose target an HTTP `Mcp-Name` header mirrors."""
 
     def method(self, name: str) -> MethodFact | None:
         """The facts of method `name`, if stated."""
@@ -145,6 +148,7 @@ def facts_of(entry: Mapping[str, Any]) -> Facts:
         results=tuple((method, tuple(names)) for method, names in entry.get("results", {}).items()),
         meta=meta,
         constants=tuple(sorted(entry.get("constants", {}).items())),
+        name_headers=tuple(sorted(entry.get("name_headers", {}).items())),
     )
 
 

@@ -70,6 +70,8 @@ def build_extension(source: ExtensionInput, base: ir.Protocol, base_schema: Mapp
     warnings += notes
     meta, notes = _meta(source, names, local, core, base)
     warnings += notes
+    headers, notes = _name_headers(source, methods, own)
+    warnings += notes
     return ir.Extension(
         name=source.name,
         identifier=source.identifier,
@@ -83,6 +85,7 @@ def build_extension(source: ExtensionInput, base: ir.Protocol, base_schema: Mapp
         results=results,
         meta=meta,
         constants=source.facts.constants,
+        name_headers=headers,
         warnings=tuple(warnings),
     )
 
@@ -296,6 +299,26 @@ def _results(
             out.append((method, kept))
         else:
             notes.append(f"extension {source.name}: no {method} in {base.revision} or no {', '.join(results)}: not offered")
+    return tuple(out), notes
+
+
+def _name_headers(
+    source: ExtensionInput, methods: tuple[ir.MethodSpec, ...], own: tuple[ir.Definition, ...]
+) -> tuple[tuple[tuple[str, str], ...], list[str]]:
+    """The `Mcp-Name` headers the facts state, as far as each names a client request of the extension
+    whose params have that field as a required string."""
+    defs = {d.name: d for d in own}
+    by_name = {m.name: m for m in methods}
+    out = []
+    notes = []
+    for method, field in source.facts.name_headers:
+        spec = by_name.get(method)
+        params = defs.get(spec.params or "") if spec is not None else None
+        found = next((f for f in params.fields if f.wire_name == field), None) if isinstance(params, ir.Model) else None
+        if spec is not None and spec.kind == "request" and spec.sent_by("client") and found is not None and found.required and found.type == ir.Primitive("string"):
+            out.append((method, field))
+        else:
+            notes.append(f"extension {source.name}: {method} has no required string params.{field}: no Mcp-Name header mirrors it")
     return tuple(out), notes
 
 

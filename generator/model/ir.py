@@ -326,6 +326,8 @@ class Extension:
     meta: tuple[MetaEntry, ...] = ()
     constants: tuple[tuple[str, str], ...] = ()
     """Named string constants of the extension (MCP Apps' resource MIME type)."""
+    name_headers: tuple[tuple[str, str], ...] = ()
+    """(request method, params field) of each of its requests whose target an HTTP `Mcp-Name` header mirrors."""
     warnings: tuple[str, ...] = ()
     """What the user should know: core copies that differ from the base revision, methods without senders."""
 

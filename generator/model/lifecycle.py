@@ -44,6 +44,7 @@ LIST_CHANGED = "ListChanged"  # a listen filter's `<capability>ListChanged` flag
 SERVER_CAPABILITIES = "ServerCapabilities"
 CLIENT_CAPABILITIES = "ClientCapabilities"
 EXTENSIONS_FIELD = "extensions"  # the capabilities field (SEP-2133) whose keys are extension identifiers
+REQUIRED_CAPABILITIES = "requiredCapabilities"  # the missing-capability error's data: what the client must declare
 
 
 class _Unusable(Exception):
@@ -220,6 +221,9 @@ def _modern(find: _Finder, spec: ir.MethodSpec) -> facts.Modern:
         supported_key=find.key(data, "supported") if unsupported is not None else None,
         header_mismatch_code=_error_code(find, HEADER_MISMATCH_ERROR),
         missing_capability_code=_error_code(find, MISSING_CAPABILITY_ERROR),
+        required_capabilities_key=find.key(
+            find.ref_model(find.ref_model(find.model(MISSING_CAPABILITY_ERROR), "error"), "data"), REQUIRED_CAPABILITIES
+        ),
         name_headers=name_headers(protocol),
         tool_headers=tool_headers(protocol),
         **_listen(find, request_meta),
@@ -273,6 +277,7 @@ def lifecycle(protocol: ir.Protocol) -> facts.Lifecycle:
         client_capabilities=CLIENT_CAPABILITIES if find.model(CLIENT_CAPABILITIES) else None,
         tasks_result=CREATE_TASK_RESULT if find.model(CREATE_TASK_RESULT) else None,
         task_key=TASK_PARAM if find.model(CREATE_TASK_RESULT) else None,
+        extensions_key=_extensions_key(find),
     )
     if initialize is not None and discover is not None:
         find.note(f"it defines both {INITIALIZE} and {DISCOVER}: no session runs")
@@ -304,6 +309,12 @@ def _implementation(
     if info is None or not (find.key(info, "name") and find.key(info, "version")):
         return None
     return facts.Implementation(info.name, "name", "version", find.key(info, "title"))
+
+
+def _extensions_key(find: _Finder) -> str | None:
+    """The capabilities field both sides declare extensions under (SEP-2133), when both capabilities have it."""
+    holders = (find.model(SERVER_CAPABILITIES), find.model(CLIENT_CAPABILITIES))
+    return EXTENSIONS_FIELD if all(find.key(h, EXTENSIONS_FIELD) for h in holders) else None
 
 
 def _cancelled(find: _Finder) -> tuple[str | None, str | None]:

@@ -644,10 +644,123 @@ class EverythingServer(mcp.Server):
         )
 
 
+# --- the tasks extension (SEP-2663), when PACKAGE was generated with it (`--extension tasks`) -----------
+
+try:
+    tasks_ext = importlib.import_module(f"{PACKAGE}.ext.tasks")
+except ModuleNotFoundError:
+    tasks_ext = None
+TASKS = importlib.import_module(f"{PACKAGE}.runtime.tasks").TaskRunner(ttl_ms=600_000, poll_interval_ms=200)
+"""The task runner every request's server shares (a stateless server is made per request)."""
+NUMBER = {"type": "number"}
+TASK_TOOLS = [
+    tool("greet", "Greets by name (never a task)", {"type": "object", "properties": {"name": {"type": "string"}}}),
+    tool(
+        "slow_compute",
+        "Sleeps, then answers; a task when the client declared the tasks extension",
+        {"type": "object", "properties": {"seconds": NUMBER, "label": {"type": "string"}}},
+    ),
+    tool("failing_job", "A task (required) whose tool result is an error"),
+    tool("protocol_error_job", "A task (required) that fails with a JSON-RPC error"),
+    tool(
+        "confirm_delete",
+        "A task (required) asking for confirmation",
+        {"type": "object", "properties": {"filename": {"type": "string"}}},
+    ),
+    tool("multi_input", "A task (required) asking for two inputs at once"),
+    tool("test_tool_with_task", "Asks for a name, then answers with a task (required)"),
+]
+CONFIRM = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
+
+
+class TasksServer(EverythingServer):
+    """The tasks scenarios' tools, their task behaviour and `tasks/get|update|cancel` over `TASKS`."""
+
+    def derived_capabilities(self) -> Any:
+        """Everything's, with the tasks extension declared (the stateless era only)."""
+        found = wire(super().derived_capabilities())
+        if self.stateless:
+            found["extensions"] = tasks_ext.capabilities.server_declaration()
+        return types.ServerCapabilities.model_validate(found)
+
+    async def on_list_tools(self, params: Any) -> Any:
+        listed = wire(await super().on_list_tools(params))
+        if self.stateless:
+            listed["tools"] += TASK_TOOLS
+        return types.ListToolsResult.model_validate(listed)
+
+    async def on_call_tool(self, params: Any) -> Any:
+        call = wire(params)
+        name, arguments = call["name"], call.get("arguments") or {}
+        if not self.stateless or name not in {t["name"] for t in TASK_TOOLS}:
+            return await super().on_call_tool(params)
+        if name == "greet":
+            return done(f"Hello, {arguments.get('name', 'World')}!")
+        seconds = arguments.get("seconds", 1)
+        seconds = min(float(seconds), 120.0) if isinstance(seconds, (int, float)) else 1.0
+        if name == "slow_compute" and tasks_ext.IDENTIFIER not in self.negotiated_extensions():
+            await asyncio.sleep(min(seconds, 5))
+            return done(f"computed {arguments.get('label', '')}")
+        self.require_extension(tasks_ext.IDENTIFIER)
+        if name == "test_tool_with_task" and not call.get("inputResponses"):
+            return needs({"user_name": ask("What is your name?", "name")})
+        work = {
+            "slow_compute": lambda ctx: self.slow(seconds, arguments.get("label", "")),
+            "failing_job": lambda ctx: self.failing(),
+            "protocol_error_job": lambda ctx: self.protocol_error(),
+            "confirm_delete": lambda ctx: self.confirm(ctx, str(arguments.get("filename", ""))),
+            "multi_input": lambda ctx: self.two_inputs(ctx),
+            "test_tool_with_task": lambda ctx: self.greet_later(call["inputResponses"]),
+        }[name]
+        return tasks_ext.types.CreateTaskResult.model_validate(await TASKS.start(work))
+
+    async def slow(self, seconds: float, label: str) -> Any:
+        await asyncio.sleep(seconds)
+        return done(f"computed {label} after {seconds:g} s")
+
+    async def failing(self) -> Any:
+        await asyncio.sleep(1)
+        return types.CallToolResult.model_validate(
+            {"resultType": "complete", "isError": True, "content": [text("the job failed")]}
+        )
+
+    async def protocol_error(self) -> Any:
+        await asyncio.sleep(0.2)
+        raise mcp.ProtocolError(-32000, "the job hit a protocol error")
+
+    async def confirm(self, ctx: Any, filename: str) -> Any:
+        answers = await ctx.ask({"confirm": {"method": "elicitation/create", "params": {"message": f"Delete {filename}?", "requestedSchema": CONFIRM}}})
+        accepted = (answers["confirm"] or {}).get("content", {}).get("confirm") is True
+        return done(f"{filename} {'deleted' if accepted else 'kept'}")
+
+    async def two_inputs(self, ctx: Any) -> Any:
+        answers = await ctx.ask({"first": ask("First name?", "name"), "second": ask("Second name?", "name")})
+        return done(" and ".join(str((answers[k] or {}).get("content", {}).get("name")) for k in ("first", "second")))
+
+    async def greet_later(self, responses: Any) -> Any:
+        answer = responses.get("user_name") if isinstance(responses, dict) else None
+        name = (answer or {}).get("content", {}).get("name", "nobody") if isinstance(answer, dict) else "nobody"
+        await asyncio.sleep(0.2)
+        return done(f"Hello, {name}!")
+
+    async def on_get_task(self, params: Any) -> Any:
+        found = await TASKS.get(wire(params)["taskId"])
+        return tasks_ext.methods.parse_result("tasks/get", {**found, "resultType": "complete"})
+
+    async def on_update_task(self, params: Any) -> Any:
+        request = wire(params)
+        await TASKS.update(request["taskId"], request.get("inputResponses"))
+        return tasks_ext.types.UpdateTaskResult.model_validate({"resultType": "complete"})
+
+    async def on_cancel_task(self, params: Any) -> Any:
+        await TASKS.cancel(wire(params)["taskId"])
+        return tasks_ext.types.CancelTaskResult.model_validate({"resultType": "complete"})
+
+
 def main() -> None:
     """Serve on 127.0.0.1:PORT until killed."""
     port = int(sys.argv[2]) if len(sys.argv) > 2 else 3001
-    app = http.streamable_http_app(EverythingServer)
+    app = http.streamable_http_app(TasksServer if tasks_ext is not None else EverythingServer)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 

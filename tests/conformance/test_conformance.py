@@ -21,7 +21,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from shared import missing
+from shared import EXTENDED, missing
 
 HERE = Path(__file__).resolve().parent
 NODE = HERE / "node_modules" / "node" / "bin" / "node"
@@ -320,3 +320,41 @@ def test_authorization_extension_scenarios_pass(
     checks = _checks(tmp_path)
     assert {c["scenario"] for c in checks} == {scenario}, done.stdout[-3000:]
     _assert_all_pass(checks, done)
+
+
+# --- extension scenarios (SEP-2133): tasks (SEP-2663) on the package generated with the extension -----
+# The suite runs extension scenarios only when named (`--spec-version` filters them out), on the stateless
+# 2026-07-28 wire. Each one below passes every check; a regression fails CI.
+
+TASKS_SCENARIOS = [
+    "tasks-lifecycle",
+    "tasks-capability-negotiation",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+    "tasks-mrtr-input",
+    "tasks-request-headers",
+    "tasks-dispatch-and-envelope",
+    "tasks-required-task-error",
+    "tasks-mrtr-composition",
+    "tasks-status-notifications",
+]
+SUITE_PENDING = {"tasks-status-notifications"}
+"""Checks the suite itself always reports SKIPPED (it has not rewritten them for listen streams yet)."""
+
+
+@pytest.fixture(scope="module")
+def tasks_server(generated_root: Path) -> Iterator[str]:
+    """The fixture server on the package generated with the tasks extension."""
+    with _fixture_server(generated_root, EXTENDED[2]) as url:
+        yield url
+
+
+@pytest.mark.parametrize("scenario", TASKS_SCENARIOS)
+def test_tasks_scenario_passes(node: Path, tasks_server: str, tmp_path: Path, scenario: str) -> None:
+    command = [str(node), str(SUITES["0.2"]), "server", "--url", tasks_server, "--scenario", scenario]
+    done = subprocess.run([*command, "-o", str(tmp_path)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    checks = [{**c, "scenario": c["scenario"].removeprefix("server-")} for c in _checks(tmp_path)]
+    assert {c["scenario"] for c in checks} == {scenario}, done.stdout[-3000:]
+    pending = [c for c in checks if c["id"] in SUITE_PENDING and c["status"] == "SKIPPED"]
+    _assert_all_pass([c for c in checks if c not in pending], done)
+    assert len(checks) - len(pending) >= (0 if pending else 2), checks

@@ -226,21 +226,63 @@ def test_the_capability_settings_are_typed(pkg: ModuleType, jobs: ModuleType) ->
         capabilities.client_settings(pkg.types.ClientCapabilities(extensions={JOBS: {"maxJobs": 2, "x": 1}}))
 
 
-def test_a_typed_call_of_an_extension_method_is_refused_until_the_runtime_dispatches_it(pkg: ModuleType) -> None:
-    """The runtime does not send or dispatch extension methods yet (the next part does): the typed call
-    raises ProtocolError -32601 before anything goes on the wire, as for a method its revision lacks."""
+def _jobs_peers(pkg: ModuleType, jobs: ModuleType, server_declares: bool, client_declares: bool) -> tuple[Any, Any]:
+    """A server answering `jobs/get` (overriding its handler declares the extension) or not, and a client
+    declaring the extension in its capabilities or not."""
+
+    class Declaring(pkg.Server):  # type: ignore[misc, name-defined]
+        async def on_get_job(self, params: Any) -> Any:
+            job_id = params.model_dump(by_alias=True)["jobId"]
+            return jobs.methods.parse_result("jobs/get", {"job": {"jobId": job_id, "state": "done"}})
+
+    class Client(pkg.Client):  # type: ignore[misc, name-defined]
+        capabilities = {"extensions": {JOBS: {}}} if client_declares else {}
+
+    return (Declaring() if server_declares else pkg.Server()), Client()
+
+
+@pytest.mark.parametrize(("server_declares", "client_declares"), [(True, True), (True, False), (False, True)])
+def test_an_extension_method_runs_only_when_both_sides_declare_the_extension(
+    pkg: ModuleType, jobs: ModuleType, server_declares: bool, client_declares: bool
+) -> None:
+    """SEP-2133: both declared, the typed call is sent and answered; else the client refuses it before
+    anything is sent, naming the side that did not declare it."""
 
     async def scenario() -> tuple[Any, list[Any]]:
-        server, client = pkg.Server(), pkg.Client()
+        server, client = _jobs_peers(pkg, jobs, server_declares, client_declares)
         wire = Wire(pkg, client, server)
-        await client.start_session()
-        with pytest.raises(pkg.ProtocolError) as refused:
-            await client.get_job({"jobId": "j"})
-        return refused.value, wire.sent["client"]
+        init = await client.start_session()
+        declared = init.model_dump(by_alias=True)["capabilities"].get("extensions") or {}
+        assert (JOBS in declared) is server_declares
+        try:
+            got: Any = await client.get_job({"jobId": "j7"})
+        except pkg.ProtocolError as exc:
+            got = exc
+        return got, wire.sent["client"]
 
-    refused, sent = run(scenario())
-    assert refused.code == -32601
-    assert "jobs/get" not in [m.get("method") for m in sent]  # refused before it is sent: no revision has it
+    got, sent = run(scenario())
+    asked = "jobs/get" in [m.get("method") for m in sent]
+    if server_declares and client_declares:
+        assert got.model_dump(by_alias=True, exclude_unset=True) == {"job": {"jobId": "j7", "state": "done"}} and asked
+    else:
+        assert got.code == -32601 and not asked
+        assert ("this client" in got.message) is not client_declares
+        assert ("the server" in got.message) is not server_declares
+
+
+def test_a_client_that_did_not_declare_the_extension_is_refused_by_the_server(pkg: ModuleType, jobs: ModuleType) -> None:
+    """The server declares the extension, the session's client did not: its `jobs/get` is refused (this
+    session-era revision has no missing-capability error, so -32601) and the handler never runs."""
+
+    async def scenario() -> Any:
+        server, _ = _jobs_peers(pkg, jobs, True, False)
+        hello = {"protocolVersion": pkg.SURFACE_VERSION, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
+        await server.handle({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+        await server.handle({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return await server.handle({"jsonrpc": "2.0", "id": 2, "method": "jobs/get", "params": {"jobId": "j"}})
+
+    reply = run(scenario())
+    assert reply["error"]["code"] == -32601 and "result" not in reply
 
 
 def test_the_extension_is_imported_only_when_used(made: tuple[ModuleType, GeneratedPackage]) -> None:

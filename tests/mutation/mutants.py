@@ -462,6 +462,7 @@ RUNTIME_CONVERT = _group(
         ("peer-invalid-repaired", "convert", "not _newer_content(value, failure.errors(include_url=False))", "False", "a peer's invalid message repaired (parts dropped) instead of refused"),
         ("drops-front-to-back", "_repair", "key=lambda d: (id(d[0]), str(d[1])), reverse=True)", "key=lambda d: (id(d[0]), str(d[1])))", "list items dropped front to back: a later index then hits the wrong item"),
         ("capabilities-unprojected", "project_capabilities", "        if key not in fields:\n            continue\n", "        if key not in fields:\n            out[key] = value\n            continue\n", "capabilities another revision does not define sent to it anyway"),
+        ("capabilities-open-source-subkeys", "project_capabilities", "if inner is not None and key in theirs and written is None and isinstance(value, Mapping):", "if False:", "an older session's open capability object passes the surface's typed sub-keys (sampling.tools) to its handlers"),
     ],
 )
 
@@ -529,6 +530,9 @@ RUNTIME_SERVER = _group(
         ("listens-outlive-input", "ServerEndpoint.input_closed", "            task.cancel()\n", "", "listen requests keep running after the client's input closed"),
         ("acknowledgement-sent-to-session", "ServerEndpoint.notify", "if mine is not None and mine.for_session and method not in revision.registry.methods:", "if False:", "the listen handler run for a session sends it the acknowledgement its revision lacks (and fails)"),
         ("listen-notifications-unnamed", "ServerEndpoint.stamped", "if listening is None or modern is None or not modern.subscription_id_key:", "if True:", "notifications sent for a listen request do not name it in `_meta`"),
+        ("extension-method-ungated", "ServerEndpoint.serve", "        if extension is not None and extension.identifier not in on:\n", "        if False:\n", "an extension method runs for a client that did not declare the extension"),
+        ("task-answer-ungated", "ServerEndpoint.fulfil_on_session", "                and extension.identifier not in self.peer.negotiated_extensions()\n", "                and False\n", "a task answers a client that did not negotiate the tasks extension"),
+        ("listen-notifications-from-other-code-unnamed", "ServerEndpoint.stamped", "        if mine is None and len(self.listens) == 1:\n", "        if False:\n", "a notification another request's handler sends through a listen request's server does not name the stream"),
     ],
 )
 
@@ -553,7 +557,7 @@ RUNTIME_CLIENT = _group(
         ("meta-version-not-forced", "ClientEndpoint.outgoing_params", "        meta[modern.version_key] = revision.version\n", "", "a caller's `_meta` version overrides the session's"),
         ("input-not-retried", "ClientEndpoint.fulfil_from_peer", "                answers[key] = answer\n", "                return model\n", "an input-required result never answered and retried"),
         ("input-state-dropped", "ClientEndpoint.fulfil_from_peer", "            if raw.get(need.state_key) is not None:\n                retry[need.state_key] = raw[need.state_key]\n", "", "the retry of an input-required request does not echo the server's request state"),
-        ("input-unanswerable-raises", "ClientEndpoint._answer_input", "            if exc.code == METHOD_NOT_FOUND:\n                return None\n", "", "an input request no handler answers raises -32601 instead of returning the input-required result"),
+        ("input-unanswerable-raises", "ClientEndpoint.answer_input", "            if exc.code == METHOD_NOT_FOUND:\n                return None\n", "", "an input request no handler answers raises -32601 instead of returning the input-required result"),
         ("no-legacy-fallback", "ClientEndpoint._discover", "                if legacy_versions:\n                    return None  # not an error of the stateless era: a session-era server\n", "", "a dual-era client gives up on a session-era server that does not know discovery"),
         ("initialize-version-unchecked", "ClientEndpoint._initialize", "        if version not in legacy_versions:\n", "        if False:\n", "an initialize answer naming a version the client does not speak not refused as ProtocolError"),
         ("preferred-version-ignored", "ClientEndpoint._initialize", "proposed = revisions[preferred if preferred in legacy_versions else default]", "proposed = revisions[default]", "initialize proposes the surface's version, not the preferred one"),
@@ -791,6 +795,24 @@ RUNTIME_FANOUT = _group(
     ],
 )
 
+RUNTIME_NEGOTIATION = _group(
+    "runtime/negotiation.py",
+    [
+        ("extensions-on-for-one-side", "negotiated", "if e.identifier in ours and e.identifier in theirs", "if e.identifier in ours", "an extension is on for a client that did not declare it"),
+        ("missing-extension-no-data", "missing_extension", "        if modern and modern.required_capabilities_key\n", "        if False\n", "the missing-capability error does not name the extension the client must declare"),
+    ],
+)
+
+RUNTIME_TASKS = _group(
+    "runtime/tasks.py",
+    [
+        ("task-not-durable-before-answer", "TaskRunner.start", "        await self.store.put(record)\n", "", "a task is answered before the store holds it: tasks/get right after the answer fails"),
+        ("task-update-applied-late", "TaskRunner.update", "            await self.change(task_id, status=\"input_required\", input_requests=outstanding)\n", "", "an answered input request stays outstanding after tasks/update acknowledged it"),
+        ("task-cancel-not-settled", "TaskRunner.cancel", "        await self.change(task_id, status=\"cancelled\")\n", "", "a cancelled task that never started stays working"),
+        ("task-poll-interval-ignored", "_interval", "    return min(max(seconds, POLL_BOUNDS[0]), POLL_BOUNDS[1])\n", "    return POLL_BOUNDS[1]\n", "a client waits the longest interval whatever the task suggests"),
+    ],
+)
+
 MUTANTS: tuple[Mutant, ...] = tuple(
     FRONTEND
     + TYPESYS
@@ -832,6 +854,8 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + RUNTIME_STDIO
     + RUNTIME_HTTP_COMMON
     + RUNTIME_HTTP_SERVER
+    + RUNTIME_NEGOTIATION
+    + RUNTIME_TASKS
     + RUNTIME_HTTP_GUARD
     + RUNTIME_HTTP_WIRE
     + RUNTIME_HTTP_VERSIONS

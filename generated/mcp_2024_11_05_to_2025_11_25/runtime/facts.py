@@ -94,6 +94,8 @@ class Modern:
     supported_key: str | None
     header_mismatch_code: int | None = None
     missing_capability_code: int | None = None
+    required_capabilities_key: str | None = None
+    """The key of the missing-capability error's data naming the client capabilities a request needs."""
     server_info_path: tuple[str, ...] = ()
     """Where the discovery result names the server: its keys from the result down (empty: nowhere)."""
     name_headers: tuple[tuple[str, str], ...] = ()
@@ -146,6 +148,9 @@ class Lifecycle:
     """The result a task-augmented request may answer instead of its own (2025-11-25 `CreateTaskResult`)."""
     task_key: str | None = None
     """The params key of a request asking for a task instead of its result."""
+    extensions_key: str | None = None
+    """The capabilities key under which both sides declare the extensions they support (SEP-2133), where
+    the revision's capabilities have it: only such a revision negotiates extensions."""
     missing: tuple[str, ...] = ()
     """Lifecycle facts the schema lacks or renamed, each as a sentence: what the runtime does without."""
 
@@ -194,3 +199,5 @@ class Extension:
     """The absolute name of the extension's package (`<package>.ext.tasks`): `methods` and `types` are in it."""
     methods: tuple[str, ...] = ()
     results: tuple[str, ...] = ()
+    name_headers: tuple[tuple[str, str], ...] = ()
+    """(request method, params field) of each of its requests whose target an HTTP `Mcp-Name` header mirrors."""

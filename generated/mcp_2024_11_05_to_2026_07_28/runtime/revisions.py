@@ -8,17 +8,18 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import ModuleType
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Union
 
 from pydantic import BaseModel
 
-from .facts import Era, Fill, InputRequired, Legacy, Lifecycle, Modern, Strip
+from .facts import Era, Extension, Fill, InputRequired, Legacy, Lifecycle, Modern, Strip
 from .plan import Plan
-from .registry import Part, Registry
+from .registry import Method, Part, Registry
 
 
 @dataclass(frozen=True, eq=False)
@@ -33,13 +34,42 @@ class Revision:
     lifecycle: Lifecycle
     fills: tuple[Fill, ...] = ()
     strips: tuple[Strip, ...] = ()
+    extensions: tuple[Extension, ...] = ()
+    """The extensions (SEP-2133) this revision carries: the surface revision of a package generated with them."""
     _plans: dict[tuple[str, Part, bool], Plan] = field(default_factory=dict, repr=False)
 
     @cached_property
     def registry(self) -> Registry:
-        """The revision's method registry (its methods module's `REGISTRY`)."""
+        """The revision's method registry (its methods module's `REGISTRY`), with the methods of its
+        extensions, and the results they let a server answer core requests with, where it has them.
+        """
         registry: Registry = self.methods.REGISTRY
-        return registry
+        if not self.extensions:
+            return registry
+        methods = dict(registry.methods)
+        for extension in self.extensions:
+            table = extension_methods(extension)
+            methods.update({m: table.METHODS[m] for m in extension.methods})
+            for core, results in table.RESULTS.items():
+                spec = methods[core]
+                methods[core] = replace(spec, result_type=Union[(spec.result_type, *results)])
+        return Registry(
+            methods, error=registry.error, response=registry.response, batching=registry.batching
+        )
+
+    @cached_property
+    def extension_of(self) -> Mapping[str, Extension]:
+        """The extension adding each extension method this revision carries."""
+        return {m: e for e in self.extensions for m in e.methods}
+
+    @cached_property
+    def extension_results(self) -> Mapping[str, tuple[tuple[Extension, type[BaseModel]], ...]]:
+        """Each core request an extension lets a server answer differently: the extension and result."""
+        found: dict[str, list[tuple[Extension, type[BaseModel]]]] = {}
+        for extension in self.extensions:
+            for method, results in extension_methods(extension).RESULTS.items():
+                found.setdefault(method, []).extend((extension, r) for r in results)
+        return {method: tuple(pairs) for method, pairs in found.items()}
 
     @property
     def era(self) -> Era:
@@ -63,8 +93,10 @@ class Revision:
 
     @property
     def batching(self) -> bool:
-        """Whether the revision's JSON-RPC envelope allows batches."""
-        return self.registry.batching
+        """Whether the revision's JSON-RPC envelope allows batches (its core registry's: its extensions
+        are imported only once a message needs them)."""
+        batching: bool = self.methods.REGISTRY.batching
+        return batching
 
     @property
     def ping(self) -> str | None:
@@ -110,6 +142,11 @@ class Revision:
         if found is None:
             found = self._plans[key] = _make_plan(self, method, part, peer)
         return found
+
+
+def extension_methods(extension: Extension) -> ModuleType:
+    """The method table of `extension` (its `methods` module: `METHODS`, `RESULTS`), imported when first used."""
+    return importlib.import_module(extension.module + ".methods")
 
 
 def _make_plan(revision: Revision, method: str, part: Part, peer: bool) -> Plan:

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, ClassVar, cast
 
 from .convert import dump, project_capabilities
 from .handlers import implementation_info, overridden_capabilities
 from .handshake import handshake_info, handshake_result
 from .jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, ProtocolError
+from .negotiation import declared
+from .tasks import await_task
 from .peer import MAX_INPUT_ROUNDS, Endpoint, Peer
 from .revisions import Revision
 
@@ -60,6 +62,17 @@ class ClientBase(Peer):
         found = overridden_capabilities(self)
         model = type(self).revisions.surface.client_capabilities
         return model.model_validate(found) if model is not None else found
+
+    async def await_task(
+        self,
+        task: Any,
+        method: str = "tools/call",
+        on_status: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
+    ) -> Any:
+        """The result of a task a server answered with (tasks extension): polled with `tasks/get` at the
+        interval it suggests, its input requests answered by this client's handlers; see
+        `tasks.await_task`. Any client may await a task by its id (one that reconnected, too)."""
+        return await await_task(self, task, method, on_status)
 
     def client_info(self) -> dict[str, Any]:
         """The `Implementation` object naming this client."""
@@ -135,6 +148,26 @@ class ClientEndpoint(Endpoint):
     def __init__(self, peer: Peer) -> None:
         super().__init__(peer)
         self.peer_info: Any = None
+
+    def gate(self, revision: Revision, method: str) -> None:
+        """Refuse what `revision` does not let a client send, and an extension's method unless both
+        this client and the server (in its handshake answer) declared the extension."""
+        super().gate(revision, method)
+        extension = revision.extension_of.get(method)
+        if extension is None:
+            return
+        server = handshake_info(self.surface, self.peer_info).capabilities
+        sides = {"this client": dump(self.peer.derived_capabilities()), "the server": server}
+        silent = [
+            side
+            for side, caps in sides.items()
+            if extension.identifier not in declared(revision, caps)
+        ]
+        if silent:
+            raise ProtocolError(
+                METHOD_NOT_FOUND,
+                f"{method} needs the {extension.identifier} extension, which {' and '.join(silent)} did not declare",
+            )
 
     async def start_session(self) -> Any:
         """`ClientBase.start_session`."""
@@ -292,7 +325,7 @@ class ClientEndpoint(Endpoint):
             answers = {}
             requests = raw.get(need.requests_key) if isinstance(raw, Mapping) else None
             for key, request in (requests if isinstance(requests, Mapping) else {}).items():
-                answer = await self._answer_input(revision, request)
+                answer = await self.answer_input(revision, request)
                 if answer is None:
                     return model
                 answers[key] = answer
@@ -306,7 +339,9 @@ class ClientEndpoint(Endpoint):
             )
         return model
 
-    async def _answer_input(self, revision: Revision, request: Any) -> Any:
+    async def answer_input(self, revision: Revision, request: Any) -> Any:
+        """This client's answer to one input request (wire data), by its own handler; None when it has
+        no handler for it."""
         method = request.get("method") if isinstance(request, Mapping) else None
         if not isinstance(method, str):
             return None

@@ -22,8 +22,9 @@ from pydantic import BaseModel, ValidationError
 from .convert import dump, project_capabilities
 from .handlers import implementation_info, overridden, overridden_capabilities
 from .handshake import handshake_result
-from .jsonrpc import INTERNAL_ERROR, ProtocolError, error_details
+from .jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, ProtocolError, error_details
 from .listen import ListenBridge, acknowledged_for_session, stream_methods
+from .negotiation import client_capabilities, declared, missing_extension, negotiated
 from .peer import MAX_INPUT_ROUNDS, REQUEST_ID, Endpoint, Peer
 from .revisions import Revision
 
@@ -63,6 +64,20 @@ class ServerBase(Peer):
         """The `Implementation` object naming this server."""
         return implementation_info(self, self.name, self.version, self.title)
 
+    def negotiated_extensions(self) -> frozenset[str]:
+        """The extensions (SEP-2133) both this server and the client declared for the request being
+        handled: a handler may answer with an extension's result (a task) only for those."""
+        mine = self._mcp.context()
+        return mine.extensions if mine is not None else frozenset()
+
+    def require_extension(self, identifier: str) -> None:
+        """Raise the missing-capability error naming extension `identifier` (-32021 with
+        `requiredCapabilities`) unless the request being handled negotiated it: for what this server
+        can only answer with the extension (a task)."""
+        if identifier not in self.negotiated_extensions():
+            endpoint = self._mcp
+            raise missing_extension(endpoint.revision(), identifier, "this request")
+
     def _mcp_handshake(self) -> Any:
         """The handshake answer of the surface revision (what an `on_*` handshake handler returns by default)."""
         endpoint = cast(ServerEndpoint, self._mcp)
@@ -82,8 +97,9 @@ class ServerEndpoint(Endpoint):
         self.log_level: Any = None
         self._session_meta: dict[str, Any] | None = None
         self._session_models: dict[type[BaseModel], BaseModel] = {}
-        self.listens: set[asyncio.Future[Any]] = set()
-        """The listen requests being served: they end when the client can no longer hear them."""
+        self.listens: dict[asyncio.Future[Any], Any] = {}
+        """The listen requests being served (their ids by task): they end when the client can no longer
+        hear them."""
         self.bridge = ListenBridge(self)
 
     def handshake(self, revision: Revision) -> BaseModel:
@@ -118,8 +134,8 @@ class ServerEndpoint(Endpoint):
         self.within(listening=(REQUEST_ID.get(),))
         task = asyncio.current_task()
         if task is not None:
-            self.listens.add(task)
-            task.add_done_callback(self.listens.discard)
+            self.listens[task] = REQUEST_ID.get()
+            task.add_done_callback(lambda done: self.listens.pop(done, None))
 
     async def answer_handshake(self, revision: Revision, message: Any) -> Any:
         """Answer the handshake; in the session era it also starts a new session."""
@@ -169,15 +185,19 @@ class ServerEndpoint(Endpoint):
 
     def input_closed(self) -> None:
         """End the listen requests still running: nobody is left to hear their notifications."""
-        listens, self.listens = self.listens, set()
+        listens, self.listens = self.listens, {}
         for task in listens:
             self.cancelled.add(task)
             task.cancel()
 
     def stamped(self, revision: Revision, method: str, wire: Any) -> Any:
-        """A notification sent for a listen request names it in `_meta` (validated again with the name)."""
+        """A notification sent for a listen request names it in `_meta` (validated again with the name).
+        Sent by other code (another request's handler holding this server) while this server serves one
+        listen request, it is sent for that request."""
         mine, modern = self.context(), revision.modern
         listening = mine.listening if mine is not None else None
+        if mine is None and len(self.listens) == 1:
+            listening = tuple(self.listens.values())
         if listening is None or modern is None or not modern.subscription_id_key:
             return wire
         meta = {
@@ -264,11 +284,35 @@ class ServerEndpoint(Endpoint):
             )
         return found
 
+    async def serve(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
+        """An extension's method is served only when both sides declared the extension: -32601 when
+        this server does not, the missing-capability error when the client does not."""
+        if not revision.extensions:
+            return await super().serve(revision, method, message, obj)
+        ours = self.peer.derived_capabilities()
+        theirs = client_capabilities(revision, obj.get("params"), self.peer_info)
+        on = negotiated(revision, ours, theirs)
+        extension = revision.extension_of.get(method)
+        if extension is not None and extension.identifier not in on:
+            if extension.identifier not in declared(revision, dump(ours)):
+                raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
+            raise missing_extension(revision, extension.identifier, method)
+        self.within(extensions=on)
+        return await super().serve(revision, method, message, obj)
+
     async def fulfil_on_session(
         self, revision: Revision, method: str, handler: str, params: Any, result: Any
     ) -> Any:
-        """In a session, a stateless-era surface handler's request for input is sent to the client as
-        requests of the session's revision, and the handler runs again with the answers."""
+        """An extension's result (a task) answers only a client that negotiated the extension (else
+        the missing-capability error: the server cannot serve it without). In a session, a
+        stateless-era surface handler's request for input is sent to the client as requests of the
+        session's revision, and the handler runs again with the answers."""
+        for extension, model in self.surface.extension_results.get(method, ()):
+            if (
+                isinstance(result, model)
+                and extension.identifier not in self.peer.negotiated_extensions()
+            ):
+                raise missing_extension(revision, extension.identifier, method)
         need = self.surface.input_required
         answer_model = self.surface.model(need.result) if need is not None else None
         if need is None or answer_model is None or revision.legacy is None:

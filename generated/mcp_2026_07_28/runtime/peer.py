@@ -69,6 +69,8 @@ class Context:
     listening: tuple[Any] | None = None
     for_session: bool = False
     """True inside the listen handler a Server runs for a session's resource subscriptions."""
+    extensions: frozenset[str] = frozenset()
+    """The extensions (SEP-2133) both sides declared for the request being served."""
 
 
 CONTEXT: contextvars.ContextVar[Context | None] = contextvars.ContextVar(

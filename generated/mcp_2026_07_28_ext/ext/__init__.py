@@ -26,6 +26,11 @@ EXTENSIONS: tuple[Extension, ...] = (
             "tasks/update",
         ),
         results=("tools/call",),
+        name_headers=(
+            ("tasks/cancel", "taskId"),
+            ("tasks/get", "taskId"),
+            ("tasks/update", "taskId"),
+        ),
     ),
     Extension(
         identifier="io.modelcontextprotocol/ui",
@@ -35,6 +40,7 @@ EXTENSIONS: tuple[Extension, ...] = (
     ),
 )
 """Each extension: its identifier under `capabilities.extensions`, its subpackage, the methods it adds
-and the core requests a server may answer with one of its results instead."""
+the core requests a server may answer with one of its results instead, and the requests whose target an
+HTTP `Mcp-Name` header mirrors."""
 
 __all__ = ["EXTENSIONS"]

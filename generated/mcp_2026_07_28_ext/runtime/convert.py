@@ -256,18 +256,21 @@ def project_capabilities(
     wire: Any, model: type[BaseModel] | None, source: type[BaseModel] | None = None
 ) -> Any:
     """Capabilities in another revision's shape: at every level, only what that revision defines
-    (`source`, the revision they were written for, says which keys of an open object are its own).
+    (`source`, the revision they were written for, says which keys of an open object are its own, and
+    where its object is open but `model`'s is not, that none of `model`'s sub-keys were meant).
     """
     if model is None or not isinstance(wire, Mapping):
         return wire
     fields = _field_models(model)
     theirs = _field_models(source) if source else {}
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in wire.items():
         if key not in fields:
             continue
         inner, written = fields[key], theirs.get(key)
-        if inner is not None:
+        if inner is not None and key in theirs and written is None and isinstance(value, Mapping):
+            out[key] = {}
+        elif inner is not None:
             out[key] = project_capabilities(value, inner, written)
         elif written is not None and isinstance(value, Mapping):
             own = {f.alias or n for n, f in written.model_fields.items()}

@@ -51,7 +51,7 @@ class Eras:
     legacy: Legacy | None
     modern: Modern | None
     name_headers: Mapping[str, str]
-    """Request method → the params field its `Mcp-Name` header mirrors."""
+    """Request method → the params field its `Mcp-Name` header mirrors (the extensions' requests too)."""
     tool_headers: ToolHeaders | None
     refused: frozenset[int]
     """Error codes a stateless-era server answers with 400 Bad Request (-32601 is 404, the rest 200)."""
@@ -80,7 +80,16 @@ def eras(revisions: Revisions) -> Eras:
         ),
         legacy=legacy,
         modern=modern,
-        name_headers=dict(modern.name_headers) if modern else {},
+        name_headers={
+            **(dict(modern.name_headers) if modern else {}),
+            **{
+                method: key
+                for r in revisions.values()
+                if r.modern is not None
+                for e in r.extensions
+                for method, key in e.name_headers
+            },
+        },
         tool_headers=modern.tool_headers if modern else None,
         refused=frozenset(code for code in codes if code is not None),
     )
