@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 import time
 import tracemalloc
 from typing import Any, Iterator
@@ -22,6 +23,8 @@ import pytest
 from authserver import Authority, authorization_server
 from hostile import HostileMcp, Recorder, Resolved
 from httpserve import serve
+from mcpgen.runtime.auth.destinations import Destinations
+from mcpgen.runtime.auth.pinned import pinned_client
 from mcpgen.runtime.auth import (
     AuthorizationError,
     ClientCredentials,
@@ -184,6 +187,81 @@ def test_allow_private_network_lets_a_public_server_use_a_private_authorization_
             allowed = ClientCredentials(credentials, allow_private_network=True)
             answer = _post(allowed, "https://mcp.example/mcp", network)
     assert answer.status_code == 200 and authority.grants["client_credentials"] == 1
+
+
+# --- 2b. addresses checked again when the connection is made (DNS rebinding) ------------------------
+
+
+class Canary:
+    """A real TCP listener on loopback that counts the connections it is offered."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+
+    async def __aenter__(self) -> int:
+        async def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.connections += 1
+            writer.close()
+
+        self.server = await asyncio.start_server(accepted, "127.0.0.1", 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.server.close()
+        await self.server.wait_closed()
+
+
+def _rebinding(monkeypatch: pytest.MonkeyPatch, name: str, first: str, then: str) -> None:
+    """The resolver answers `first` for `name` once, then `then` (an attacker's DNS with a zero TTL)."""
+    real = socket.getaddrinfo
+    answers = [first]
+
+    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if (host.decode() if isinstance(host, bytes) else host) != name:
+            return real(host, port, *args, **kwargs)
+        address = answers.pop() if answers else then
+        return real(address, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+@pytest.mark.parametrize(("then", "private"), [("127.0.0.1", False), ("169.254.169.254", True)])
+def test_a_name_that_rebinds_after_the_check_is_refused_when_the_connection_is_made(
+    monkeypatch: pytest.MonkeyPatch, then: str, private: bool
+) -> None:
+    async def run() -> tuple[int, int]:
+        async with canary as port:
+            url = f"https://as.example:{port}/token"
+            allowed = Destinations("https://mcp.example", private)
+            _rebinding(monkeypatch, "as.example", "93.184.216.34", then)
+            await allowed.check(url, "the token endpoint")
+            if then == "127.0.0.1":
+                async with httpx.AsyncClient() as plain:
+                    with pytest.raises(httpx.HTTPError):
+                        await plain.post(url, data={"client_secret": "s3cret"})
+            reached_unpinned = canary.connections
+            async with pinned_client(allowed, 5) as http:
+                with pytest.raises(AuthorizationError, match="refused"):
+                    await http.post(url, data={"client_secret": "s3cret"})
+            return reached_unpinned, canary.connections - reached_unpinned
+
+    canary = Canary()
+    unpinned, pinned = asyncio.run(run())
+    assert pinned == 0, "the pinned client connected to the rebound address"
+    if then == "127.0.0.1":
+        assert unpinned == 1, "the control: an unpinned client does reach the rebound address"
+
+
+def test_connections_to_the_mcp_server_s_own_host_and_allowed_addresses_go_through() -> None:
+    async def run() -> list[int]:
+        statuses = []
+        with serve(Recorder()) as listening:
+            for origin, private in [(listening.url.removesuffix("/mcp"), False), ("https://mcp.example", True)]:
+                async with pinned_client(Destinations(origin, private), 5) as http:
+                    statuses.append((await http.get(listening.url)).status_code)
+        return statuses
+
+    assert asyncio.run(run()) == [404, 404]
 
 
 # --- 3. authorization servers over https only (loopback excepted) --------------------------------------

@@ -719,10 +719,11 @@ RUNTIME_AUTH_CLIENT = [
     *_group(
         "runtime/auth/destinations.py",
         [
-            ("metadata-address-allowed", "Destinations.check", "if address in METADATA_ADDRESSES:", "if False:", "authorization traffic sent to the cloud metadata service where private addresses are allowed"),
-            ("internal-allowed", "Destinations.check", "if internal(address) and not self.private:", "if False:", "a public MCP server sends its client into a private network (SSRF)"),
+            ("metadata-address-allowed", "Destinations._refuse", "if address in METADATA_ADDRESSES:", "if False:", "authorization traffic sent to the cloud metadata service where private addresses are allowed"),
+            ("internal-allowed", "Destinations._refuse", "if internal(address) and not self.private:", "if False:", "a public MCP server sends its client into a private network (SSRF)"),
             ("cleartext-allowed", "Destinations.check", "if not secure(url) and not (document and own):", "if False:", "secrets sent to an http authorization server off loopback"),
             ("mapped-not-unwrapped", "_unwrapped", "            return address.ipv4_mapped\n", "            return address\n", "an IPv4-mapped IPv6 literal hides an internal address"),
+            ("rebinding-unpinned", "Destinations.pin", "        if self.own(host, port):\n            return host\n", "        return host\n", "a name resolved public for the check connects to an internal address (DNS rebinding)"),
             ("server-always-internal", "destinations", "allow_private_network or any(internal(a) for a in at)", "True", "every MCP server may send its client to internal addresses"),
         ],
     ),
