@@ -12,18 +12,19 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
-import importlib
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
 from . import dpop
 from .challenge import Challenge
+from .destinations import Destinations, destinations
 from .discovery import Discovered, discover
 from .errors import AuthorizationError
 from .fetch import exchange
 from .flow import flow_class
 from .metadata import canonical_resource, origin
+from .pinned import pinned_client
 from .registration import ClientMetadata, PreRegistered, registered, requested_auth_method
 from .store import ClientInfo, MemoryTokenStore, Tokens, TokenStore
 from .token_endpoint import post_token_request, refusal, tokens_of
@@ -102,7 +103,7 @@ class Authorization(abc.ABC):
             tokens = await self.store.get_tokens(key)
             found = self._found.get(key)
             if tokens is not None and tokens.expired() and found is not None:
-                async with self._client() as http:
+                async with self._client(found.destinations) as http:
                     tokens = await self._refresh(http, key, found, tokens)
             return tokens
 
@@ -151,10 +152,9 @@ class Authorization(abc.ABC):
             tokens = await self.store.get_tokens(key)
             if tokens is not None and tokens.access_token != sent:
                 return tokens
-            async with self._client() as http:
-                found = await discover(
-                    http, server_url, challenge, self.allow_private_network, self.timeout
-                )
+            allowed = await destinations(server_url, self.allow_private_network)
+            async with self._client(allowed) as http:
+                found = await discover(http, server_url, challenge, allowed, self.timeout)
                 self._found[key] = found
                 if tokens is not None and tokens.issuer != found.issuer:
                     tokens = None
@@ -170,12 +170,13 @@ class Authorization(abc.ABC):
                 return tokens
 
     @contextlib.asynccontextmanager
-    async def _client(self) -> AsyncIterator[Any]:
+    async def _client(self, allowed: Destinations) -> AsyncIterator[Any]:
+        """The application's `http` client, else a fresh one whose connections go only where
+        `allowed` lets them, each address checked when the connection is made."""
         if self.http is not None:
             yield self.http
             return
-        httpx: Any = importlib.import_module("httpx")
-        async with httpx.AsyncClient(timeout=self.timeout) as http:
+        async with pinned_client(allowed, self.timeout) as http:
             yield http
 
     def _scopes(self, key: str, found: Discovered, challenge: Challenge | None) -> tuple[str, ...]:

@@ -72,7 +72,11 @@ def secure(url: str) -> bool:
 async def addresses(url: str) -> list[Address]:
     """The addresses `url`'s host stands for: itself when an IP literal, loopback for `localhost`
     names, else what the resolver answers (none when it cannot resolve the name)."""
-    host = urlsplit(url).hostname or ""
+    return await resolve(urlsplit(url).hostname or "")
+
+
+async def resolve(host: str) -> list[Address]:
+    """The addresses `host` stands for (see `addresses`)."""
     ip = _ip(host)
     if ip is not None:
         return [_unwrapped(ip)]
@@ -111,14 +115,36 @@ class Destinations:
             raise AuthorizationError(
                 f"{what} {url!r} is neither https nor on a loopback address: refused"
             )
-        if own:
-            return
-        for address in await addresses(url):
+        if not own:
+            self._refuse(await addresses(url), f"{what} {url!r}")
+
+    def own(self, host: str, port: int) -> bool:
+        """Whether a connection to `host`:`port` goes to the MCP server's own host and port."""
+        server = urlsplit(self.server_origin)
+        default = 443 if server.scheme == "https" else 80
+        return (server.hostname or "") == host.lower().strip("[]") and (
+            server.port or default
+        ) == port
+
+    async def pin(self, host: str, port: int) -> str:
+        """The address a connection to `host`:`port` goes to, checked when the connection is made
+        (a name that resolved to a public address for `check` and resolves to an internal one now
+        is refused: DNS rebinding); the host itself for the MCP server's own host and port."""
+        if self.own(host, port):
+            return host
+        found = await resolve(host)
+        if not found:
+            raise AuthorizationError(f"{host!r} does not resolve: refused")
+        self._refuse(found, f"a connection to {host!r}")
+        return str(found[0])
+
+    def _refuse(self, found: list[Address], what: str) -> None:
+        for address in found:
             if address in METADATA_ADDRESSES:
-                raise AuthorizationError(f"{what} {url!r} is a cloud metadata address: refused")
+                raise AuthorizationError(f"{what} is a cloud metadata address: refused")
             if internal(address) and not self.private:
                 raise AuthorizationError(
-                    f"{what} {url!r} is at the internal address {address}: refused (an MCP "
+                    f"{what} is at the internal address {address}: refused (an MCP "
                     "server on the public internet cannot send its client into a private "
                     "network; allow_private_network=True allows it on purpose)"
                 )

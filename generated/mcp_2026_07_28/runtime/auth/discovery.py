@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from .challenge import Challenge
-from .destinations import Destinations, destinations
+from .destinations import Destinations
 from .errors import AuthorizationError
 from .fetch import exchange
 from .metadata import (
@@ -50,13 +50,13 @@ async def discover(
     http: Any,
     server_url: str,
     challenge: Challenge | None,
-    allow_private_network: bool,
+    allowed: Destinations,
     timeout: float,
 ) -> Discovered:
     """The resource and authorization server of the MCP server at `server_url`, as its `challenge`
-    (`resource_metadata`) or its well-known URLs say; AuthorizationError when they say nothing usable.
+    (`resource_metadata`) or its well-known URLs say, fetched only where `allowed` lets them go;
+    AuthorizationError when they say nothing usable.
     """
-    allowed = await destinations(server_url, allow_private_network)
     hint = challenge.params.get("resource_metadata") if challenge is not None else None
     found: ProtectedResourceMetadata | None = None
     for url in [*([hint] if hint else []), *resource_metadata_urls(server_url)]:
