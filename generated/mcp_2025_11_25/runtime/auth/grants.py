@@ -12,6 +12,8 @@ from __future__ import annotations
 import secrets
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
+
+from typing_extensions import TypedDict, Unpack
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from .authorization import Authorization
@@ -117,6 +119,17 @@ class OAuth(Authorization):
         return await self._token(http, found, client, form, None)
 
 
+class GrantOptions(TypedDict, total=False):
+    """The options every grant on a client's own behalf takes (see `Authorization`)."""
+
+    store: TokenStore | None
+    max_attempts: int
+    http: Any
+    allow_private_network: bool
+    timeout: float
+    dpop: bool
+
+
 class ClientCredentials(Authorization):
     """Authorization of a client acting on its own behalf: the client credentials grant with
     `credentials` registered beforehand (a secret or a private key, sent only to their `issuer`), no
@@ -124,27 +137,19 @@ class ClientCredentials(Authorization):
     `allow_private_network`, `timeout` and `dpop`: see `Authorization`."""
 
     def __init__(
-        self,
-        credentials: Iterable[PreRegistered],
-        *,
-        store: TokenStore | None = None,
-        max_attempts: int = 3,
-        http: Any = None,
-        allow_private_network: bool = False,
-        timeout: float = 30.0,
-        dpop: bool = True,
+        self, credentials: Iterable[PreRegistered], **options: Unpack[GrantOptions]
     ) -> None:
         super().__init__(
             None,
             None,
             credentials,
-            store,
+            options.get("store"),
             False,
-            max_attempts,
-            http,
-            allow_private_network=allow_private_network,
-            timeout=timeout,
-            dpop=dpop,
+            options.get("max_attempts", 3),
+            options.get("http"),
+            allow_private_network=options.get("allow_private_network", False),
+            timeout=options.get("timeout", 30.0),
+            dpop=options.get("dpop", True),
         )
 
     async def _authorize(
@@ -157,7 +162,7 @@ class ClientCredentials(Authorization):
         return await self._token(http, found, client, form, None)
 
 
-class JwtBearer(Authorization):
+class JwtBearer(ClientCredentials):
     """Authorization of a workload by the JWT bearer grant (RFC 7523 §2.1): `assertion()` gives the
     JWT to present (a workload identity token, say), `credentials` the client id registered beforehand
     (the assertion goes only to their `issuer`); tokens in `store`, a request authorized at most
@@ -167,26 +172,9 @@ class JwtBearer(Authorization):
         self,
         assertion: Callable[[], Awaitable[str]],
         credentials: Iterable[PreRegistered],
-        *,
-        store: TokenStore | None = None,
-        max_attempts: int = 3,
-        http: Any = None,
-        allow_private_network: bool = False,
-        timeout: float = 30.0,
-        dpop: bool = True,
+        **options: Unpack[GrantOptions],
     ) -> None:
-        super().__init__(
-            None,
-            None,
-            credentials,
-            store,
-            False,
-            max_attempts,
-            http,
-            allow_private_network=allow_private_network,
-            timeout=timeout,
-            dpop=dpop,
-        )
+        super().__init__(credentials, **options)
         self.assertion = assertion
 
     async def _authorize(
@@ -224,27 +212,13 @@ class EnterpriseManaged(JwtBearer):
         credentials: Iterable[PreRegistered],
         *,
         subject_token_type: str = ID_TOKEN,
-        store: TokenStore | None = None,
-        max_attempts: int = 3,
-        http: Any = None,
-        allow_private_network: bool = False,
-        timeout: float = 30.0,
-        dpop: bool = True,
+        **options: Unpack[GrantOptions],
     ) -> None:
         if not secure(idp_token_endpoint):
             raise ValueError(
                 f"the identity provider's token endpoint must be https, not {idp_token_endpoint!r}"
             )
-        super().__init__(
-            assertion,
-            credentials,
-            store=store,
-            max_attempts=max_attempts,
-            http=http,
-            allow_private_network=allow_private_network,
-            timeout=timeout,
-            dpop=dpop,
-        )
+        super().__init__(assertion, credentials, **options)
         self.idp_token_endpoint = idp_token_endpoint
         self.idp_client = idp_client
         self.subject_token_type = subject_token_type
