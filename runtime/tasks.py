@@ -22,7 +22,7 @@ import secrets
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
-from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, Protocol
+from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, Protocol, cast
 
 from .convert import dump, fill
 from .jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, ProtocolError
@@ -114,6 +114,20 @@ class MemoryTaskStore:
         return found
 
 
+class TaskSignals(Protocol):
+    """A store shared by several workers that also carries messages between them (`RedisTaskStore`):
+    a worker's `tasks/cancel` and `tasks/update` reach the work running in another, and every worker's
+    listeners hear every task's changes."""
+
+    async def signal(self, message: dict[str, Any]) -> None:
+        """Send `message` (JSON) to every worker sharing the store, this one included."""
+        ...
+
+    def signals(self) -> contextlib.AbstractAsyncContextManager[AsyncIterator[dict[str, Any]]]:
+        """Subscribe (once entered) to the messages signalled from now on."""
+        ...
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
@@ -151,6 +165,12 @@ class TaskContext:
         )
         await running.waiting
         return running.answered
+
+
+def _fulfilled(record: TaskRecord, responses: Any) -> list[Any]:
+    """The keys of `responses` (any JSON) that answer the task's outstanding input requests."""
+    outstanding = record.input_requests or {}
+    return [k for k in responses if k in outstanding] if isinstance(responses, Mapping) else []
 
 
 class TaskWatch:
@@ -216,6 +236,62 @@ class TaskRunner:
         self.owned: dict[str | None, set[str]] = {}
         self.expiries: list[tuple[float, str, str | None]] = []
         self.watches: dict[str, set[TaskWatch]] = {}
+        self.worker = secrets.token_hex(8)
+        """This runner's name among the workers sharing a `TaskSignals` store."""
+        self.hearing: asyncio.Future[None] | None = None
+
+    def _shared(self) -> TaskSignals | None:
+        """The store, when it carries messages between workers."""
+        return cast(TaskSignals, self.store) if hasattr(self.store, "signals") else None
+
+    async def hear(self) -> None:
+        """Start hearing the other workers' messages (once; `start` does it before its first task)."""
+        shared = self._shared()
+        if shared is None or (self.hearing is not None and not self.hearing.done()):
+            return
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.hearing = asyncio.ensure_future(self._hear(shared, ready))
+        await asyncio.wait([ready, self.hearing], return_when=asyncio.FIRST_COMPLETED)
+        if self.hearing.done():
+            self.hearing.result()
+
+    async def _hear(self, shared: TaskSignals, ready: asyncio.Future[None]) -> None:
+        async with shared.signals() as messages:
+            ready.set_result(None)
+            async for message in messages:
+                try:
+                    await self._signalled(message)
+                except Exception:
+                    logger.exception("task signal %.200r not handled", message)
+
+    async def _signalled(self, message: Any) -> None:
+        """Act on another worker's message: a change to announce, or a request for work running here."""
+        if not isinstance(message, dict) or message.get("worker") == self.worker:
+            return
+        task_id, kind = message.get("taskId"), message.get("kind")
+        if not isinstance(task_id, str):
+            return
+        if kind == "state" and isinstance(message.get("state"), dict):
+            for watch in self.watches.get(task_id, ()):
+                if watch.owner == message.get("owner"):
+                    watch.offer(message["state"])
+            return
+        running = self.running.get(task_id)
+        if running is None or running.job is None:
+            return
+        if kind == "cancel":
+            running.job.cancel()
+        elif kind == "update":
+            record = await self.store.get(task_id)
+            if record is not None:
+                await self._apply(record, running, message.get("responses"))
+
+    async def close(self) -> None:
+        """Stop hearing the other workers (a later task starts hearing again)."""
+        if self.hearing is not None:
+            self.hearing.cancel()
+            await asyncio.gather(self.hearing, return_exceptions=True)
+            self.hearing = None
 
     def granted_ttl(self, requested: Any) -> int:
         """The TTL a task gets: `requested` (a positive integer, in milliseconds) capped at `max_ttl_ms`,
@@ -268,6 +344,7 @@ class TaskRunner:
             expires=expires,
             owner=owner,
         )
+        await self.hear()
         self._claim(owner, record.task_id, expires)
         try:
             await self.store.put(record)
@@ -315,6 +392,10 @@ class TaskRunner:
         changed = replace(record, last_updated_at=_now(), **changes)
         await self.store.put(changed)
         self.announce(changed)
+        shared = self._shared()
+        if shared is not None:
+            state = {"taskId": task_id, "owner": changed.owner, "state": changed.wire()}
+            await shared.signal({"kind": "state", "worker": self.worker, **state})
 
     def announce(self, record: TaskRecord) -> None:
         """Hand a task's new state to the listeners watching it (its owner's only)."""
@@ -371,33 +452,53 @@ class TaskRunner:
         if running is not None and running.job is not None and not running.job.done():
             running.job.cancel()
             await asyncio.wait([running.job], timeout=CANCEL_WAIT)
+        elif running is None and (shared := self._shared()) is not None:
+            await shared.signal({"kind": "cancel", "worker": self.worker, "taskId": task_id})
         await self.change(task_id, status="cancelled")
 
     async def update(self, task_id: Any, responses: Any, owner: str | None = None) -> None:
         """`tasks/update`: answer outstanding input requests (other keys are ignored); the answered keys
-        leave `inputRequests` before this returns, and the work resumes once none is left. -32602 for a
-        task unknown to `owner`, or when the task's answers would exceed `max_input_bytes`."""
+        leave `inputRequests` before this returns (work running in another worker: once that worker
+        applied them, waiting at most `CANCEL_WAIT` seconds), and the work resumes once none is left.
+        -32602 for a task unknown to `owner`, or when the task's answers would exceed
+        `max_input_bytes`."""
         record = await self._known(task_id, owner)
         running = self.running.get(task_id)
-        outstanding = dict(record.input_requests or {})
-        if running is None or running.waiting is None or not isinstance(responses, Mapping):
+        if running is not None:
+            await self._apply(record, running, responses)
             return
-        fulfilled = [key for key in responses if key in outstanding]
+        shared = self._shared()
+        fulfilled = _fulfilled(record, responses)
+        if shared is None or not fulfilled:
+            return
+        message = {"kind": "update", "worker": self.worker, "taskId": task_id}
+        await shared.signal({**message, "responses": {k: responses[k] for k in fulfilled}})
+        deadline = asyncio.get_running_loop().time() + CANCEL_WAIT
+        while asyncio.get_running_loop().time() < deadline:
+            now = await self.store.get(task_id)
+            if now is None or not set(fulfilled) & set(now.input_requests or {}):
+                return
+            await asyncio.sleep(0.01)
+
+    async def _apply(self, record: TaskRecord, running: _Running, responses: Any) -> None:
+        """Hand answers to the work running here (see `update`)."""
+        fulfilled = _fulfilled(record, responses) if running.waiting is not None else []
         if not fulfilled:
             return
         size = len(json.dumps([responses[key] for key in fulfilled], default=str))
         if running.answered_bytes + size > self.max_input_bytes:
             raise ProtocolError(INVALID_PARAMS, "inputResponses too large")
         running.answered_bytes += size
+        outstanding = dict(record.input_requests or {})
         for key in fulfilled:
             running.answered[key] = responses[key]
             del outstanding[key]
         if outstanding:
-            await self.change(task_id, status="input_required", input_requests=outstanding)
+            await self.change(record.task_id, status="input_required", input_requests=outstanding)
             return
-        await self.change(task_id, status="working")
+        await self.change(record.task_id, status="working")
         waiting, running.waiting = running.waiting, None
-        if not waiting.done():
+        if waiting is not None and not waiting.done():
             waiting.set_result(None)
 
     async def _found(self, task_id: Any, owner: str | None) -> TaskRecord | None:
