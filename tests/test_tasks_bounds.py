@@ -131,3 +131,36 @@ def test_a_listener_watches_a_bounded_number_of_its_own_tasks() -> None:
     mine, narrowed, dropped, left = asyncio.run(scenario())
     assert narrowed == mine[:1]  # the first two ids looked at: another owner's, then one of its own
     assert dropped == mine[:2] and left == 0
+
+
+class Racing(MemoryTaskStore):
+    """A store that runs `hook` (once) before its next read: a change lands while a watch reads its tasks."""
+
+    hook: Any = None
+
+    async def get(self, task_id: str) -> Any:
+        hook, self.hook = self.hook, None
+        if hook is not None:
+            await hook()
+        return await super().get(task_id)
+
+
+def test_a_change_while_a_watch_reads_its_tasks_reaches_only_the_tasks_owner() -> None:
+    async def scenario() -> tuple[list[str], list[Any], list[str]]:
+        store = Racing()
+        runner = TaskRunner(store)
+        theirs = (await runner.start(forever, owner="bob"))["taskId"]
+        mine = (await runner.start(forever, owner="alice"))["taskId"]
+        store.hook = lambda: runner.change(theirs, status="working", status_message="changed")
+        async with runner.watch([theirs], owner="alice") as watch:
+            acknowledged = list(watch.task_ids)
+            heard = [state async for state in watch]
+        store.hook = lambda: runner.change(mine, status="working", status_message="changed")
+        async with runner.watch([mine], owner="alice") as watch:
+            first = await watch.__anext__()
+        await stop(runner)
+        return acknowledged, heard, [first["taskId"], first.get("statusMessage")]
+
+    acknowledged, heard, first = asyncio.run(scenario())
+    assert acknowledged == [] and heard == []
+    assert first[1] == "changed"  # the change during the read is what the owner hears first
