@@ -84,6 +84,27 @@ def test_any_json_in_a_tasks_request_gets_an_error_or_an_answer(
         assert reply["result"]["resultType"] == "complete"
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(task_ids=json_values, meta=st.one_of(st.just(META), json_values))
+def test_any_json_as_the_task_ids_of_a_listen_request_gets_an_error_or_an_answer(
+    served: tuple[ModuleType, type, Any], task_ids: Any, meta: Any
+) -> None:
+    """No listed id names a task here, so the listen request is answered at once (or refused)."""
+    _, server_class, _ = served
+    catcher = Tracebacks()
+    logging.getLogger().addHandler(catcher)
+    try:
+        reply = call(server_class(), "subscriptions/listen", {"notifications": {"taskIds": task_ids}, "_meta": meta})
+    finally:
+        logging.getLogger().removeHandler(catcher)
+    assert catcher.found == []
+    assert ("result" in reply) != ("error" in reply)
+    if "error" in reply:
+        assert reply["error"]["code"] in CODES
+    else:
+        assert reply["result"]["resultType"] == "complete"
+
+
 def test_a_real_task_survives_the_noise(served: tuple[ModuleType, type, Any]) -> None:
     _, server_class, _ = served
 

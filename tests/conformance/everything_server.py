@@ -743,6 +743,20 @@ class TasksServer(EverythingServer):
         await asyncio.sleep(0.2)
         return done(f"Hello, {name}!")
 
+    async def on_subscriptions_listen(self, params: Any) -> Any:
+        """Task status notifications (`notifications.taskIds`, the tasks extension's) until the listed tasks
+        end, answering the listen request then; any other listen as Everything's."""
+        wanted = wire(params).get("notifications") or {}
+        if not self.stateless or "taskIds" not in wanted:
+            return await super().on_subscriptions_listen(params)
+        self.require_extension(tasks_ext.IDENTIFIER)
+        async with TASKS.watch(wanted["taskIds"]) as watch:
+            await self.notify_subscriptions_acknowledged({"notifications": {"taskIds": watch.task_ids}})
+            async for state in watch:
+                await self.notify_task_status(state)
+        meta = {"io.modelcontextprotocol/subscriptionId": runtime.REQUEST_ID.get()}
+        return types.SubscriptionsListenResult.model_validate({"_meta": meta, "resultType": "complete"})
+
     async def on_get_task(self, params: Any) -> Any:
         found = await TASKS.get(wire(params)["taskId"])
         return tasks_ext.methods.parse_result("tasks/get", {**found, "resultType": "complete"})

@@ -358,3 +358,67 @@ def test_tasks_scenario_passes(node: Path, tasks_server: str, tmp_path: Path, sc
     pending = [c for c in checks if c["id"] in SUITE_PENDING and c["status"] == "SKIPPED"]
     _assert_all_pass([c for c in checks if c not in pending], done)
     assert len(checks) - len(pending) >= (0 if pending else 2), checks
+
+
+def test_the_tasks_fixture_sends_status_notifications_on_a_listen_stream(tasks_server: str, schema_dir: Path) -> None:
+    """What the suite's pending `tasks-status-notifications` describes, checked here over raw HTTP: a listen
+    request naming a task gets the acknowledgement naming it, then `notifications/tasks` whose params carry
+    `taskId` and `status` (a terminal one inlining its result), each a valid ext-tasks `TaskStatusNotification`
+    on the listen request's stream; a listener that did not declare the extension gets -32021."""
+    import httpx
+    from jsonschema.validators import validator_for
+
+    schema = json.loads((schema_dir / "extensions" / "tasks" / "schema.json").read_text("utf-8"))
+    validator = validator_for(schema)({**schema, "$ref": "#/$defs/TaskStatusNotification"})
+    declared = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+
+    def message(request_id: int, method: str, params: dict[str, Any], capabilities: Any = declared) -> dict[str, Any]:
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+        }
+        return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**params, "_meta": meta}}
+
+    def headers(method: str, name: str | None = None) -> dict[str, str]:
+        found = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+        found.update({"mcp-protocol-version": "2026-07-28", "mcp-method": method})
+        return {**found, "mcp-name": name} if name is not None else found
+
+    def events(response: httpx.Response) -> Iterator[dict[str, Any]]:
+        for line in response.iter_lines():
+            if line.startswith("data: {"):
+                yield json.loads(line[len("data: ") :])
+
+    def answer(response: httpx.Response) -> dict[str, Any]:
+        found: dict[str, Any] = response.json() if "json" in response.headers["content-type"] else next(events(response))
+        return found
+
+    with httpx.Client(timeout=30) as client:
+        call = message(1, "tools/call", {"name": "slow_compute", "arguments": {"seconds": 0.5, "label": "heard"}})
+        created = client.post(tasks_server, json=call, headers=headers("tools/call", "slow_compute"))
+        task_id = answer(created)["result"]["taskId"]
+        listen = message(2, "subscriptions/listen", {"notifications": {"taskIds": [task_id, "nonexistent"]}})
+        heard: list[dict[str, Any]] = []
+        with client.stream("POST", tasks_server, json=listen, headers=headers("subscriptions/listen")) as stream:
+            for event in events(stream):
+                heard.append(event)
+                if "id" in event or event.get("params", {}).get("status") in ("completed", "failed", "cancelled"):
+                    break
+        refused = client.post(
+            tasks_server,
+            json=message(3, "subscriptions/listen", {"notifications": {"taskIds": [task_id]}}, {}),
+            headers=headers("subscriptions/listen"),
+        )
+    ack, *statuses = heard
+    assert ack["method"] == "notifications/subscriptions/acknowledged"
+    assert ack["params"]["notifications"] == {"taskIds": [task_id]}
+    assert statuses and all(s["method"] == "notifications/tasks" for s in statuses)
+    for status in statuses:
+        errors = sorted(validator.iter_errors(status), key=str)
+        assert not errors, f"{status}: {errors[0].message}"
+        assert status["params"]["taskId"] == task_id
+        assert status["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == 2
+    assert statuses[-1]["params"]["status"] == "completed"
+    assert statuses[-1]["params"]["result"]["content"][0]["text"].startswith("computed heard")
+    assert answer(refused)["error"]["code"] == -32021

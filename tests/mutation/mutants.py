@@ -807,9 +807,16 @@ RUNTIME_NEGOTIATION = _group(
 RUNTIME_TASKS = _group(
     "runtime/tasks.py",
     [
-        ("task-not-durable-before-answer", "TaskRunner.start", "        await self.store.put(record)\n", "", "a task is answered before the store holds it: tasks/get right after the answer fails"),
-        ("task-update-applied-late", "TaskRunner.update", "            await self.change(task_id, status=\"input_required\", input_requests=outstanding)\n", "", "an answered input request stays outstanding after tasks/update acknowledged it"),
+        ("task-not-durable-before-answer", "TaskRunner.start", "            await self.store.put(record)\n", "            pass\n", "a task is answered before the store holds it: tasks/get right after the answer fails"),
+        ("task-update-applied-late", "TaskRunner._apply", "            await self.change(record.task_id, status=\"input_required\", input_requests=outstanding)\n", "", "an answered input request stays outstanding after tasks/update acknowledged it"),
         ("task-cancel-not-settled", "TaskRunner.cancel", "        await self.change(task_id, status=\"cancelled\")\n", "", "a cancelled task that never started stays working"),
+        ("task-owner-quota-off", "TaskRunner._claim", "        if len(mine) >= self.per_owner:\n", "        if False:\n", "one client's tasks fill the store and exhaust every other client's quota"),
+        ("task-ttl-uncapped", "TaskRunner.granted_ttl", "        return min(wanted, self.max_ttl_ms)\n", "        return wanted\n", "a client keeps its task as long as it asks"),
+        ("task-owner-unchecked", "TaskRunner._found", "        return record if record is not None and record.owner == owner else None\n", "        return record\n", "one client reads, cancels and answers another client's task"),
+        ("task-heard-by-others", "TaskRunner.announce", "            if watch.owner == record.owner:\n", "            if True:\n", "a listener hears another owner's task"),
+        ("task-input-unbounded", "TaskRunner._apply", "        if running.answered_bytes + size > self.max_input_bytes:\n", "        if False:\n", "a task holds any amount of answered input"),
+        ("task-cancel-stays-local", "TaskRunner.cancel", "            await shared.signal({\"kind\": \"cancel\", \"worker\": self.worker, \"taskId\": task_id})\n", "            pass\n", "a tasks/cancel received by another worker leaves the work running"),
+        ("task-notifications-unheard", "await_task", "                elif state and heard is not None:\n", "                elif False:\n", "a listening client polls instead of following the task's notifications"),
         ("task-poll-interval-ignored", "_interval", "    return min(max(seconds, POLL_BOUNDS[0]), POLL_BOUNDS[1])\n", "    return POLL_BOUNDS[1]\n", "a client waits the longest interval whatever the task suggests"),
     ],
 )

@@ -194,6 +194,8 @@ class Endpoint:
         self.flights: dict[Any, asyncio.Future[Any]] = {}
         self.cancelled: set[asyncio.Future[Any]] = set()
         """Requests in flight that the peer cancelled (their handlers' cancellation is not an error)."""
+        self.observers: dict[str, list[Callable[[Any], None]]] = {}
+        """Callbacks seeing the wire params of every incoming notification of a method, before its handler."""
 
     # --- connection plumbing
 
@@ -420,6 +422,8 @@ class Endpoint:
                 self.cancel_in_flight(params.get(revision.cancelled_id_key))
         if revision.legacy is not None and method == revision.legacy.initialized:
             self.set_session(revision.version)
+        for observe in tuple(self.observers.get(method, ())):
+            observe(obj.get("params"))
         handler = self.handler(method)
         if handler is None:
             return

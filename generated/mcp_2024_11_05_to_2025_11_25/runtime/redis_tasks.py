@@ -9,17 +9,18 @@ worker created it, on the Redis the fan-out already uses.
 
 Optional: nothing else in the runtime imports this module, and it imports `redis.asyncio` (the `redis`
 package) only when it first connects. Redis forgets a task `ttlMs` after its last change, never before.
-The work of a task runs in the worker that started it: another worker reads and cancels the task (its
-status settles `cancelled`, and the running work's result is then ignored), but only the starting
-worker hands `tasks/update` answers to the work.
+The work of a task runs in the worker that started it; the workers' runners signal each other on the
+Redis channel `prefix + "signals"` (pub/sub), so a `tasks/cancel` or `tasks/update` any worker receives
+reaches the work, and a listener on any worker hears every change of the tasks it watches.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import json
-from typing import Any
+from typing import Any, AsyncIterator
 
 from .tasks import TaskRecord
 
@@ -54,8 +55,31 @@ class RedisTaskStore:
         raw = await self.redis().get(self.prefix + task_id)
         return TaskRecord(**json.loads(raw), expires=None) if raw is not None else None
 
+    async def signal(self, message: dict[str, Any]) -> None:
+        """Publish `message` to every worker's runner (`TaskSignals`)."""
+        await self.redis().publish(self.prefix + "signals", json.dumps(message))
+
+    @contextlib.asynccontextmanager
+    async def signals(self) -> AsyncIterator[AsyncIterator[dict[str, Any]]]:
+        """Subscribed to the workers' messages while the block runs (`TaskSignals`)."""
+        pubsub = self.redis().pubsub(ignore_subscribe_messages=True)
+        await pubsub.subscribe(self.prefix + "signals")
+        try:
+            yield _messages(pubsub)
+        finally:
+            await pubsub.aclose()
+
     async def close(self) -> None:
         """Close the connection (a later use connects again)."""
         if self._redis is not None:
             await self._redis.aclose()
             self._redis = None
+
+
+async def _messages(pubsub: Any) -> AsyncIterator[dict[str, Any]]:
+    """The JSON messages a subscription receives (anything else skipped)."""
+    async for message in pubsub.listen():
+        with contextlib.suppress(ValueError):
+            data = json.loads(message["data"])
+            if isinstance(data, dict):
+                yield data

@@ -70,11 +70,13 @@ class ClientBase(Peer):
         task: Any,
         method: str = "tools/call",
         on_status: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
+        listen: bool = False,
     ) -> Any:
-        """The result of a task a server answered with (tasks extension): polled with `tasks/get` at the
-        interval it suggests, its input requests answered by this client's handlers; see
-        `tasks.await_task`. Any client may await a task by its id (one that reconnected, too)."""
-        return await await_task(self, task, method, on_status)
+        """The result of a task a server answered with (tasks extension): heard through its status
+        notifications (`listen`) or polled with `tasks/get` at the interval it suggests, its input
+        requests answered by this client's handlers; see `tasks.await_task`. Any client may await a task
+        by its id (one that reconnected, too)."""
+        return await await_task(self, task, method, on_status, listen)
 
     def client_info(self) -> dict[str, Any]:
         """The `Implementation` object naming this client."""
