@@ -28,8 +28,10 @@ def mcpgen_app(package_dir: str, mode: str) -> Any:
     types = importlib.import_module(f"{package}.types")
     streamable_http_app = importlib.import_module(f"{package}.http").streamable_http_app
     listing: dict[str, Any] = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
-    if mode == "stateless":
-        listing.update(cacheScope="private", ttlMs=0, resultType="complete")
+    if (
+        mode == "stateless"
+    ):  # a fixed tool list may be kept: the x-mcp-header check reads it once a minute
+        listing.update(cacheScope="private", ttlMs=60_000, resultType="complete")
 
     class Echo(Server):  # type: ignore[misc, valid-type]
         async def on_list_tools(self, params: Any) -> Any:
@@ -65,7 +67,11 @@ def bare_app(mode: str) -> Any:
     session = [(b"mcp-session-id", b"bare-session")] if mode == "session" else []
     result_type = ',"resultType":"complete"' if mode == "stateless" else ""
     initialized = json.dumps(
-        {"protocolVersion": VERSIONS[mode], "capabilities": {"tools": {}}, "serverInfo": {"name": "bare", "version": "0"}},
+        {
+            "protocolVersion": VERSIONS[mode],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "bare", "version": "0"},
+        },
         separators=(",", ":"),
     )
 
@@ -88,8 +94,14 @@ def bare_app(mode: str) -> Any:
         else:
             text = json.dumps(request["params"]["arguments"].get("text", ""), ensure_ascii=False)
             result = '{"content":[{"type":"text","text":%s}]%s}' % (text, result_type)
-        answer = ('{"jsonrpc":"2.0","id":%s,"result":%s}' % (json.dumps(request["id"]), result)).encode()
-        headers = [*session, (b"content-type", b"application/json"), (b"content-length", str(len(answer)).encode())]
+        answer = (
+            '{"jsonrpc":"2.0","id":%s,"result":%s}' % (json.dumps(request["id"]), result)
+        ).encode()
+        headers = [
+            *session,
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(answer)).encode()),
+        ]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": answer})
 
@@ -99,7 +111,11 @@ def bare_app(mode: str) -> Any:
 def main() -> None:
     """Serve the chosen app until killed."""
     kind, mode, http, port = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-    app = mcpgen_app(sys.argv[5], mode) if kind == "mcpgen" else bare_app(mode) if kind == "bare" else sdk_app(mode)
+    app = (
+        mcpgen_app(sys.argv[5], mode)
+        if kind == "mcpgen"
+        else bare_app(mode) if kind == "bare" else sdk_app(mode)
+    )
     uvicorn.run(app, host="127.0.0.1", port=port, http=http, log_level="warning", access_log=False)
 
 

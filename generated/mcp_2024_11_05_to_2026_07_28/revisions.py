@@ -1359,6 +1359,8 @@ REVISIONS = Revisions(
                         arguments_key="arguments",
                         cursor_key="cursor",
                         next_cursor_key="nextCursor",
+                        ttl_key="ttlMs",
+                        scope_key="cacheScope",
                     ),
                     log_level_key="io.modelcontextprotocol/logLevel",
                     listen="subscriptions/listen",

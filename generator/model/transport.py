@@ -29,7 +29,9 @@ def _name_field(protocol: ir.Protocol, m: ir.MethodSpec) -> str | None:
 
 def name_headers(protocol: ir.Protocol) -> tuple[tuple[str, str], ...]:
     """(request method, params field) of every client request whose target an `Mcp-Name` header mirrors."""
-    return tuple((m.name, field) for m in protocol.methods if (field := _name_field(protocol, m)) is not None)
+    return tuple(
+        (m.name, field) for m in protocol.methods if (field := _name_field(protocol, m)) is not None
+    )
 
 
 def tool_headers(protocol: ir.Protocol) -> ToolHeaders | None:
@@ -40,7 +42,10 @@ def tool_headers(protocol: ir.Protocol) -> ToolHeaders | None:
             m
             for m in protocol.methods
             if _name_field(protocol, m) == "name"
-            and any(f.wire_name == "arguments" and f.type == ir.DictOf(ir.AnyType()) for f in _fields(protocol, m.params))
+            and any(
+                f.wire_name == "arguments" and f.type == ir.DictOf(ir.AnyType())
+                for f in _fields(protocol, m.params)
+            )
         ),
         None,
     )
@@ -49,7 +54,9 @@ def tool_headers(protocol: ir.Protocol) -> ToolHeaders | None:
     for m in protocol.methods:
         for f in _fields(protocol, m.result):
             item = f.type.item if isinstance(f.type, ir.ListOf) else None
-            if isinstance(item, ir.Ref) and any(g.wire_name == "inputSchema" for g in _fields(protocol, item.name)):
+            if isinstance(item, ir.Ref) and any(
+                g.wire_name == "inputSchema" for g in _fields(protocol, item.name)
+            ):
                 params = {g.wire_name for g in _fields(protocol, m.params)}
                 result = {g.wire_name for g in _fields(protocol, m.result)}
                 return ToolHeaders(
@@ -61,5 +68,7 @@ def tool_headers(protocol: ir.Protocol) -> ToolHeaders | None:
                     arguments_key="arguments",
                     cursor_key="cursor" if "cursor" in params else None,
                     next_cursor_key="nextCursor" if "nextCursor" in result else None,
+                    ttl_key="ttlMs" if "ttlMs" in result else None,
+                    scope_key="cacheScope" if "cacheScope" in result else None,
                 )
     return None

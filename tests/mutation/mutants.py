@@ -692,6 +692,16 @@ RUNTIME_HTTP_STATELESS = _group(
     ],
 )
 
+RUNTIME_HTTP_TOOLTABLE = _group(
+    "runtime/http/tooltable.py",
+    [
+        ("ttl-ignored", "ToolTable._read", "listing.expires = min(listing.expires, now + kept)", "listing.expires = now + 60.0", "a tool list declaring ttlMs 0 kept: a changed list's x-mcp-header annotations checked against the stale one"),
+        ("private-shared", "ToolTable._read", "if keys.scope_key is None or result.get(keys.scope_key) != PUBLIC:", "if False:", "a private tool list reused across authorization contexts"),
+        ("expired-kept", "ToolTable.annotations", "if listing.expires <= now:", "if False:", "a kept tool list used after its ttlMs"),
+        ("unbounded", "ToolTable.annotations", "while len(self._kept) >= LIMIT:", "while False:", "one kept tool list per authorization context, without bound"),
+    ],
+)
+
 RUNTIME_HTTP_CLIENT = _group(
     "runtime/http/client.py",
     [
@@ -872,6 +882,7 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + RUNTIME_HTTP_LIFECYCLE
     + RUNTIME_HTTP_SESSION_ERA
     + RUNTIME_HTTP_STATELESS
+    + RUNTIME_HTTP_TOOLTABLE
     + RUNTIME_HTTP_CLIENT
     + RUNTIME_AUTH_RESOURCE
     + RUNTIME_FANOUT

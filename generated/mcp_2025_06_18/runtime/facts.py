@@ -63,6 +63,9 @@ class ToolHeaders:
     arguments_key: str
     cursor_key: str | None
     next_cursor_key: str | None
+    ttl_key: str | None = None
+    """The listing's keys saying how long (ms) and in which scope a client may keep it."""
+    scope_key: str | None = None
 
 
 @dataclass(frozen=True)

@@ -20,13 +20,13 @@ from .common import (
     at,
     decode_header,
     error_body,
-    header_params,
     is_request,
     is_response,
     mapping,
     same,
 )
 from .stream import Stream, StreamOptions
+from .tooltable import ToolTable
 from .wire import Receive, Reject, Request, Send, respond, respond_json, start_sse, watch_disconnect
 
 
@@ -39,6 +39,7 @@ class Stateless:
         self.streams = streams
         self.open_streams: set[Stream] = set()
         """SSE answers being written (a listen request's may never end by itself)."""
+        self._tools = ToolTable(eras)
 
     async def post(
         self, request: Request, body: Any, version: str, receive: Receive, send: Send
@@ -141,8 +142,8 @@ class Stateless:
                 raise mismatch(f"{name} header is malformed")
         tools = self.eras.tool_headers
         if tools is not None and method == tools.call:
-            annotated = await _tool_annotations(
-                server, self.eras, params.get(tools.name_key), params.get(modern.meta_key)
+            annotated = await self._tools.annotations(
+                server, version or "", params.get(tools.name_key), params.get(modern.meta_key)
             )
             arguments = mapping(params.get(tools.arguments_key))
             for header_name, path in annotated.items():
@@ -155,33 +156,3 @@ class Stateless:
                 decoded = decode_header(sent)
                 if decoded is None or not same(decoded, value):
                     raise mismatch(f"Mcp-Param-{header_name} header does not match the argument")
-
-
-async def _tool_annotations(
-    server: Peer, eras: Eras, tool: Any, meta: Any
-) -> dict[str, tuple[str, ...]]:
-    """The `x-mcp-header` annotations of the named tool, from the server's own tool list."""
-    keys, modern = eras.tool_headers, eras.modern
-    assert keys is not None and modern is not None
-    cursor: Any = None
-    for page in range(100):
-        params: dict[str, Any] = {modern.meta_key: dict(meta)} if isinstance(meta, Mapping) else {}
-        if cursor is not None and keys.cursor_key is not None:
-            params[keys.cursor_key] = cursor
-        request = {
-            "jsonrpc": "2.0",
-            "id": f"mcp-headers-{page}",
-            "method": keys.listing,
-            "params": params,
-        }
-        reply = await server.handle(request)
-        result = reply.get("result") if isinstance(reply, Mapping) else None
-        if not isinstance(result, Mapping):
-            return {}
-        for entry in result.get(keys.tools_key) or ():
-            if isinstance(entry, Mapping) and entry.get(keys.name_key) == tool:
-                return header_params(entry.get(keys.schema_key))
-        cursor = result.get(keys.next_cursor_key) if keys.next_cursor_key else None
-        if cursor is None:
-            return {}
-    return {}

@@ -41,17 +41,25 @@ class Request:
 
     def __init__(self, scope: Scope) -> None:
         self.method: str = scope["method"]
-        headers: dict[str, str] = {}
-        for raw_name, raw_value in scope.get("headers", ()):
-            name = raw_name.decode("latin-1").lower()
-            # Optional whitespace is not part of a value (RFC 9110).
-            value = raw_value.decode("latin-1").strip(" \t")
-            headers[name] = f"{headers[name]}, {value}" if name in headers else value
-        self.headers = headers
-        server = scope.get("server")
-        host = headers.get("host") or (f"{server[0]}:{server[1]}" if server else "localhost")
-        self.origin = f"{scope.get('scheme', 'http')}://{host}"
+        self.scope = scope
+        raw = scope.get("headers", ())
+        raw = raw if isinstance(raw, (list, tuple)) else list(raw)
+        # Optional whitespace is not part of a value (RFC 9110).
+        headers = {n.decode("latin-1").lower(): v.decode("latin-1").strip(" \t") for n, v in raw}
+        if len(headers) != len(raw):  # a repeated field: its values joined, in order
+            headers = {}
+            for raw_name, raw_value in raw:
+                name = raw_name.decode("latin-1").lower()
+                value = raw_value.decode("latin-1").strip(" \t")
+                headers[name] = f"{headers[name]}, {value}" if name in headers else value
+        self.headers: dict[str, str] = headers
+
+    @property
+    def origin(self) -> str:
         """Where the request came to: scheme and authority (the resource server's URLs start so)."""
+        server = self.scope.get("server")
+        host = self.headers.get("host") or (f"{server[0]}:{server[1]}" if server else "localhost")
+        return f"{self.scope.get('scheme', 'http')}://{host}"
 
     def get(self, name: str) -> str | None:
         """A header's value (names are case-insensitive)."""
