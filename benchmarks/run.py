@@ -347,6 +347,8 @@ def bench_parse(revisions: tuple[str, ...], schema_dir: Path, seconds: float, re
         m, b = median(mine), median(base)
         label = f"parse_message {revision} ({len(messages)}/{total} msgs)"
         table.add(label, f"{m / 1000:.1f}k msg/s", f"{b / 1000:.1f}k mcp_types", fmt_ratio(m / b, "parse"))
+        cold_m, cold_b = first_pass(revision, messages, work, reps)
+        table.add(f"  first pass, fresh interpreter {revision}", f"{cold_m * 1000:.1f} ms", f"{cold_b * 1000:.1f} ms mcp_types", f"{cold_b / cold_m:5.2f}x")
         handler = server_handler(pkg)
         if handler is None:
             table.add(f"Server.handle {revision}", "n/a", "", "")
@@ -354,6 +356,38 @@ def bench_parse(revisions: tuple[str, ...], schema_dir: Path, seconds: float, re
         handled = accepted(handler, messages)
         h = median([throughput(handler, handled, seconds) for _ in range(reps)]) if handled else 0.0
         table.add(f"Server.handle {revision} ({len(handled)} msgs)", f"{h / 1000:.1f}k msg/s", f"{b / 1000:.1f}k mcp_types", f"{h / b:5.2f}x")
+
+
+_FIRST_PASS = """
+import importlib, json, sys, time
+sys.path[:0] = [{bench!r}, {packages!r}]
+import run
+messages = [text.encode("latin-1") for text in json.loads(open({listing!r}, encoding="utf-8").read())]
+parse = importlib.import_module({package!r}).parse_message if {ours!r} else run.official_parser({revision!r})
+start = time.process_time()
+for data in messages:
+    parse(data)
+print(time.process_time() - start)
+"""
+
+
+def first_pass(revision: str, messages: list[bytes], work: Path, reps: int) -> tuple[float, float]:
+    """CPU seconds of the first parse of each of `messages` in a fresh interpreter (the package and
+    mcp_types imported, nothing parsed yet: every validator built on first use is built here), for the
+    generated parse_message and for mcp_types' full path, medians of `reps` interleaved runs."""
+    listing = work / f"first-pass-{revision}.json"
+    listing.write_text(json.dumps([data.decode("latin-1") for data in messages]), "utf-8")
+    package = "mcp_" + revision.replace("-", "_")
+    times: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(reps):
+        for ours in (False, True):
+            code = _FIRST_PASS.format(
+                bench=str(Path(__file__).resolve().parent), packages=str(work / "parse"), listing=str(listing),
+                package=package, ours=ours, revision=revision,
+            )
+            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+            times[ours].append(float(done.stdout.strip()))
+    return median(times[True]), median(times[False])
 
 
 _IMPORT = "import time; t = time.process_time(); {stmt}; print(time.process_time() - t)"
