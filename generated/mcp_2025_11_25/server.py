@@ -7,16 +7,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping, cast, overload
+from typing import Any, ClassVar, Mapping, cast, overload
 
-from . import types
+from . import dicts, types
 from .revisions import REVISIONS
 from .runtime.facts import Capability
 from .runtime.server import ServerBase
 from .runtime.revisions import Revisions
-
-if TYPE_CHECKING:
-    from . import dicts
 
 
 class Server(ServerBase):

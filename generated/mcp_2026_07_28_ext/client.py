@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar, Mapping, cast, overload
 
-from . import types
+from . import dicts, types
 from .ext import EXTENSIONS
 from .revisions import REVISIONS
 from .runtime.facts import Capability, Extension
@@ -19,7 +19,6 @@ from .runtime.client import ClientBase
 from .runtime.revisions import Revisions
 
 if TYPE_CHECKING:
-    from . import dicts
     from .ext.tasks import types as tasks_types
 
 
