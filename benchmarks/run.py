@@ -347,6 +347,10 @@ def bench_parse(revisions: tuple[str, ...], schema_dir: Path, seconds: float, re
         m, b = median(mine), median(base)
         label = f"parse_message {revision} ({len(messages)}/{total} msgs)"
         table.add(label, f"{m / 1000:.1f}k msg/s", f"{b / 1000:.1f}k mcp_types", fmt_ratio(m / b, "parse"))
+        (import_m, first_m), (import_b, first_b) = first_pass(revision, messages, work, reps)
+        table.add(f"  first pass, fresh interpreter {revision}", f"{first_m * 1000:.1f} ms", f"{first_b * 1000:.1f} ms mcp_types", f"{first_b / first_m:5.2f}x")
+        both_m, both_b = import_m + first_m, import_b + first_b
+        table.add(f"  import + first pass {revision}", f"{both_m * 1000:.0f} ms", f"{both_b * 1000:.0f} ms mcp_types", f"{both_b / both_m:5.2f}x")
         handler = server_handler(pkg)
         if handler is None:
             table.add(f"Server.handle {revision}", "n/a", "", "")
@@ -354,6 +358,41 @@ def bench_parse(revisions: tuple[str, ...], schema_dir: Path, seconds: float, re
         handled = accepted(handler, messages)
         h = median([throughput(handler, handled, seconds) for _ in range(reps)]) if handled else 0.0
         table.add(f"Server.handle {revision} ({len(handled)} msgs)", f"{h / 1000:.1f}k msg/s", f"{b / 1000:.1f}k mcp_types", f"{h / b:5.2f}x")
+
+
+_FIRST_PASS = """
+import importlib, json, sys, time
+sys.path[:0] = [{bench!r}, {packages!r}]
+import run
+messages = [text.encode("latin-1") for text in json.loads(open({listing!r}, encoding="utf-8").read())]
+start = time.process_time()
+parse = importlib.import_module({package!r}).parse_message if {ours!r} else run.official_parser({revision!r})
+imported = time.process_time()
+for data in messages:
+    parse(data)
+print(imported - start, time.process_time() - imported)
+"""
+
+
+def first_pass(revision: str, messages: list[bytes], work: Path, reps: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """CPU seconds of the import and of the first parse of each of `messages` after it in a fresh
+    interpreter (every validator built on first use is built in the first parse), for the generated
+    package's parse_message and for mcp_types' full path: (import, first pass) medians of `reps`
+    interleaved runs, ours then mcp_types'."""
+    listing = work / f"first-pass-{revision}.json"
+    listing.write_text(json.dumps([data.decode("latin-1") for data in messages]), "utf-8")
+    package = "mcp_" + revision.replace("-", "_")
+    times: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
+    for _ in range(reps):
+        for ours in (False, True):
+            code = _FIRST_PASS.format(
+                bench=str(Path(__file__).resolve().parent), packages=str(work / "parse"), listing=str(listing),
+                package=package, ours=ours, revision=revision,
+            )
+            done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+            imported, parsed = done.stdout.split()
+            times[ours].append((float(imported), float(parsed)))
+    return tuple(tuple(median([t[i] for t in times[ours]]) for i in (0, 1)) for ours in (True, False))  # type: ignore[return-value]
 
 
 _IMPORT = "import time; t = time.process_time(); {stmt}; print(time.process_time() - t)"

@@ -424,6 +424,7 @@ RUNTIME_ONEPASS = _group(
     "runtime/onepass.py",
     [
         ("lax", "Reader.read", "self._validate(data, strict=True)", "self._validate(data)", "lax validation in one pass: an id of true or 1.0 read as 1"),
+        ("learned-never-taken", "Reader.read", '            if found["method"] in self._pending:', "            if False:", "a method's model never taken into the union: every message of it decoded twice"),
         ("numbers-unchecked", "Reader.read", "if self._validate is None or may_not_be_finite(data, literals=True):", "if self._validate is None:", "NaN, Infinity and 1e400 read in one pass"),
         ("notification-id-unchecked", "_envelope_check", "        return None if request else _without_id", "        return None", "a notification with an id read in one pass"),
         ("extra-id-unchecked", "_envelope_check", '        return type(extra.get("id")) in _ID_TYPES if request else "id" not in extra', "        return True", "older revisions: a request's id of any type read in one pass"),

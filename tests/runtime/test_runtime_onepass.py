@@ -87,13 +87,14 @@ def documented(schema_dir: Path, revision: str) -> list[dict[str, Any]]:
 def corpus(
     linked: dict[str, ModuleType], schema_dir: Path
 ) -> dict[str, tuple[Any, list[dict[str, Any]]]]:
-    """Each revision's registry, after reading its documented messages from bytes once (the one pass
-    takes a method's model once the full path has read a message of it), and those messages."""
+    """Each revision's registry, after reading its documented messages from bytes twice (the one pass
+    takes a method's model once the full path has read a message of it and another one comes), and
+    those messages."""
     found = {}
     for revision in REVISIONS:
         registry = linked["2024-11-05..2026-07-28"].REVISIONS[revision].registry
         messages = documented(schema_dir, revision)
-        for message in messages:
+        for message in messages * 2:
             outcome(registry, json.dumps(message).encode())
         found[revision] = (registry, messages)
     return found
@@ -207,16 +208,40 @@ def test_one_pass_answers_any_bytes_as_the_full_path(
 def test_the_one_pass_reads_a_method_once_the_full_path_has_read_one_of_its_messages(
     multi: ModuleType,
 ) -> None:
-    """Before, it gives the decoded object, for the full path to check (one decoding all the same)."""
+    """Before, and for the next message of it (which takes its model into the union), it gives the
+    decoded object, for the full path to check (one decoding all the same)."""
     registry = multi.REVISIONS[V25].registry
     reader = Reader({n: (s.message, s.kind == "request") for n, s in registry.methods.items() if not s.embedded})
     data = json.dumps(request("tools/call", {"name": "t", "arguments": {"x": [1, 2.5]}})).encode()
     assert reader.read(data) == json.loads(data)
     full = registry.parse_message(bytearray(data))
     reader.learn(type(full))
+    assert reader.read(data) == json.loads(data)
     assert snapshot(reader.read(data)) == snapshot(full)
     assert reader.read(data.replace(b'"2.0"', b'"1.0"')) is None
     assert reader.read(data.replace(b"2.5", b"NaN")) is None
+
+
+def test_models_learned_together_are_taken_into_the_union_with_one_build(
+    multi: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first pass over many methods builds the union once, not once per method: each method's model
+    waits until a message of its method comes again, and then every model learned so far goes in."""
+    registry = multi.REVISIONS[V25].registry
+    reader = Reader({n: (s.message, s.kind == "request") for n, s in registry.methods.items() if not s.embedded})
+    builds = []
+    union = Reader._union
+    monkeypatch.setattr(Reader, "_union", lambda self: builds.append(1) or union(self))
+    texts = [json.dumps(request(m, p)).encode() for m, p in [("ping", {}), ("tools/list", {}), ("prompts/list", {})]]
+    for text in texts:
+        assert reader.read(text) == json.loads(text)  # decoded: the full path decides
+        reader.learn(type(registry.parse_message(bytearray(text))))
+    assert len(builds) == 1  # the first read: a union of no model yet
+    assert reader.read(texts[1]) == json.loads(texts[1])  # comes again: all three taken in, one build
+    assert len(builds) == 2
+    for text in texts:
+        assert snapshot(reader.read(text)) == snapshot(registry.parse_message(bytearray(text)))
+    assert len(builds) == 2
 
 
 def test_documented_messages_are_read_in_one_pass_except_where_unions_forbid(

@@ -187,9 +187,11 @@ else:
 
 
 class _McpModel(BaseModel):
-    """Common configuration: unknown keys kept, wire and Python names accepted, constants filled in, None means absent."""
+    """Common configuration: unknown keys kept, wire and Python names accepted, constants filled in, None means absent,
+    validators built on first use (importing the package builds none)."""
 
     model_config = ConfigDict(
+        defer_build=True,
         extra="allow",
         validate_by_name=True,
         validate_by_alias=True,

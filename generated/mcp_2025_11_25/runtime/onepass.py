@@ -7,12 +7,13 @@
 
 The full path (`jsonrpc.load`, then the registry's checks, then the model) decides every message; this
 one only takes a shortcut to the same answer. A tagged union (its tag the `method`) validates the bytes
-in strict mode: a method's model once the full path has read a message of it (models are built on
-first use; building them all at once would make the first message wait for every one), and for every
-other method, and every method whose model strict mode may read otherwise, the decoded object itself,
-which the full path then checks. A model is kept only when the envelope it read is what the full path
-requires; anything else (an error, a number a float cannot carry) goes the full path, so errors are
-always its.
+in strict mode: a method's model once the full path has read a message of it and another one comes
+(models are built on first use: building them all at once would make the first message wait for every
+one, and rebuilding the union for each model learned would make each first message wait for it), and
+for every other method, and every method whose model strict mode may read otherwise, the decoded object
+itself, which the full path then checks. A model is kept only when the envelope it read is what the
+full path requires; anything else (an error, a number a float cannot carry) goes the full path, so
+errors are always its.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ class Reader:
         # Each model in the union → what is left to check of the envelope it read (None: nothing).
         self._members: dict[type[BaseModel], Callable[[BaseModel], bool] | None] = {}
         self._settled: set[type[BaseModel]] = set()
+        # Wire name → a model learned since the union was built, taken in when its method comes again.
+        self._pending: dict[str, type[BaseModel]] = {}
         self._validate: Callable[..., Any] | None = self._first  # the union, built on first use
 
     def read(self, data: bytes) -> BaseModel | dict[str, Any] | None:
@@ -49,13 +52,15 @@ class Reader:
         except ValidationError:
             return None
         if type(found) is dict:
+            if found["method"] in self._pending:
+                self._take_pending()
             return found
         check = self._members[type(found)]
         return found if check is None or check(found) else None
 
     def learn(self, model: type[BaseModel]) -> None:
-        """Take `model` into the union (if it is a message model one pass may read) once the full path
-        has read a message of it."""
+        """Note that the full path has read a message of `model`: if it is a message model one pass may
+        read, the union takes it in when a message of its method comes again."""
         if model in self._settled:
             return
         self._settled.add(model)
@@ -63,8 +68,14 @@ class Reader:
             return
         name, request = self._accepted[model]
         if _readable(model, name, request):
-            self._members[model] = _envelope_check(model, request)
-            self._validate = self._union()
+            self._pending[name] = model
+
+    def _take_pending(self) -> None:
+        """Take every model learned since the union was built into it (one build for them all)."""
+        for model in self._pending.values():
+            self._members[model] = _envelope_check(model, self._accepted[model][1])
+        self._pending.clear()
+        self._validate = self._union()
 
     def _first(self, data: bytes, strict: bool) -> Any:
         self._validate = self._union()
