@@ -358,3 +358,37 @@ def test_tasks_scenario_passes(node: Path, tasks_server: str, tmp_path: Path, sc
     pending = [c for c in checks if c["id"] in SUITE_PENDING and c["status"] == "SKIPPED"]
     _assert_all_pass([c for c in checks if c not in pending], done)
     assert len(checks) - len(pending) >= (0 if pending else 2), checks
+
+
+# --- skills (SEP-2640): the fixture server mounts tests/conformance/skills; the fixture client plays the host ---
+
+SKILLS_SERVER_SCENARIOS = ["sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"]
+SKILLS_CLIENT_SCENARIOS = [
+    "sep-2640-client-no-prefetch",
+    "sep-2640-client-verify-digest",
+    "sep-2640-client-verify-size",
+    "sep-2640-client-verify-frontmatter",
+]
+
+
+@pytest.mark.parametrize("scenario", SKILLS_SERVER_SCENARIOS)
+def test_skills_server_scenario_passes(node: Path, tasks_server: str, tmp_path: Path, scenario: str) -> None:
+    command = [str(node), str(SUITES["0.2"]), "server", "--url", tasks_server, "--scenario", scenario]
+    done = subprocess.run([*command, "-o", str(tmp_path)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    checks = [{**c, "scenario": c["scenario"].removeprefix("server-")} for c in _checks(tmp_path)]
+    assert {c["scenario"] for c in checks} == {scenario}, done.stdout[-3000:]
+    _assert_all_pass(checks, done)
+    assert sum(c["status"] == "SUCCESS" for c in checks) >= 6, checks
+
+
+@pytest.mark.parametrize("scenario", SKILLS_CLIENT_SCENARIOS)
+def test_skills_client_scenario_passes(node: Path, generated_root: Path, tmp_path: Path, scenario: str) -> None:
+    """Run without `--spec-version` (the suite runs extension scenarios only then), on the 2025-11-25 wire."""
+    client = f"{sys.executable} {HERE / 'everything_client.py'} {EXTENDED[2]}"
+    command = [str(node), str(SUITES["0.2"]), "client", "--command", client, "--scenario", scenario, "-o", str(tmp_path)]
+    env = {**os.environ, "PYTHONPATH": str(generated_root)}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    checks = _checks(tmp_path)
+    assert [c["scenario"] for c in checks] == [scenario], done.stdout[-3000:]
+    _assert_all_pass(checks, done)
+    assert [c["status"] for c in checks] == ["SUCCESS"], checks

@@ -472,7 +472,7 @@ RUNTIME_PEER = _group(
         ("notification-errors-answered", "Endpoint._handle_one", "if notification and exc.code in (METHOD_NOT_FOUND, INVALID_PARAMS):", "if False:", "a bad notification gets an error response"),
         ("responses-dispatched", "Endpoint._handle_one", "        if method is None:\n", "        if False:\n", "a stray response dispatched as a message"),
         ("wrong-way-silent", "Endpoint._handle_one", "return None if notification else error_response(request_id, wrong_way)", "return None", "a request for the other side gets no answer"),
-        ("wrong-way-served", "Endpoint._handle_one", 'if not spec.sent_by("client" if self.side == "server" else "server"):', "if False:", "a request only the other side receives is handled"),
+        ("wrong-way-served", "Endpoint._handle_one", 'if spec is not None and not spec.sent_by("client" if self.side == "server" else "server"):', "if False:", "a request only the other side receives is handled"),
         ("invalid-id-echoed", "Endpoint._handle_one", 'request_id = obj.get("id") if type(obj) is dict and valid_id(obj.get("id")) else None', 'request_id = obj.get("id") if type(obj) is dict else None', "an invalid id echoed in the error response"),
         ("cancel-ignored", "Endpoint.notified", "if method == revision.cancelled and revision.cancelled_id_key is not None:", "if False:", "notifications/cancelled does not cancel"),
         ("cancel-unmarked", "Endpoint.cancel_in_flight", "            self.cancelled.add(task)\n", "", "a cancelled request raises instead of going quiet"),
@@ -515,7 +515,7 @@ RUNTIME_HANDSHAKE = _group(
 RUNTIME_SERVER = _group(
     "runtime/server.py",
     [
-        ("handshake-no-capabilities", "ServerEndpoint.handshake", "            dump(self.peer.derived_capabilities()),\n", "            {},\n", "the handshake announces no capabilities"),
+        ("handshake-no-capabilities", "ServerEndpoint.handshake", "            self.mounted_capabilities(revision, dump(self.peer.derived_capabilities())),\n", "            {},\n", "the handshake announces no capabilities"),
         ("handshake-no-instructions", "ServerEndpoint.handshake", "            self.peer.instructions,\n", "            None,\n", "instructions not sent"),
         ("initialize-forgets-peer", "ServerEndpoint.answer_handshake", '            self.peer_info = getattr(message, "params", None)\n', "", "the client's handshake params not kept"),
         ("no-server-title", "ServerBase.server_info", "return implementation_info(self, self.name, self.version, self.title)", "return implementation_info(self, self.name, self.version, None)", "serverInfo without title"),
@@ -530,7 +530,7 @@ RUNTIME_SERVER = _group(
         ("listens-outlive-input", "ServerEndpoint.input_closed", "            task.cancel()\n", "", "listen requests keep running after the client's input closed"),
         ("acknowledgement-sent-to-session", "ServerEndpoint.notify", "if mine is not None and mine.for_session and method not in revision.registry.methods:", "if False:", "the listen handler run for a session sends it the acknowledgement its revision lacks (and fails)"),
         ("listen-notifications-unnamed", "ServerEndpoint.stamped", "if listening is None or modern is None or not modern.subscription_id_key:", "if True:", "notifications sent for a listen request do not name it in `_meta`"),
-        ("extension-method-ungated", "ServerEndpoint.serve", "        if extension is not None and extension.identifier not in on:\n", "        if False:\n", "an extension method runs for a client that did not declare the extension"),
+        ("extension-method-ungated", "ServerEndpoint.serve_negotiated", "        if extension is not None and extension.identifier not in on:\n", "        if False:\n", "an extension method runs for a client that did not declare the extension"),
         ("task-answer-ungated", "ServerEndpoint.fulfil_on_session", "                and extension.identifier not in self.peer.negotiated_extensions()\n", "                and False\n", "a task answers a client that did not negotiate the tasks extension"),
         ("listen-notifications-from-other-code-unnamed", "ServerEndpoint.stamped", "        if mine is None and len(self.listens) == 1:\n", "        if False:\n", "a notification another request's handler sends through a listen request's server does not name the stream"),
     ],
