@@ -381,10 +381,14 @@ def test_skills_server_scenario_passes(node: Path, tasks_server: str, tmp_path: 
     assert sum(c["status"] == "SUCCESS" for c in checks) >= 6, checks
 
 
+@pytest.mark.parametrize("package", [SINGLE, EXTENDED[2]])
 @pytest.mark.parametrize("scenario", SKILLS_CLIENT_SCENARIOS)
-def test_skills_client_scenario_passes(node: Path, generated_root: Path, tmp_path: Path, scenario: str) -> None:
-    """Run without `--spec-version` (the suite runs extension scenarios only then), on the 2025-11-25 wire."""
-    client = f"{sys.executable} {HERE / 'everything_client.py'} {EXTENDED[2]}"
+def test_skills_client_scenario_passes(
+    node: Path, generated_root: Path, tmp_path: Path, scenario: str, package: str
+) -> None:
+    """Run without `--spec-version` (the suite runs extension scenarios only then): a 2025-11-25 client
+    (`initialize`) and a 2026-07-28 one (`server/discover`)."""
+    client = f"{sys.executable} {HERE / 'everything_client.py'} {package}"
     command = [str(node), str(SUITES["0.2"]), "client", "--command", client, "--scenario", scenario, "-o", str(tmp_path)]
     env = {**os.environ, "PYTHONPATH": str(generated_root)}
     done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
