@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from mcpgen import __version__
 from mcpgen.cli import main
 from mcpgen.emit.dist import dist_version
-from mcpgen.emit.minimums import HTTPX_REQUIREMENT, MIN_PYDANTIC, PYJWT_REQUIREMENT, REDIS_REQUIREMENT
+from mcpgen.emit.minimums import HTTPX_REQUIREMENT, MIN_PYDANTIC, PYJWT_REQUIREMENT, REDIS_REQUIREMENT, RUAMEL_REQUIREMENT
 
 PIP = [sys.executable, "-m", "pip"]
 
@@ -29,7 +29,7 @@ def test_dist_builds_a_wheel_that_installs_and_imports(tmp_path: Path, schema_di
     project = tomllib.loads((dist / "pyproject.toml").read_text())["project"]
     assert (project["name"], project["version"]) == ("acme-mcp", f"2025.11.25.{__version__}")
     assert project["dependencies"] == [f"pydantic>={MIN_PYDANTIC},<3"]
-    extras = {"http": [HTTPX_REQUIREMENT], "jwt": [PYJWT_REQUIREMENT], "redis": [REDIS_REQUIREMENT]}
+    extras = {"http": [HTTPX_REQUIREMENT], "jwt": [PYJWT_REQUIREMENT], "redis": [REDIS_REQUIREMENT], "skills": [RUAMEL_REQUIREMENT]}
     assert (project["license"], project["optional-dependencies"]) == ("MIT", extras)
     readme = (dist / "README.md").read_text()
     assert MIN_PYDANTIC in readme and "install `acme-mcp[http]`" in readme and "`acme-mcp[redis]`" in readme
