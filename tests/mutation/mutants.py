@@ -813,6 +813,43 @@ RUNTIME_TASKS = _group(
     ],
 )
 
+RUNTIME_SKILLS = _group(
+    "runtime/skills.py",
+    [
+        ("skill-symlink-escapes", "SkillDirectory._add", "if not path.resolve().is_relative_to(inside) or not path.resolve().is_file():", "if not path.resolve().is_file():", "a symbolic link in a skill serves a file from outside the directory"),
+        ("skill-limits-unchecked", "SkillDirectory._add", "if len(resources) >= MAX_RESOURCES or total > MAX_TOTAL_SIZE:", "if False:", "a skill over the specification's limits is mounted"),
+        ("skill-name-unchecked", "SkillDirectory._add", 'if found.get("name") != name or not NAME.match(name):', "if False:", "a skill whose frontmatter name is not its folder's (or breaks the naming rule) is served"),
+        ("skill-get-any-uri", "SkillDirectory.get_skill", "        if found is None:\n", "        if found is None and False:\n", "skills/get of an unknown URI answers instead of -32602"),
+        ("skill-list-no-cache-hints", "SkillDirectory._complete", "        if stateless:\n", "        if False:\n", "skills/list carries no ttlMs/cacheScope on 2026-07-28"),
+        ("skill-resources-not-composed", "SkillDirectory.list_resources", 'result["resources"] = [*result.get("resources", ()), *self._skill_files()]', "pass", "the SKILL.md files are missing from resources/list"),
+    ],
+)
+
+RUNTIME_SKILLS_HOST = _group(
+    "runtime/skills_host.py",
+    [
+        ("host-size-unchecked", "SkillsHost._read", "if listed is not None and len(data) != listed.size:", "if False:", "a file of another size than its listing entry is used"),
+        ("host-digest-unchecked", "SkillsHost._read", "if listed is not None and digest(data) != listed.digest:", "if False:", "a file whose digest differs from its listing entry is used"),
+        ("host-frontmatter-unchecked", "SkillsHost.load", "        if differ:\n", "        if False:\n", "a SKILL.md whose frontmatter differs from the listing entry is used"),
+        ("host-unlisted-read", "SkillsHost._read", "if listed is None and entry.resources != \"dynamic\":", "if False:", "a file the skill does not list is read"),
+    ],
+)
+
+RUNTIME_FRONTMATTER = _group(
+    "runtime/frontmatter.py",
+    [
+        ("frontmatter-unbounded", "_json", "    if budget[0] < 0:\n", "    if False:\n", "an alias bomb expands without bound"),
+    ],
+)
+
+RUNTIME_MOUNTS = _group(
+    "runtime/server.py",
+    [
+        ("mount-not-first", "ServerEndpoint.peer_message", "            and any(method in m.methods for m in type(self.peer).mounts)\n", "            and False\n", "a method only a mount serves is refused -32601"),
+        ("mount-no-declaration", "ServerEndpoint.mounted_capabilities", "            found = mount.declare(found, revision.lifecycle.extensions_key)\n", "            pass\n", "a mounted skill directory is not declared in the handshake"),
+    ],
+)
+
 MUTANTS: tuple[Mutant, ...] = tuple(
     FRONTEND
     + TYPESYS
@@ -856,6 +893,10 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + RUNTIME_HTTP_SERVER
     + RUNTIME_NEGOTIATION
     + RUNTIME_TASKS
+    + RUNTIME_SKILLS
+    + RUNTIME_SKILLS_HOST
+    + RUNTIME_FRONTMATTER
+    + RUNTIME_MOUNTS
     + RUNTIME_HTTP_GUARD
     + RUNTIME_HTTP_WIRE
     + RUNTIME_HTTP_VERSIONS
