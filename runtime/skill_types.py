@@ -13,8 +13,12 @@ IDENTIFIER = "io.modelcontextprotocol/skills"
 """The extension's identifier under `capabilities.extensions`."""
 LIST_SKILLS, GET_SKILL, READ_DIRECTORY = "skills/list", "skills/get", "resources/directory/read"
 """The methods the extension adds."""
-READ_RESOURCE, LIST_RESOURCES = "resources/read", "resources/list"
-"""The core methods that serve a skill's files."""
+READ_RESOURCE, LIST_RESOURCES, LIST_TEMPLATES = (
+    "resources/read",
+    "resources/list",
+    "resources/templates/list",
+)
+"""The core methods of the `resources` capability a skills server declares."""
 DIRECTORY_MIME_TYPE = "inode/directory"
 """The `mimeType` of a directory's entry in `resources/directory/read`."""
 SKILL_FILE = "SKILL.md"

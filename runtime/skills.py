@@ -31,6 +31,7 @@ from .skill_types import (
     IDENTIFIER,
     LIST_RESOURCES,
     LIST_SKILLS,
+    LIST_TEMPLATES,
     MAX_RESOURCES,
     MAX_TOTAL_SIZE,
     READ_DIRECTORY,
@@ -97,6 +98,7 @@ class SkillDirectory:
             GET_SKILL: self.get_skill,
             LIST_RESOURCES: self.list_resources,
             READ_RESOURCE: self.read_resource,
+            LIST_TEMPLATES: self.list_templates,
             **({READ_DIRECTORY: self.read_directory} if directory_read else {}),
         }
 
@@ -191,15 +193,14 @@ class SkillDirectory:
 
     async def list_resources(self, params: Any, own: Any, stateless: bool) -> dict[str, Any]:
         """`resources/list`: the server's own resources, then (on its last page) each SKILL.md."""
-        try:
-            result = dict(await own())
-        except ProtocolError as exc:
-            if exc.code != METHOD_NOT_FOUND:
-                raise
-            result = self._complete({"resources": []}, stateless)
+        result = dict(await _own_or(own, self._complete({"resources": []}, stateless)))
         if result.get("nextCursor") is None:
             result["resources"] = [*result.get("resources", ()), *self._skill_files()]
         return result
+
+    async def list_templates(self, params: Any, own: Any, stateless: bool) -> Any:
+        """`resources/templates/list`: the server's own templates (none, when it has no handler)."""
+        return await _own_or(own, self._complete({"resourceTemplates": []}, stateless))
 
     def _skill_files(self) -> list[dict[str, Any]]:
         return [
@@ -218,7 +219,8 @@ class SkillDirectory:
         goes to the server's own handler."""
         uri = params.get("uri") if isinstance(params, Mapping) else None
         if not isinstance(uri, str) or not uri.startswith("skill://"):
-            return await own()
+            unknown = ProtocolError(INVALID_PARAMS, "Unknown resource")
+            return await _own_or(own, unknown)
         found = self.files.get(uri)
         if found is None:
             raise ProtocolError(INVALID_PARAMS, "Unknown skill resource", {"uri": uri[:200]})
@@ -235,6 +237,18 @@ class SkillDirectory:
         if stateless:
             result.update(ttlMs=self.ttl_ms, cacheScope=self.cache_scope)
         return result
+
+
+async def _own_or(own: Callable[[], Awaitable[Any]], otherwise: Any) -> Any:
+    """The server's own answer; where it has no handler, `otherwise` (a result, or an error raised)."""
+    try:
+        return await own()
+    except ProtocolError as exc:
+        if exc.code != METHOD_NOT_FOUND:
+            raise
+    if isinstance(otherwise, ProtocolError):
+        raise otherwise
+    return otherwise
 
 
 def _params(model: type[Params], params: Any) -> Params:

@@ -254,3 +254,15 @@ def test_a_session_era_server_serves_skills_without_the_extension_declaration(
     assert hello.capabilities.resources is not None
     assert [s["uri"] for s in listed["skills"]] == [f"{PDF}/SKILL.md", "skill://unit-conversion/SKILL.md"]
     assert "ttlMs" not in listed and read.contents[0].text == SKILL_MD.decode()
+
+
+def test_a_server_with_no_resources_of_its_own_still_answers_every_resources_method(pkg: ModuleType, tmp_path: Path) -> None:
+    class Bare(pkg.Server):  # type: ignore[misc, name-defined]
+        mounts = (directory(pkg, write_skills(tmp_path / "skills")),)
+
+    listed = call(Bare, "resources/list", {})["result"]
+    assert [r["uri"] for r in listed["resources"]] == [f"{PDF}/SKILL.md", "skill://unit-conversion/SKILL.md"]
+    assert (listed["resultType"], listed["ttlMs"]) == ("complete", 0)
+    assert call(Bare, "resources/templates/list", {})["result"]["resourceTemplates"] == []
+    assert call(Bare, "resources/read", {"uri": "file:///etc/passwd"})["error"]["code"] == -32602
+    assert call(Bare, "server/discover", {})["result"]["capabilities"]["resources"] == {}
