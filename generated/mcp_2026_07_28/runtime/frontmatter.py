@@ -9,6 +9,7 @@ only when a frontmatter is read: the skills extra of a generated project)."""
 from __future__ import annotations
 
 import datetime
+import importlib
 import math
 import re
 from typing import Any
@@ -32,15 +33,14 @@ def frontmatter(text: str) -> dict[str, Any]:
     if found is None:
         raise FrontmatterError("SKILL.md does not start with a --- frontmatter block")
     try:
-        from ruamel.yaml import YAML
-        from ruamel.yaml.error import YAMLError
+        yaml: Any = importlib.import_module("ruamel.yaml")
     except ImportError as exc:  # pragma: no cover - the extra is installed wherever skills are used
         raise ImportError(
             "reading skills needs ruamel.yaml: install the generated project's `skills` extra"
         ) from exc
     try:
-        loaded = YAML(typ="safe", pure=True).load(found.group(1))
-    except (YAMLError, ValueError, RecursionError) as exc:
+        loaded = yaml.YAML(typ="safe", pure=True).load(found.group(1))
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:
         raise FrontmatterError(f"SKILL.md frontmatter is not YAML: {exc}") from None
     if not isinstance(loaded, dict):
         raise FrontmatterError("SKILL.md frontmatter is not a mapping")
