@@ -345,8 +345,8 @@ class Endpoint:
                 "unexpected response to id %r: no request of ours is waiting for it", request_id
             )
             return None
-        spec = revision.registry.methods[method]
-        if not spec.sent_by("client" if self.side == "server" else "server"):
+        spec = revision.registry.methods.get(method)  # None: a method a mount serves
+        if spec is not None and not spec.sent_by("client" if self.side == "server" else "server"):
             wrong_way = ProtocolError(
                 METHOD_NOT_FOUND, f"Method not found: {method} is not sent to a {self.side}"
             )

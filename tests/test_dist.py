@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from mcpgen import __version__
 from mcpgen.cli import main
 from mcpgen.emit.dist import dist_version
-from mcpgen.emit.minimums import HTTPX_REQUIREMENT, MIN_PYDANTIC, PYJWT_REQUIREMENT, REDIS_REQUIREMENT
+from mcpgen.emit.minimums import HTTPX_REQUIREMENT, MIN_PYDANTIC, PYJWT_REQUIREMENT, REDIS_REQUIREMENT, RUAMEL_REQUIREMENT
 
 PIP = [sys.executable, "-m", "pip"]
 
@@ -29,10 +29,10 @@ def test_dist_builds_a_wheel_that_installs_and_imports(tmp_path: Path, schema_di
     project = tomllib.loads((dist / "pyproject.toml").read_text())["project"]
     assert (project["name"], project["version"]) == ("acme-mcp", f"2025.11.25.{__version__}")
     assert project["dependencies"] == [f"pydantic>={MIN_PYDANTIC},<3"]
-    extras = {"http": [HTTPX_REQUIREMENT], "jwt": [PYJWT_REQUIREMENT], "redis": [REDIS_REQUIREMENT]}
+    extras = {"http": [HTTPX_REQUIREMENT], "jwt": [PYJWT_REQUIREMENT], "redis": [REDIS_REQUIREMENT], "skills": [RUAMEL_REQUIREMENT]}
     assert (project["license"], project["optional-dependencies"]) == ("MIT", extras)
     readme = (dist / "README.md").read_text()
-    assert MIN_PYDANTIC in readme and "install `acme-mcp[http]`" in readme and "`acme-mcp[redis]`" in readme
+    assert MIN_PYDANTIC in readme and "install `acme-mcp[http]`" in readme and "`acme-mcp[redis]`" in readme and "`acme-mcp[skills]`" in readme
     (dist / "LICENSE").write_text("MIT License\n\nCopyright (c) the app's authors\n")  # the user's, kept
     assert CliRunner().invoke(main, ["check", str(dist / "acme" / "mcp")]).exit_code == 0
     result = CliRunner().invoke(main, ["check", str(dist)])
@@ -49,12 +49,13 @@ def test_dist_builds_a_wheel_that_installs_and_imports(tmp_path: Path, schema_di
     assert {"acme/mcp/__init__.py", "acme/mcp/types.py", "acme/mcp/py.typed", "acme/mcp/runtime/http/__init__.py", "acme/mcp/runtime/auth/__init__.py"} <= names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert metadata["Version"] == f"2025.11.25.{__version__}"
-    assert (metadata["License-Expression"], metadata.get_all("Provides-Extra")) == ("MIT", ["http", "jwt", "redis"])
+    assert (metadata["License-Expression"], metadata.get_all("Provides-Extra")) == ("MIT", ["http", "jwt", "redis", "skills"])
     assert metadata.get_all("Requires-Dist") == [
         f"pydantic<3,>={MIN_PYDANTIC}",
         'httpx<1,>=0.27; extra == "http"',
         'PyJWT[crypto]<3,>=2.8; extra == "jwt"',
         'redis<9,>=5.0.1; extra == "redis"',
+        'ruamel.yaml<1,>=0.18; extra == "skills"',
     ]
 
     site = tmp_path / "site"

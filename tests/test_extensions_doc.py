@@ -27,7 +27,10 @@ def shown(command: str) -> str:
     return found.group(1)
 
 
-@pytest.mark.parametrize("index, name", [(0, "tasks_example.py"), (1, "task_tool.py"), (2, "apps_example.py")])
+@pytest.mark.parametrize(
+    "index, name",
+    [(0, "tasks_example.py"), (1, "task_tool.py"), (2, "apps_example.py"), (3, "skills_server.py"), (4, "skills_host.py")],
+)
 def test_the_programs_print_what_the_page_shows(generated_root: Path, tmp_path: Path, index: int, name: str) -> None:
     program = re.findall(r"```python\n(.*?)```", DOC.read_text("utf-8"), re.S)[index]
     (tmp_path / name).write_text(program, "utf-8")

@@ -24,3 +24,6 @@ PYJWT_REQUIREMENT = "PyJWT[crypto]>=2.8,<3"
 
 REDIS_REQUIREMENT = "redis>=5.0.1,<9"
 """What `runtime.fanout.RedisFanout` needs (imported when it connects): the `redis` extra of a `--dist` project."""
+
+RUAMEL_REQUIREMENT = "ruamel.yaml>=0.18,<1"
+"""What `runtime.frontmatter` needs (imported when a SKILL.md is read): the `skills` extra of a `--dist` project."""

@@ -118,8 +118,32 @@ def authorization(scenario: str, context: dict[str, Any]) -> Any:
     )
 
 
+async def host_skills(scenario: str, url: str) -> None:
+    """The skills scenarios (SEP-2640): list the skills and stop (no prefetch), or load the first one, which
+    verifies its SKILL.md against the listing (a mismatch raises `SkillVerificationError`: the process exits
+    non-zero and reads nothing more), then read each supporting file it lists, verified too."""
+    skills_host = importlib.import_module(f"{PACKAGE}.runtime.skills_host")
+    client = EverythingClient()
+    async with http.connect_http(client, url):
+        await client.start_session()
+        host = skills_host.SkillsHost(client)
+        entries = await host.list()
+        if scenario == "sep-2640-client-no-prefetch":
+            return
+        try:
+            skill = await host.load(entries[0])
+        except skills_host.SkillVerificationError as exc:
+            raise SystemExit(f"refused skill: {exc}") from None
+        for resource in skill.entry.resources:
+            if resource.uri != skill.entry.uri:
+                await host.read(skill, resource.uri)
+
+
 async def run(scenario: str, url: str, context: dict[str, Any]) -> None:
     """Play one scenario against the suite's server at `url`."""
+    if scenario.startswith("sep-2640-client-"):
+        await host_skills(scenario, url)
+        return
     client = EverythingClient()
     oauth = authorization(scenario, context) if scenario.startswith("auth/") else None
     async with http.connect_http(client, url, auth=oauth):

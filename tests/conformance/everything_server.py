@@ -18,6 +18,7 @@ import hashlib
 import hmac
 import importlib
 import json
+import pathlib
 import secrets
 import sys
 from typing import Any
@@ -771,10 +772,24 @@ class TasksServer(EverythingServer):
         return tasks_ext.types.CancelTaskResult.model_validate({"resultType": "complete"})
 
 
+# --- the skills extension (SEP-2640) on the package generated with extensions: the skills under ./skills ------
+
+SKILLS = importlib.import_module(f"{PACKAGE}.runtime.skills").SkillDirectory(
+    pathlib.Path(__file__).resolve().parent / "skills"
+)
+
+
+class SkillsServer(TasksServer):
+    """The tasks server with the fixture's skill directory mounted (`skills/list`, `skills/get`,
+    `resources/directory/read`, its SKILL.md in `resources/list`, its files in `resources/read`)."""
+
+    mounts = (SKILLS,)
+
+
 def main() -> None:
     """Serve on 127.0.0.1:PORT until killed."""
     port = int(sys.argv[2]) if len(sys.argv) > 2 else 3001
-    app = http.streamable_http_app(TasksServer if tasks_ext is not None else EverythingServer)
+    app = http.streamable_http_app(SkillsServer if tasks_ext is not None else EverythingServer)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 

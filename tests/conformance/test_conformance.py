@@ -422,3 +422,41 @@ def test_the_tasks_fixture_sends_status_notifications_on_a_listen_stream(tasks_s
     assert statuses[-1]["params"]["status"] == "completed"
     assert statuses[-1]["params"]["result"]["content"][0]["text"].startswith("computed heard")
     assert answer(refused)["error"]["code"] == -32021
+
+
+# --- skills (SEP-2640): the fixture server mounts tests/conformance/skills; the fixture client plays the host ---
+
+SKILLS_SERVER_SCENARIOS = ["sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"]
+SKILLS_CLIENT_SCENARIOS = [
+    "sep-2640-client-no-prefetch",
+    "sep-2640-client-verify-digest",
+    "sep-2640-client-verify-size",
+    "sep-2640-client-verify-frontmatter",
+]
+
+
+@pytest.mark.parametrize("scenario", SKILLS_SERVER_SCENARIOS)
+def test_skills_server_scenario_passes(node: Path, tasks_server: str, tmp_path: Path, scenario: str) -> None:
+    command = [str(node), str(SUITES["0.2"]), "server", "--url", tasks_server, "--scenario", scenario]
+    done = subprocess.run([*command, "-o", str(tmp_path)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    checks = [{**c, "scenario": c["scenario"].removeprefix("server-")} for c in _checks(tmp_path)]
+    assert {c["scenario"] for c in checks} == {scenario}, done.stdout[-3000:]
+    _assert_all_pass(checks, done)
+    assert sum(c["status"] == "SUCCESS" for c in checks) >= 6, checks
+
+
+@pytest.mark.parametrize("package", [SINGLE, EXTENDED[2]])
+@pytest.mark.parametrize("scenario", SKILLS_CLIENT_SCENARIOS)
+def test_skills_client_scenario_passes(
+    node: Path, generated_root: Path, tmp_path: Path, scenario: str, package: str
+) -> None:
+    """Run without `--spec-version` (the suite runs extension scenarios only then): a 2025-11-25 client
+    (`initialize`) and a 2026-07-28 one (`server/discover`)."""
+    client = f"{sys.executable} {HERE / 'everything_client.py'} {package}"
+    command = [str(node), str(SUITES["0.2"]), "client", "--command", client, "--scenario", scenario, "-o", str(tmp_path)]
+    env = {**os.environ, "PYTHONPATH": str(generated_root)}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
+    checks = _checks(tmp_path)
+    assert [c["scenario"] for c in checks] == [scenario], done.stdout[-3000:]
+    _assert_all_pass(checks, done)
+    assert [c["status"] for c in checks] == ["SUCCESS"], checks

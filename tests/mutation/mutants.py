@@ -473,7 +473,7 @@ RUNTIME_PEER = _group(
         ("notification-errors-answered", "Endpoint._handle_one", "if notification and exc.code in (METHOD_NOT_FOUND, INVALID_PARAMS):", "if False:", "a bad notification gets an error response"),
         ("responses-dispatched", "Endpoint._handle_one", "        if method is None:\n", "        if False:\n", "a stray response dispatched as a message"),
         ("wrong-way-silent", "Endpoint._handle_one", "return None if notification else error_response(request_id, wrong_way)", "return None", "a request for the other side gets no answer"),
-        ("wrong-way-served", "Endpoint._handle_one", 'if not spec.sent_by("client" if self.side == "server" else "server"):', "if False:", "a request only the other side receives is handled"),
+        ("wrong-way-served", "Endpoint._handle_one", 'if spec is not None and not spec.sent_by("client" if self.side == "server" else "server"):', "if False:", "a request only the other side receives is handled"),
         ("invalid-id-echoed", "Endpoint._handle_one", 'request_id = obj.get("id") if type(obj) is dict and valid_id(obj.get("id")) else None', 'request_id = obj.get("id") if type(obj) is dict else None', "an invalid id echoed in the error response"),
         ("cancel-ignored", "Endpoint.notified", "if method == revision.cancelled and revision.cancelled_id_key is not None:", "if False:", "notifications/cancelled does not cancel"),
         ("cancel-unmarked", "Endpoint.cancel_in_flight", "            self.cancelled.add(task)\n", "", "a cancelled request raises instead of going quiet"),
@@ -516,7 +516,7 @@ RUNTIME_HANDSHAKE = _group(
 RUNTIME_SERVER = _group(
     "runtime/server.py",
     [
-        ("handshake-no-capabilities", "ServerEndpoint.handshake", "            dump(self.peer.derived_capabilities()),\n", "            {},\n", "the handshake announces no capabilities"),
+        ("handshake-no-capabilities", "ServerEndpoint.handshake", "            self.mounted_capabilities(revision, dump(self.peer.derived_capabilities())),\n", "            {},\n", "the handshake announces no capabilities"),
         ("handshake-no-instructions", "ServerEndpoint.handshake", "            self.peer.instructions,\n", "            None,\n", "instructions not sent"),
         ("initialize-forgets-peer", "ServerEndpoint.answer_handshake", '            self.peer_info = getattr(message, "params", None)\n', "", "the client's handshake params not kept"),
         ("no-server-title", "ServerBase.server_info", "return implementation_info(self, self.name, self.version, self.title)", "return implementation_info(self, self.name, self.version, None)", "serverInfo without title"),
@@ -531,7 +531,7 @@ RUNTIME_SERVER = _group(
         ("listens-outlive-input", "ServerEndpoint.input_closed", "            task.cancel()\n", "", "listen requests keep running after the client's input closed"),
         ("acknowledgement-sent-to-session", "ServerEndpoint.notify", "if mine is not None and mine.for_session and method not in revision.registry.methods:", "if False:", "the listen handler run for a session sends it the acknowledgement its revision lacks (and fails)"),
         ("listen-notifications-unnamed", "ServerEndpoint.stamped", "if listening is None or modern is None or not modern.subscription_id_key:", "if True:", "notifications sent for a listen request do not name it in `_meta`"),
-        ("extension-method-ungated", "ServerEndpoint.serve", "        if extension is not None and extension.identifier not in on:\n", "        if False:\n", "an extension method runs for a client that did not declare the extension"),
+        ("extension-method-ungated", "ServerEndpoint.serve_negotiated", "        if extension is not None and extension.identifier not in on:\n", "        if False:\n", "an extension method runs for a client that did not declare the extension"),
         ("task-answer-ungated", "ServerEndpoint.fulfil_on_session", "                and extension.identifier not in self.peer.negotiated_extensions()\n", "                and False\n", "a task answers a client that did not negotiate the tasks extension"),
         ("listen-notifications-from-other-code-unnamed", "ServerEndpoint.stamped", "        if mine is None and len(self.listens) == 1:\n", "        if False:\n", "a notification another request's handler sends through a listen request's server does not name the stream"),
     ],
@@ -832,6 +832,43 @@ RUNTIME_TASKS = _group(
     ],
 )
 
+RUNTIME_SKILLS = _group(
+    "runtime/skills.py",
+    [
+        ("skill-symlink-escapes", "SkillDirectory._add", "if not path.resolve().is_relative_to(inside) or not path.resolve().is_file():", "if not path.resolve().is_file():", "a symbolic link in a skill serves a file from outside the directory"),
+        ("skill-limits-unchecked", "SkillDirectory._add", "if len(resources) >= MAX_RESOURCES or total > MAX_TOTAL_SIZE:", "if False:", "a skill over the specification's limits is mounted"),
+        ("skill-name-unchecked", "SkillDirectory._add", 'if found.get("name") != name or not NAME.match(name):', "if False:", "a skill whose frontmatter name is not its folder's (or breaks the naming rule) is served"),
+        ("skill-get-any-uri", "SkillDirectory.get_skill", "        if found is None:\n", "        if found is None and False:\n", "skills/get of an unknown URI answers instead of -32602"),
+        ("skill-list-no-cache-hints", "SkillDirectory._complete", "        if stateless:\n", "        if False:\n", "skills/list carries no ttlMs/cacheScope on 2026-07-28"),
+        ("skill-resources-not-composed", "SkillDirectory.list_resources", 'result["resources"] = [*result.get("resources", ()), *self._skill_files()]', "pass", "the SKILL.md files are missing from resources/list"),
+    ],
+)
+
+RUNTIME_SKILLS_HOST = _group(
+    "runtime/skills_host.py",
+    [
+        ("host-size-unchecked", "SkillsHost._read", "if listed is not None and len(data) != listed.size:", "if False:", "a file of another size than its listing entry is used"),
+        ("host-digest-unchecked", "SkillsHost._read", "if listed is not None and digest(data) != listed.digest:", "if False:", "a file whose digest differs from its listing entry is used"),
+        ("host-frontmatter-unchecked", "SkillsHost.load", "        if differ:\n", "        if False:\n", "a SKILL.md whose frontmatter differs from the listing entry is used"),
+        ("host-unlisted-read", "SkillsHost._read", "if listed is None and entry.resources != \"dynamic\":", "if False:", "a file the skill does not list is read"),
+    ],
+)
+
+RUNTIME_FRONTMATTER = _group(
+    "runtime/frontmatter.py",
+    [
+        ("frontmatter-unbounded", "_json", "    if budget[0] < 0:\n", "    if False:\n", "an alias bomb expands without bound"),
+    ],
+)
+
+RUNTIME_MOUNTS = _group(
+    "runtime/server.py",
+    [
+        ("mount-not-first", "ServerEndpoint.peer_message", "            and any(method in m.methods for m in type(self.peer).mounts)\n", "            and False\n", "a method only a mount serves is refused -32601"),
+        ("mount-no-declaration", "ServerEndpoint.mounted_capabilities", "            found = mount.declare(found, revision.lifecycle.extensions_key)\n", "            pass\n", "a mounted skill directory is not declared in the handshake"),
+    ],
+)
+
 MUTANTS: tuple[Mutant, ...] = tuple(
     FRONTEND
     + TYPESYS
@@ -875,6 +912,10 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + RUNTIME_HTTP_SERVER
     + RUNTIME_NEGOTIATION
     + RUNTIME_TASKS
+    + RUNTIME_SKILLS
+    + RUNTIME_SKILLS_HOST
+    + RUNTIME_FRONTMATTER
+    + RUNTIME_MOUNTS
     + RUNTIME_HTTP_GUARD
     + RUNTIME_HTTP_WIRE
     + RUNTIME_HTTP_VERSIONS

@@ -16,19 +16,46 @@ client of a session-era surface is served listen requests (`listen.ListenBridge`
 from __future__ import annotations
 
 import asyncio
-from functools import lru_cache
-from typing import Any, Awaitable, ClassVar, cast, get_type_hints
+from dataclasses import dataclass
+from functools import lru_cache, partial
+from typing import Any, Awaitable, Callable, ClassVar, Mapping, Protocol, cast, get_type_hints
 
 from pydantic import BaseModel, ValidationError
 
-from .convert import dump, project_capabilities
+from .convert import dump, fill, project_capabilities
 from .handlers import implementation_info, overridden, overridden_capabilities
 from .handshake import handshake_result
-from .jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, ProtocolError, error_details
+from .jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, ProtocolError, error_details, valid_id
 from .listen import ListenBridge, acknowledged_for_session, stream_methods
+from .log import logger
 from .negotiation import client_capabilities, declared, missing_extension, negotiated
 from .peer import MAX_INPUT_ROUNDS, REQUEST_ID, Endpoint, Peer
 from .revisions import Revision
+
+
+class Mount(Protocol):
+    """Something a server class mounts (`mounts`): it declares capabilities and serves methods,
+    before the server's own handlers, which it may call for what is not its own."""
+
+    methods: Mapping[str, MountedHandler]
+    """`method` → handler(params: any JSON, the server's own answer (a coroutine function returning
+    wire data; -32601 when it has none), stateless era?) → the result as wire data."""
+
+    def declare(self, capabilities: dict[str, Any], extensions_key: str | None) -> dict[str, Any]:
+        """`capabilities` (wire data) with what the mount adds; `extensions_key` where the revision
+        declares extensions (None: it has none)."""
+        ...
+
+
+MountedHandler = Callable[[Any, Callable[[], Awaitable[Any]], bool], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class MountedRequest:
+    """A request for a method outside the revision's schema that a mount serves (its params as sent)."""
+
+    method: str
+    params: Any
 
 
 class ServerBase(Peer):
@@ -44,6 +71,8 @@ class ServerBase(Peer):
     instructions: ClassVar[str | None] = None
     capabilities: ClassVar[Any] = None
     """Declared capabilities; None derives them from the overridden handlers."""
+    mounts: ClassVar[tuple[Mount, ...]] = ()
+    """What serves methods besides the handlers (a `skills.SkillDirectory`), first in line first."""
 
     @property
     def peer_info(self) -> Any:
@@ -110,11 +139,31 @@ class ServerEndpoint(Endpoint):
             self.revisions,
             revision,
             self.peer.protocol_version or revision.version,
-            dump(self.peer.derived_capabilities()),
+            self.mounted_capabilities(revision, dump(self.peer.derived_capabilities())),
             self.peer.server_info(),
             self.peer.instructions,
             self.result_fills(revision, revision.handshake),
         )
+
+    def mounted_capabilities(self, revision: Revision, capabilities: Any) -> Any:
+        """The server's capabilities (wire data) with what its mounts declare."""
+        found = dict(capabilities or {})
+        for mount in type(self.peer).mounts:
+            found = mount.declare(found, revision.lifecycle.extensions_key)
+        return found
+
+    def peer_message(self, revision: Revision, obj: Any) -> tuple[Any, Any]:
+        """A request for a method outside `revision`'s schema goes to the mount that serves it."""
+        method = obj.get("method") if type(obj) is dict else None
+        if (
+            isinstance(method, str)
+            and method not in revision.registry.methods
+            and obj.get("jsonrpc") == "2.0"
+            and valid_id(obj.get("id"))
+            and any(method in m.methods for m in type(self.peer).mounts)
+        ):
+            return MountedRequest(method, obj.get("params")), obj
+        return super().peer_message(revision, obj)
 
     def builtin(self, revision: Revision, method: str, message: Any) -> Awaitable[Any] | None:
         if method == revision.handshake:
@@ -287,6 +336,34 @@ class ServerEndpoint(Endpoint):
         return found
 
     async def serve(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
+        """A method the server's mounts serve goes to them (each may pass it on) before its handlers;
+        their answer to a core method is completed and validated as the revision's result."""
+        answer: Callable[[], Awaitable[Any]] = partial(
+            self.serve_negotiated, revision, method, message, obj
+        )
+        mounted = [m.methods[method] for m in type(self.peer).mounts if method in m.methods]
+        if not mounted:
+            return await answer()
+        params, stateless = obj.get("params"), revision.modern is not None
+        for handler in reversed(mounted):
+            answer = partial(handler, params, answer, stateless)
+        wire = await answer()
+        if method not in revision.registry.methods:
+            return wire
+        for path, key, value in self.result_fills(revision, method):
+            fill(wire, path, key, value)
+        try:
+            revision.registry.parse_result(method, wire)
+        except ProtocolError as exc:
+            logger.error(
+                "a mount returned an invalid %s result: %s", method, exc.data or exc.message
+            )
+            raise ProtocolError(INTERNAL_ERROR, "Internal error") from None
+        return wire
+
+    async def serve_negotiated(
+        self, revision: Revision, method: str, message: Any, obj: Any
+    ) -> Any:
         """An extension's method is served only when both sides declared the extension: -32601 when
         this server does not, the missing-capability error when the client does not."""
         if not revision.extensions:
