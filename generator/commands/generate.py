@@ -375,7 +375,9 @@ def render_packages(requests: list[PackageRequest], cached: bool = True) -> list
 
 
 def _render_fresh(requests: list[PackageRequest]) -> list[Rendered]:
-    """Render and format packages, spread over up to `_MAX_WORKERS` processes where more than one core is ours."""
+    """Render and format packages, spread over up to `_MAX_WORKERS` processes where more than one core is ours
+    and there is more than one revision's work: one revision's package costs less CPU and no more time in
+    this process than workers cost to start."""
     from ..emit.formatting import collected, paused_collector
 
     workers = min(_usable_cores(), _MAX_WORKERS)
@@ -383,7 +385,7 @@ def _render_fresh(requests: list[PackageRequest]) -> list[Rendered]:
         return []
     current().status(f"rendering {_packages(len(requests))}")
     with paused_collector():
-        if workers <= 1:
+        if workers <= 1 or sum(len(r.sources) for r in requests) == 1:
             return [collected(_render_here)(r) for r in requests]
         return _render_in_pool(requests, workers)
 
@@ -412,8 +414,8 @@ def _packages(count: int) -> str:
 def _render_in_pool(requests: list[PackageRequest], workers: int) -> list[Rendered]:
     """Render and format packages with `workers` processes, started before anything heavy is imported.
 
-    The workers import black and compile the templates while this process imports and runs the
-    parser. They render the files and cut them into chunks (one package's shared and per-revision
+    The workers compile the templates (and import black if a chunk needs it) while this process reads
+    the schemas. They render the files and cut them into chunks (one package's shared and per-revision
     files apart; several packages, each from its schemas), then format the chunks.
     """
     import multiprocessing
