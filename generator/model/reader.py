@@ -9,6 +9,7 @@ parser reads the schema as before.
 
 from __future__ import annotations
 
+import json
 import keyword
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -83,11 +84,13 @@ class Model:
 
 
 class _Reader:
-    def __init__(self, defs_key: str, names: set[str]) -> None:
+    def __init__(self, defs_key: str, definitions: dict[str, Any]) -> None:
         self.prefix = f"#/{defs_key}/"
-        self.names = names
+        self.names = set(definitions)
         self.models: dict[str, Model] = {}
         self.overrides: list[tuple[Field, list[DataType]]] = []
+        self.arrays = [self.prefix + name for name, node in definitions.items() if isinstance(node, dict) and node.get("type") == "array"]
+        self.extending = {self.prefix + name for name, node in definitions.items() if '"allOf"' in json.dumps(node)}
 
     def definition(self, path: str, node: Any) -> None:
         if not isinstance(node, dict):
@@ -95,10 +98,13 @@ class _Reader:
         _check_keywords(node)
         if "allOf" in node:
             self.object_model(path, node, node.get("description"))
-        elif node.get("type") == "object" and ("properties" in node or not isinstance(node.get("additionalProperties"), dict)):
+        elif node.get("type") == "object" and (node.get("properties") or not isinstance(node.get("additionalProperties"), dict)):
             self.object_model(path, node, node.get("description"))
+        elif node.get("type") == "array" and any(f'"{p}"' in json.dumps(node.get("items")) for p in (path, *self.arrays)):
+            raise Unsupported(path)  # the parser drops items that refer back to their own array
         else:
-            field = Field(None, None, self.type_of(node, path), True, _described(node), _constraints(node))
+            inner = path + _UNCERTAIN  # the parser hoists from a root model under paths of another scheme
+            field = Field(None, None, self.type_of(node, inner, bounded=True), True, _described(node), _constraints(node))
             self.models[path] = Model(Reference(path), [field], [], None, {})
 
     def object_model(self, path: str, node: dict[str, Any], description: str | None) -> Reference:
@@ -109,7 +115,7 @@ class _Reader:
                 raise Unsupported(path)
             own = [m for m in node["allOf"] if not (isinstance(m, dict) and set(m) == {"$ref"})]
             bases = [DataType(reference=self.ref(m["$ref"])) for m in node["allOf"] if m not in own]
-            if len(own) > 1 or not bases or node["allOf"][: len(bases)] != [{"$ref": b.reference.path} for b in bases if b.reference]:
+            if len(own) > 1 or not bases or len(node["allOf"]) < 2 or node["allOf"][: len(bases)] != [{"$ref": b.reference.path} for b in bases if b.reference]:
                 raise Unsupported(path)
             node = own[0] if own else {"type": "object"}
             _check_keywords(node)
@@ -130,12 +136,12 @@ class _Reader:
             raise Unsupported(path)
         fields = []
         if isinstance(extra, dict):
-            value = DataType(is_dict=True, data_types=[self.type_of(extra, path + _OBJECT + _EXTRA)])
+            value = DataType(is_dict=True, data_types=[self.type_of(extra, path + _UNCERTAIN)])
             fields.append(Field(EXTRA_FIELD, EXTRA_FIELD, value, True, {}, None))
         for name, prop in properties.items():
             if not isinstance(prop, (dict, bool)):
                 raise Unsupported(path)
-            data_type = self.type_of(prop, f"{path}/{_path_name(name)}")
+            data_type = self.type_of(prop, f"{path}/{_path_name(name)}", bounded=True)
             fields.append(Field(name, name, data_type, name in required, _described(prop), _constraints(prop)))
             if bases:
                 self.overrides.append((fields[-1], bases))
@@ -146,8 +152,11 @@ class _Reader:
         return Reference(path)
 
     def inherit(self) -> None:
-        """Give a field that overrides an inherited one the inherited description when it has none of its own,
-        as the parser does."""
+        """Refuse an `allOf` of anything but objects, or one that extends itself; give a field that overrides
+        an inherited one the inherited description when it has none of its own, as the parser does."""
+        for model in self.models.values():
+            for base in model.base_classes:
+                self.inherited_fields(base, 0)
         for own, bases in self.overrides:
             found = [f for base in bases for f in self.inherited_fields(base, 0) if f.original_name == own.original_name]
             if not found:
@@ -163,8 +172,8 @@ class _Reader:
                     raise Unsupported(str(own.original_name))
 
     def inherited_fields(self, base: DataType, depth: int) -> list[Field]:
-        model = self.models[base.reference.path] if base.reference is not None else None
-        if model is None or depth > 8:
+        model = self.models.get(base.reference.path) if base.reference is not None else None
+        if model is None or depth > 8 or _is_root(model):  # a cycle, or an allOf of what is not an object
             raise Unsupported("allOf")
         return [f for b in model.base_classes for f in self.inherited_fields(b, depth + 1)] + [
             f for f in model.fields if f.name != EXTRA_FIELD
@@ -175,13 +184,16 @@ class _Reader:
             raise Unsupported(str(target))
         return Reference(target)
 
-    def type_of(self, node: Any, path: str, inherited: str | None = None) -> DataType:
-        """The type of the schema `node` at `path`, hoisting inline objects to models of their own."""
+    def type_of(self, node: Any, path: str, inherited: str | None = None, bounded: bool = False) -> DataType:
+        """The type of the schema `node` at `path`, hoisting inline objects to models of their own (bounds only
+        where `bounded`: a field's or a definition's own node)."""
         if node is True or node == {}:
             return DataType(type="Any")
         if not isinstance(node, dict):
             raise Unsupported(path)
         _check_keywords(node)
+        if not bounded and node.keys() & _BOUNDS.keys():
+            raise Unsupported(path)
         kind = node.get("type")
         annotations = set(node) - {"description", "minimum", "maximum", "maxItems"}
         if not annotations:
@@ -206,14 +218,16 @@ class _Reader:
             if annotations != {"anyOf"} or not isinstance(members, list) or len(members) < 2:
                 raise Unsupported(path)
             description = node.get("description", inherited)
-            return DataType(
-                data_types=[self.type_of(m, f"{path}{_ANY_OF}/{i}", description) for i, m in enumerate(members)]
-            )
+            types = [self.type_of(m, f"{path}{_ANY_OF}/{i}", description) for i, m in enumerate(members)]
+            if sum(bool(t.literals) for t in types) > 1:
+                raise Unsupported(path)  # the parser merges the literals into one
+            return DataType(data_types=types)
         if "allOf" in node:
-            if set(node) != {"allOf"}:
-                raise Unsupported(path)
-            if _UNCERTAIN in path:
-                raise Unsupported(path)
+            if set(node) != {"allOf"} or all(isinstance(m, dict) and "$ref" in m for m in node["allOf"]):
+                raise Unsupported(path)  # the parser reads an allOf of references alone there as something else
+            bases = [m.get("$ref") for m in node["allOf"] if isinstance(m, dict)]
+            if _UNCERTAIN in path or any(b in self.extending or path.startswith(f"{b}/") for b in bases):
+                raise Unsupported(path)  # the parser recurses without end on some of these
             return DataType(reference=self.object_model(path + _ALL_OF, node, None))
         if isinstance(kind, list):
             if annotations != {"type"} or len(kind) < 2 or not all(k in _SCALARS for k in kind) or len(set(kind)) != len(kind):
@@ -238,9 +252,13 @@ class _Reader:
                 raise Unsupported(path)
             if extra is True:
                 return DataType(is_dict=True, data_types=[DataType(type="Any")])
-            if isinstance(extra, dict) and annotations == {"type", "additionalProperties"}:
+            if isinstance(extra, dict) and annotations - {"properties"} == {"type", "additionalProperties"}:
                 return DataType(is_dict=True, data_types=[self.type_of(extra, path + _OBJECT + _EXTRA)])
         raise Unsupported(path)
+
+
+def _is_root(model: Model) -> bool:
+    return len(model.fields) == 1 and model.fields[0].name is None
 
 
 def _hoisted(data_type: DataType) -> bool:
@@ -292,7 +310,7 @@ def read(schema: dict[str, Any], defs_key: str) -> dict[str, Model] | None:
         return None
     if any(("/" in name or "~" in name) for name in definitions):
         return None
-    reader = _Reader(defs_key, set(definitions))
+    reader = _Reader(defs_key, definitions)
     try:
         for name, node in definitions.items():
             reader.definition(reader.prefix + name, node)
