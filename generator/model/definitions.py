@@ -6,7 +6,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence, Union
 
-from . import ir
+from . import ir, reader
 from ..errors import SchemaError
 from .parser import ParsedSchema
 from .naming import definition_name, pascal_case, snake_case, unique
@@ -15,12 +15,10 @@ if TYPE_CHECKING:
     from datamodel_code_generator.model.base import DataModelFieldBase
     from datamodel_code_generator.types import DataType as ParserType
 
-    from . import reader
     from .parser import ParsedModel as DataModel
 
     DataType = Union[ParserType, reader.DataType]
 
-_EXTRA_FIELD = "__pydantic_extra__"
 DISCRIMINATOR_KEYS = ("method", "type", "kind", "resultType", "mode", "status")
 """Keys tried, in order, to tell the members of a union of objects apart (and to name inline members)."""
 _SCALARS: dict[str, ir.TypeExpr] = {
@@ -185,7 +183,7 @@ class _Builder:
         extra: ir.TypeExpr | None = None
         for f in model.fields:
             wire = f.original_name if f.original_name is not None else (f.name or "")
-            if f.name == _EXTRA_FIELD:  # the parser's additionalProperties; a real such key is renamed
+            if f.name == reader.EXTRA_FIELD:  # the parser's additionalProperties; a real such key is renamed
                 extra_type = self.convert(f.data_type, owner + "Value")
                 extra = extra_type.value if isinstance(extra_type, ir.DictOf) else extra_type
                 continue

@@ -15,9 +15,6 @@ if TYPE_CHECKING:
 
     ParsedModel = Union[DataModel, reader.Model]
 
-# datamodel-code-generator marks inline objects in reference paths with segments like this.
-_SPECIAL = "#-datamodel-code-generator-#"
-
 
 @dataclass(frozen=True)
 class ParsedSchema:

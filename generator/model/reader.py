@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
-_MARK = "#-datamodel-code-generator-#-{}-#-special-#"
+SPECIAL = "#-datamodel-code-generator-#"
+"""How the parser marks inline objects in reference paths."""
+_MARK = SPECIAL + "-{}-#-special-#"
 _OBJECT, _ARRAY, _ANY_OF, _ALL_OF, _EXTRA = (
     _MARK.format(k) for k in ("object", "array", "anyOf", "allOf", "additionalProperties")
 )
@@ -264,7 +266,7 @@ def _is_root(model: Model) -> bool:
 def _hoisted(data_type: DataType) -> bool:
     """True when `data_type` mentions an object hoisted from an inline schema."""
     path = data_type.reference.path if data_type.reference is not None else ""
-    return "#-datamodel-code-generator-#" in path or any(_hoisted(t) for t in data_type.data_types)
+    return SPECIAL in path or any(_hoisted(t) for t in data_type.data_types)
 
 
 def _path_name(name: str) -> str:
