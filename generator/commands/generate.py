@@ -179,6 +179,7 @@ class Rendered:
     """A package's formatted files, and what its user should know (from its IR: drafts' gaps)."""
 
     files: dict[str, str]
+    """By relative path, in sorted order (as the package cache returns them), however they were rendered."""
     warnings: tuple[str, ...] = ()
 
 
@@ -395,7 +396,8 @@ def _render_here(request: PackageRequest) -> Rendered:
     from ..emit.formatting import format_files
 
     package = package_ir(request)
-    return Rendered(format_files([package_sources(request, package)], laid_out=True)[0], package_warnings(package))
+    files = format_files([package_sources(request, package)], laid_out=True)[0]
+    return Rendered(dict(sorted(files.items())), package_warnings(package))
 
 
 _MAX_WORKERS = 4
@@ -454,7 +456,7 @@ def _render_in_pool(requests: list[PackageRequest], workers: int) -> list[Render
         abandon(pool)
         raise
     pool.shutdown()
-    return [Rendered(files, found) for files, found in zip(formatted, warnings)]
+    return [Rendered(dict(sorted(files.items())), found) for files, found in zip(formatted, warnings)]
 
 
 def _started() -> None:
