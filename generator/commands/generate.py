@@ -179,6 +179,7 @@ class Rendered:
     """A package's formatted files, and what its user should know (from its IR: drafts' gaps)."""
 
     files: dict[str, str]
+    """By relative path, in sorted order (as the package cache returns them), however they were rendered."""
     warnings: tuple[str, ...] = ()
 
 
@@ -375,7 +376,9 @@ def render_packages(requests: list[PackageRequest], cached: bool = True) -> list
 
 
 def _render_fresh(requests: list[PackageRequest]) -> list[Rendered]:
-    """Render and format packages, spread over up to `_MAX_WORKERS` processes where more than one core is ours."""
+    """Render and format packages, spread over up to `_MAX_WORKERS` processes where more than one core is ours
+    and there is more than one revision's work: one revision's package costs less CPU and no more time in
+    this process than workers cost to start."""
     from ..emit.formatting import collected, paused_collector
 
     workers = min(_usable_cores(), _MAX_WORKERS)
@@ -383,7 +386,7 @@ def _render_fresh(requests: list[PackageRequest]) -> list[Rendered]:
         return []
     current().status(f"rendering {_packages(len(requests))}")
     with paused_collector():
-        if workers <= 1:
+        if workers <= 1 or sum(len(r.sources) for r in requests) == 1:
             return [collected(_render_here)(r) for r in requests]
         return _render_in_pool(requests, workers)
 
@@ -393,7 +396,8 @@ def _render_here(request: PackageRequest) -> Rendered:
     from ..emit.formatting import format_files
 
     package = package_ir(request)
-    return Rendered(format_files([package_sources(request, package)], laid_out=True)[0], package_warnings(package))
+    files = format_files([package_sources(request, package)], laid_out=True)[0]
+    return Rendered(dict(sorted(files.items())), package_warnings(package))
 
 
 _MAX_WORKERS = 4
@@ -412,8 +416,8 @@ def _packages(count: int) -> str:
 def _render_in_pool(requests: list[PackageRequest], workers: int) -> list[Rendered]:
     """Render and format packages with `workers` processes, started before anything heavy is imported.
 
-    The workers import black and compile the templates while this process imports and runs the
-    parser. They render the files and cut them into chunks (one package's shared and per-revision
+    The workers compile the templates (and import black if a chunk needs it) while this process reads
+    the schemas. They render the files and cut them into chunks (one package's shared and per-revision
     files apart; several packages, each from its schemas), then format the chunks.
     """
     import multiprocessing
@@ -452,7 +456,7 @@ def _render_in_pool(requests: list[PackageRequest], workers: int) -> list[Render
         abandon(pool)
         raise
     pool.shutdown()
-    return [Rendered(files, found) for files, found in zip(formatted, warnings)]
+    return [Rendered(dict(sorted(files.items())), found) for files, found in zip(formatted, warnings)]
 
 
 def _started() -> None:

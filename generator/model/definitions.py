@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Sequence, Union
 
-from datamodel_code_generator.model.base import DataModel, DataModelFieldBase
-from datamodel_code_generator.types import DataType
-
-from . import ir
+from . import ir, reader
 from ..errors import SchemaError
 from .parser import ParsedSchema
 from .naming import definition_name, pascal_case, snake_case, unique
 
-_EXTRA_FIELD = "__pydantic_extra__"
+if TYPE_CHECKING:
+    from datamodel_code_generator.model.base import DataModelFieldBase
+    from datamodel_code_generator.types import DataType as ParserType
+
+    from .parser import ParsedModel as DataModel
+
+    DataType = Union[ParserType, reader.DataType]
+
 DISCRIMINATOR_KEYS = ("method", "type", "kind", "resultType", "mode", "status")
 """Keys tried, in order, to tell the members of a union of objects apart (and to name inline members)."""
 _SCALARS: dict[str, ir.TypeExpr] = {
@@ -86,8 +90,8 @@ class _Builder:
         if len(dt.data_types) == 1:
             return self.convert(dt.data_types[0], hint)
         if dt.data_types:
-            hints = self._member_hints(dt.data_types, hint)
-            members = [self.convert(m, h) for m, h in zip(dt.data_types, hints)]
+            types: Sequence[DataType] = dt.data_types
+            members = [self.convert(m, h) for m, h in zip(types, self._member_hints(types, hint))]
             return _union(members)
         if dt.type in _SCALARS:
             return _SCALARS[dt.type]
@@ -95,7 +99,7 @@ class _Builder:
             return ir.AnyType()
         raise SchemaError(f"unsupported type {dt.type!r} in the schema near {hint}")
 
-    def _member_hints(self, members: list[DataType], hint: str) -> list[str]:
+    def _member_hints(self, members: Sequence[DataType], hint: str) -> list[str]:
         """The names of a union's members hoisted from `hint`: after the constant that tells them apart
         (`status: "working"` → `…Working`) when every member is an inline object with its own, else
         `…VariantA`, `…VariantB`, …"""
@@ -179,7 +183,7 @@ class _Builder:
         extra: ir.TypeExpr | None = None
         for f in model.fields:
             wire = f.original_name if f.original_name is not None else (f.name or "")
-            if f.name == _EXTRA_FIELD:  # the parser's additionalProperties; a real such key is renamed
+            if f.name == reader.EXTRA_FIELD:  # the parser's additionalProperties; a real such key is renamed
                 extra_type = self.convert(f.data_type, owner + "Value")
                 extra = extra_type.value if isinstance(extra_type, ir.DictOf) else extra_type
                 continue
@@ -231,7 +235,7 @@ def _union(members: list[ir.TypeExpr]) -> ir.TypeExpr:
     return flat[0] if len(flat) == 1 else ir.UnionOf(tuple(flat))
 
 
-def _constraints(f: DataModelFieldBase) -> tuple[ir.Constraint, ...]:
+def _constraints(f: DataModelFieldBase | reader.Field) -> tuple[ir.Constraint, ...]:
     c = f.constraints
     if c is None:
         return ()

@@ -1,29 +1,26 @@
-"""Stage one: run datamodel-code-generator's JSON Schema parser and read its models."""
+"""Stage one: read the schema's models, with datamodel-code-generator's JSON Schema parser or, for the
+subset of JSON Schema the MCP revisions are written in, with the reader that reads them as it does."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
-
-from datamodel_code_generator.enums import DataModelType
-from datamodel_code_generator.format import PythonVersion
-from datamodel_code_generator.parser import LiteralType
-from datamodel_code_generator.model import get_data_model_types
-from datamodel_code_generator.model.base import DataModel
-from datamodel_code_generator.parser.jsonschema import JsonSchemaParser
+from typing import TYPE_CHECKING, Any, Mapping, Union
 
 from ..errors import SchemaError
+from . import reader
 
-# datamodel-code-generator marks inline objects in reference paths with segments like this.
-_SPECIAL = "#-datamodel-code-generator-#"
+if TYPE_CHECKING:
+    from datamodel_code_generator.model.base import DataModel
+
+    ParsedModel = Union[DataModel, reader.Model]
 
 
 @dataclass(frozen=True)
 class ParsedSchema:
     """The parser's models, indexed by reference path, plus the definitions in schema order."""
 
-    models: dict[str, DataModel]
+    models: Mapping[str, ParsedModel]
     definitions: tuple[tuple[str, str], ...]  # (definition name, reference path)
     defs_key: str
 
@@ -79,12 +76,31 @@ def defs_key_of(schema: dict[str, Any]) -> str:
 
 
 def parse(schema: dict[str, Any]) -> ParsedSchema:
-    """Parse `schema` with datamodel-code-generator and index its models by reference path."""
+    """The models of `schema` by reference path: read by `reader` when it knows every keyword and shape
+    the schema uses, else parsed by datamodel-code-generator."""
     defs_key = defs_key_of(schema)
+    normalized = _normalized(schema)
+    models = reader.read(normalized, defs_key)
+    definitions = tuple(
+        (name, f"#/{defs_key}/{_escape_pointer(name)}") for name in schema[defs_key]
+    )
+    return ParsedSchema(
+        models=parsed_models(normalized) if models is None else models, definitions=definitions, defs_key=defs_key
+    )
+
+
+def parsed_models(normalized: dict[str, Any]) -> dict[str, DataModel]:
+    """The models datamodel-code-generator parses from a normalized schema, by reference path."""
+    from datamodel_code_generator.enums import DataModelType
+    from datamodel_code_generator.format import PythonVersion
+    from datamodel_code_generator.model import get_data_model_types
+    from datamodel_code_generator.parser import LiteralType
+    from datamodel_code_generator.parser.jsonschema import JsonSchemaParser
+
     types = get_data_model_types(DataModelType.PydanticV2BaseModel, PythonVersion.PY_310)
     try:
         parser = JsonSchemaParser(
-            json.dumps(_normalized(schema)),
+            json.dumps(normalized),
             data_model_type=types.data_model,
             data_model_root_type=types.root_model,
             data_model_field_type=types.field_model,
@@ -100,8 +116,4 @@ def parse(schema: dict[str, Any]) -> ParsedSchema:
         raise SchemaError("schema nests too deeply to parse") from exc
     except Exception as exc:  # the parser raises many types; all mean "cannot read this schema"
         raise SchemaError(f"datamodel-code-generator cannot parse the schema: {exc}") from exc
-    models = {m.reference.path: m for m in parser.results}
-    definitions = tuple(
-        (name, f"#/{defs_key}/{_escape_pointer(name)}") for name in schema[defs_key]
-    )
-    return ParsedSchema(models=models, definitions=definitions, defs_key=defs_key)
+    return {m.reference.path: m for m in parser.results}

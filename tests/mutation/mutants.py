@@ -38,12 +38,23 @@ FRONTEND = _group(
     [
         ("formats-kept", "_normalized", 'if not (k == "format" and isinstance(v, str))', "", "string formats reach the parser (AnyUrl, datetime, Base64Str)"),
         ("format-properties-dropped", "_normalized", 'if not (k == "format" and isinstance(v, str))', 'if k != "format"', "a property named `format` is stripped too"),
-        ("enums-as-classes", "parse", "enum_field_as_literal=LiteralType.All", "enum_field_as_literal=LiteralType.One", "multi-value enums become Enum classes"),
-        ("constraints-as-types", "parse", "field_constraints=True", "field_constraints=False", "constraints folded into con* types and lost"),
+        ("enums-as-classes", "parsed_models", "enum_field_as_literal=LiteralType.All", "enum_field_as_literal=LiteralType.One", "multi-value enums become Enum classes"),
+        ("constraints-as-types", "parsed_models", "field_constraints=True", "field_constraints=False", "constraints folded into con* types and lost"),
         ("draft07-unknown", "defs_key_of", 'for key in ("$defs", "definitions"):', 'for key in ("$defs",):', "draft-07 `definitions` not recognised"),
         ("pointer-unescaped", "_escape_pointer", 'return name.replace("~", "~0").replace("/", "~1")', "return name", "definition names with `/` or `~` not escaped in pointers"),
         ("never-allows-anything", "_never", "    if node is False:\n        return True\n    return (", "    return False and (", "`{\"not\": {}}` read as any value: a closed object accepts unknown keys"),
         ("property-names-make-maps", "_normalized", "            del out[\"propertyNames\"]\n", "            pass\n", "a closed object with `propertyNames` read as an open map"),
+    ],
+)
+
+READER = _group(
+    "generator/model/reader.py",
+    [
+        ("inherited-description-lost", "_Reader.inherit", "own.extras = dict(found[0].extras)", "pass", "a field overriding an inherited one loses the description the parser gives it"),
+        ("hoisted-path-wire-name", "_path_name", 'return "field" + name if name.startswith("_") else name', "return name", "objects hoisted from `_meta` get other reference paths than the parser's"),
+        ("minimum-dropped", None, '_BOUNDS = {"minimum": "ge", ', "_BOUNDS = {", "minimum not enforced"),
+        ("closed-objects-open", "_Reader.object_model", """config = SimpleNamespace(extra="'forbid'") if extra is False else None""", "config = None", "`additionalProperties: false` read as open"),
+        ("merged-literals-read", "_Reader.type_of", "if sum(bool(t.literals) for t in types) > 1:", "if False:", "an anyOf of several constants read as a union where the parser merges them"),
     ],
 )
 
@@ -871,6 +882,7 @@ RUNTIME_MOUNTS = _group(
 
 MUTANTS: tuple[Mutant, ...] = tuple(
     FRONTEND
+    + READER
     + TYPESYS
     + PROTOCOL
     + ROLES
