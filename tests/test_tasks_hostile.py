@@ -60,6 +60,22 @@ def call(server: Any, method: str, params: Any, request_id: Any = 1) -> dict[str
     return reply
 
 
+def assert_error_or_answer(server: Any, method: str, params: Any) -> None:
+    """`server` answers `method` with `params` by a result or one of the expected errors, logging no traceback."""
+    catcher = Tracebacks()
+    logging.getLogger().addHandler(catcher)
+    try:
+        reply = call(server, method, params)
+    finally:
+        logging.getLogger().removeHandler(catcher)
+    assert catcher.found == []
+    assert ("result" in reply) != ("error" in reply)
+    if "error" in reply:
+        assert reply["error"]["code"] in CODES
+    else:
+        assert reply["result"]["resultType"] == "complete"
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     method=st.sampled_from(["tasks/get", "tasks/update", "tasks/cancel"]),
@@ -70,18 +86,7 @@ def test_any_json_in_a_tasks_request_gets_an_error_or_an_answer(
     served: tuple[ModuleType, type, Any], method: str, params: dict[str, Any], meta: Any
 ) -> None:
     _, server_class, _ = served
-    catcher = Tracebacks()
-    logging.getLogger().addHandler(catcher)
-    try:
-        reply = call(server_class(), method, {**params, "_meta": meta})
-    finally:
-        logging.getLogger().removeHandler(catcher)
-    assert catcher.found == []
-    assert ("result" in reply) != ("error" in reply)
-    if "error" in reply:
-        assert reply["error"]["code"] in CODES
-    else:
-        assert reply["result"]["resultType"] == "complete"
+    assert_error_or_answer(server_class(), method, {**params, "_meta": meta})
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -91,18 +96,7 @@ def test_any_json_as_the_task_ids_of_a_listen_request_gets_an_error_or_an_answer
 ) -> None:
     """No listed id names a task here, so the listen request is answered at once (or refused)."""
     _, server_class, _ = served
-    catcher = Tracebacks()
-    logging.getLogger().addHandler(catcher)
-    try:
-        reply = call(server_class(), "subscriptions/listen", {"notifications": {"taskIds": task_ids}, "_meta": meta})
-    finally:
-        logging.getLogger().removeHandler(catcher)
-    assert catcher.found == []
-    assert ("result" in reply) != ("error" in reply)
-    if "error" in reply:
-        assert reply["error"]["code"] in CODES
-    else:
-        assert reply["result"]["resultType"] == "complete"
+    assert_error_or_answer(server_class(), "subscriptions/listen", {"notifications": {"taskIds": task_ids}, "_meta": meta})
 
 
 def test_a_real_task_survives_the_noise(served: tuple[ModuleType, type, Any]) -> None:

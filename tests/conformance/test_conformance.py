@@ -349,12 +349,21 @@ def tasks_server(generated_root: Path) -> Iterator[str]:
         yield url
 
 
+def _server_scenario(
+    node: Path, url: str, out: Path, scenario: str
+) -> tuple[list[dict[str, Any]], subprocess.CompletedProcess[str]]:
+    """The checks of one extension `scenario` run by the suite 0.2 against the server at `url` (no
+    `--spec-version`: the suite runs extension scenarios only then), and the suite's run."""
+    command = [str(node), str(SUITES["0.2"]), "server", "--url", url, "--scenario", scenario]
+    done = subprocess.run([*command, "-o", str(out)], capture_output=True, text=True, timeout=300, cwd=out)
+    checks = [{**c, "scenario": c["scenario"].removeprefix("server-")} for c in _checks(out)]
+    assert {c["scenario"] for c in checks} == {scenario}, done.stdout[-3000:]
+    return checks, done
+
+
 @pytest.mark.parametrize("scenario", TASKS_SCENARIOS)
 def test_tasks_scenario_passes(node: Path, tasks_server: str, tmp_path: Path, scenario: str) -> None:
-    command = [str(node), str(SUITES["0.2"]), "server", "--url", tasks_server, "--scenario", scenario]
-    done = subprocess.run([*command, "-o", str(tmp_path)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
-    checks = [{**c, "scenario": c["scenario"].removeprefix("server-")} for c in _checks(tmp_path)]
-    assert {c["scenario"] for c in checks} == {scenario}, done.stdout[-3000:]
+    checks, done = _server_scenario(node, tasks_server, tmp_path, scenario)
     pending = [c for c in checks if c["id"] in SUITE_PENDING and c["status"] == "SKIPPED"]
     _assert_all_pass([c for c in checks if c not in pending], done)
     assert len(checks) - len(pending) >= (0 if pending else 2), checks
@@ -437,10 +446,7 @@ SKILLS_CLIENT_SCENARIOS = [
 
 @pytest.mark.parametrize("scenario", SKILLS_SERVER_SCENARIOS)
 def test_skills_server_scenario_passes(node: Path, tasks_server: str, tmp_path: Path, scenario: str) -> None:
-    command = [str(node), str(SUITES["0.2"]), "server", "--url", tasks_server, "--scenario", scenario]
-    done = subprocess.run([*command, "-o", str(tmp_path)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
-    checks = [{**c, "scenario": c["scenario"].removeprefix("server-")} for c in _checks(tmp_path)]
-    assert {c["scenario"] for c in checks} == {scenario}, done.stdout[-3000:]
+    checks, done = _server_scenario(node, tasks_server, tmp_path, scenario)
     _assert_all_pass(checks, done)
     assert sum(c["status"] == "SUCCESS" for c in checks) >= 6, checks
 
