@@ -15,6 +15,10 @@ from jsonschema.validators import validator_for
 
 T = TypeVar("T")
 ACCEPT = "application/json, text/event-stream"
+KEEP_ALIVE = 60
+"""Seconds uvicorn keeps an idle connection open in tests: longer than any test client keeps one (httpx:
+5 s), so a client never reuses a connection the server is closing at that moment. With uvicorn's default
+of 5 s, a loaded machine made that race reset a request about once in twenty load-test runs."""
 
 
 @dataclass
@@ -49,7 +53,9 @@ def serve(app: Any, host: str = "127.0.0.1") -> Iterator[Served]:
     """Serve `app` with uvicorn on `host` and a free port until the block ends."""
     import uvicorn
 
-    config = uvicorn.Config(app, host=host, port=0, log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        app, host=host, port=0, log_level="warning", lifespan="on", timeout_keep_alive=KEEP_ALIVE
+    )
     server = uvicorn.Server(config)
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_until_complete, args=(server.serve(),), daemon=True)

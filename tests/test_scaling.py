@@ -17,7 +17,7 @@ from typing import Any, Callable
 import httpx
 
 from docpages import page, run_by
-from httpserve import ACCEPT, wire_check
+from httpserve import ACCEPT, KEEP_ALIVE, wire_check
 from redis_server import RedisServer, free_port, redis_server, wait_for_port
 
 UPDATES = 20
@@ -46,7 +46,7 @@ class Worker:
     def start(self) -> None:
         """Start the worker and wait until it accepts connections."""
         argv = [sys.executable, "-m", "uvicorn", "scaled:app", "--host", "127.0.0.1", "--port", str(self.port)]
-        argv += ["--app-dir", str(self.app_dir), "--log-level", "warning"]
+        argv += ["--app-dir", str(self.app_dir), "--log-level", "warning", "--timeout-keep-alive", str(KEEP_ALIVE)]
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(argv, env=self.env, stdout=log, stderr=subprocess.STDOUT)
         wait_for_port(self.port, self.process, f"worker {self.log.stem}")
