@@ -129,6 +129,14 @@ class Peer:
             self._mcp_endpoint = type(self)._endpoint_type(self)
             return self._mcp_endpoint
 
+    def _mcp_release(self) -> None:
+        """Forget this peer's endpoint unless a request is in flight on it (a stateless request's server,
+        once answered): peer and endpoint refer to each other, and this frees both without the cycle
+        collector. A later use makes a fresh endpoint."""
+        endpoint = getattr(self, "_mcp_endpoint", None)
+        if endpoint is not None and not endpoint.flights:
+            del self._mcp_endpoint
+
     def attach(self, channel: Channel | None) -> None:
         """Route this peer's outgoing messages through `channel` (None detaches it)."""
         self._mcp.attach(channel)

@@ -124,7 +124,14 @@ class ServerEndpoint(Endpoint):
         self.listens: dict[asyncio.Future[Any], Any] = {}
         """The listen requests being served (their ids by task): they end when the client can no longer
         hear them."""
-        self.bridge = ListenBridge(self)
+        self._bridge: ListenBridge | None = None
+
+    @property
+    def bridge(self) -> ListenBridge:
+        """The listen bridge, made when first needed (most requests never listen)."""
+        if self._bridge is None:
+            self._bridge = ListenBridge(self)
+        return self._bridge
 
     def handshake(self, revision: Revision) -> BaseModel:
         """This server's handshake answer in `revision`'s shape."""
@@ -224,7 +231,8 @@ class ServerEndpoint(Endpoint):
         return await self.empty_result(revision, method)
 
     def detached(self) -> None:
-        self.bridge.stop_session_listen()
+        if self._bridge is not None:
+            self._bridge.stop_session_listen()
         self.input_closed()
 
     def input_closed(self) -> None:
@@ -264,7 +272,7 @@ class ServerEndpoint(Endpoint):
             if self.surface.modern is not None and method == self.surface.modern.acknowledged:
                 acknowledged_for_session()
             return
-        streams = self.bridge.streams
+        streams = self._bridge.streams if self._bridge is not None else []
         modern = (
             revision if revision.modern is not None else streams[0].revision if streams else None
         )
