@@ -237,6 +237,8 @@ class ServerEndpoint(Endpoint):
 
     def input_closed(self) -> None:
         """End the listen requests still running: nobody is left to hear their notifications."""
+        if not self.listens:
+            return
         listens, self.listens = self.listens, {}
         for task in listens:
             self.cancelled.add(task)
