@@ -341,10 +341,13 @@ class ServerEndpoint(Endpoint):
     async def serve(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
         """A method the server's mounts serve goes to them (each may pass it on) before its handlers;
         their answer to a core method is completed and validated as the revision's result."""
+        mounts = type(self.peer).mounts
+        if not mounts:
+            return await self.serve_negotiated(revision, method, message, obj)
         answer: Callable[[], Awaitable[Any]] = partial(
             self.serve_negotiated, revision, method, message, obj
         )
-        mounted = [m.methods[method] for m in type(self.peer).mounts if method in m.methods]
+        mounted = [m.methods[method] for m in mounts if method in m.methods]
         if not mounted:
             return await answer()
         params, stateless = obj.get("params"), revision.modern is not None
