@@ -12,6 +12,9 @@ import weakref
 from types import ModuleType
 from typing import Any
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from asgi import exchange, post_headers
 from wiring import V26, meta, request, run
 
@@ -20,7 +23,7 @@ PEOPLE = {f"token-{n}": f"user-{n}" for n in range(6)}
 
 def recording_server(pkg: ModuleType, made: list[Any]) -> type:
     """A server of `pkg` whose `echo` tool keeps the request's argument, principal and version on the
-    server, waits a loop turn or more (so concurrent requests interleave), and answers what it kept;
+    server after waiting a loop turn or more (so concurrent requests interleave), and answers what it kept;
     every instance is recorded in `made` (weakly)."""
     t = pkg.types
     auth = importlib.import_module(f"{pkg.__name__}.auth")
@@ -42,16 +45,14 @@ def recording_server(pkg: ModuleType, made: list[Any]) -> type:
             return t.ListToolsResult.model_validate(listing)
 
         async def on_call_tool(self, params: Any) -> Any:
+            text = str((params.arguments or {}).get("text"))
+            for _ in range(len(text) % 4):
+                await asyncio.sleep(0)
             token = resource.access_token()
             self.kept.append(
-                (
-                    (params.arguments or {}).get("text"),
-                    token.subject if token is not None else None,
-                    self.protocol_version,
-                )
+                (text, token.subject if token is not None else None, self.protocol_version)
             )
-            for _ in range(len(str((params.arguments or {}).get("text"))) % 4):
-                await asyncio.sleep(0)
+            await asyncio.sleep(0)
             text = json.dumps(self.kept)
             return t.CallToolResult(content=[t.TextContent(type="text", text=text)])
 
@@ -151,3 +152,95 @@ def test_one_server_shared_by_concurrent_stateless_requests_still_answers_each(
     assert sorted(tuple(k) for k in shared.kept) == sorted(
         (text, PEOPLE[token], V26) for text, token in calls
     )
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8,
+)
+CALLS = st.one_of(
+    st.tuples(st.just("tools/call"), st.dictionaries(st.text(max_size=6), JSON, max_size=3)),
+    st.tuples(st.just("tools/list"), st.none()),
+    st.tuples(st.just("discover"), st.none()),
+)
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(calls=st.lists(st.tuples(CALLS, st.sampled_from(sorted(PEOPLE))), min_size=1, max_size=6))
+def test_the_stateless_path_answers_as_a_fresh_server_handling_the_message(
+    v26: ModuleType, calls: list[tuple[tuple[str, Any], str]]
+) -> None:
+    """Run at once over HTTP, each request is answered as a fresh server answers it when handed the
+    message directly (the peer's own path, no HTTP, no endpoint let go): the server the stateless era
+    made for it, and freed after, changes nothing."""
+    made: list[Any] = []
+    server_class = recording_server(v26, made)
+    app = app_with(v26, server_class)
+    peer = importlib.import_module(f"{v26.__name__}.runtime.peer")
+    resource = importlib.import_module(f"{v26.__name__}.runtime.auth.resource")
+
+    discover = v26.revisions.REVISIONS[V26].modern.discover
+
+    def message(n: int, method: str, arguments: Any) -> dict[str, Any]:
+        params: dict[str, Any] = {"_meta": meta()}
+        method = discover if method == "discover" else method
+        if method == "tools/call":
+            params.update(name="echo", arguments=arguments)
+        return request(method, params, n + 1)
+
+    async def over_http(n: int, method: str, arguments: Any, token: str) -> Any:
+        sent = message(n, method, arguments)
+        headers = post_headers(
+            None, V26, authorization=f"Bearer {token}", **{"mcp-method": sent["method"]}
+        )
+        if method == "tools/call":
+            headers["mcp-name"] = "echo"
+        answer = await exchange(app, "POST", headers, json.dumps(sent).encode())
+        assert answer.status == 200, answer.body
+        return answer.json()
+
+    async def directly(n: int, method: str, arguments: Any, token: str) -> Any:
+        server = server_class()
+        access = resource.ACCESS.set(resource.AccessToken(token, subject=PEOPLE[token]))
+        inbound = peer.INBOUND.set(peer.Inbound(server, None, V26))
+        try:
+            return await server.handle(message(n, method, arguments))
+        finally:
+            peer.INBOUND.reset(inbound)
+            resource.ACCESS.reset(access)
+
+    async def scenario() -> tuple[list[Any], list[Any]]:
+        jobs = [
+            (n, method, arguments, token) for n, ((method, arguments), token) in enumerate(calls)
+        ]
+        http = await asyncio.gather(*(over_http(*job) for job in jobs))
+        direct = [await directly(*job) for job in jobs]
+        return list(http), direct
+
+    http, direct = run(scenario())
+    assert http == direct
+
+
+def test_a_revisions_lifecycle_facts_are_its_lifecycles(v26: ModuleType, multi: ModuleType) -> None:
+    """The facts a revision reads once (cached) are what its lifecycle says."""
+    for pkg in (v26, multi):
+        for revision in pkg.revisions.REVISIONS.values():
+            lifecycle = revision.lifecycle
+            legacy, modern = lifecycle.legacy, lifecycle.modern
+            assert (revision.era, revision.legacy, revision.modern) == (
+                lifecycle.era,
+                legacy,
+                modern,
+            )
+            assert (revision.ping, revision.cancelled, revision.cancelled_id_key) == (
+                lifecycle.ping,
+                lifecycle.cancelled,
+                lifecycle.cancelled_id_key,
+            )
+            assert revision.input_required == lifecycle.input_required
+            expected = legacy.method if legacy else modern.discover if modern else None
+            assert revision.handshake == expected and expected is not None
