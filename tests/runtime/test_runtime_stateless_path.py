@@ -87,6 +87,20 @@ def echo_call(text: str, token: str, request_id: int) -> tuple[dict[str, str], b
     return headers, json.dumps(message).encode()
 
 
+def all_at_once(app: Any, calls: list[tuple[str, str]]) -> list[Any]:
+    """The answers of `app` to an `echo` call of each (text, token) in `calls`, all sent at once."""
+
+    async def scenario() -> list[Any]:
+        exchanges = [
+            exchange(app, "POST", *echo_call(text, token, n + 1))
+            for n, (text, token) in enumerate(calls)
+        ]
+        return list(await asyncio.gather(*exchanges))
+
+    answers: list[Any] = run(scenario())
+    return answers
+
+
 def test_a_stateless_requests_server_is_freed_without_the_cycle_collector(v26: ModuleType) -> None:
     made: list[Any] = []
     app = app_with(v26, recording_server(v26, made))
@@ -115,14 +129,7 @@ def test_concurrent_stateless_requests_see_only_their_own_state(v26: ModuleType)
     app = app_with(v26, recording_server(v26, made))
     calls = [(f"{'x' * (n % 5)}arg-{n}", f"token-{n % 6}") for n in range(40)]
 
-    async def scenario() -> list[Any]:
-        exchanges = [
-            exchange(app, "POST", *echo_call(text, token, n + 1))
-            for n, (text, token) in enumerate(calls)
-        ]
-        return await asyncio.gather(*exchanges)
-
-    answers = run(scenario())
+    answers = all_at_once(app, calls)
     for (text, token), answer in zip(calls, answers):
         assert answer.status == 200, answer.body
         kept = json.loads(answer.json()["result"]["content"][0]["text"])
@@ -140,14 +147,7 @@ def test_one_server_shared_by_concurrent_stateless_requests_still_answers_each(
     app = app_with(v26, lambda: shared)
     calls = [(f"{'y' * (n % 3)}{n}", f"token-{n % 6}") for n in range(24)]
 
-    async def scenario() -> list[Any]:
-        exchanges = [
-            exchange(app, "POST", *echo_call(text, token, n + 1))
-            for n, (text, token) in enumerate(calls)
-        ]
-        return await asyncio.gather(*exchanges)
-
-    answers = run(scenario())
+    answers = all_at_once(app, calls)
     assert [a.status for a in answers] == [200] * len(calls)
     assert sorted(tuple(k) for k in shared.kept) == sorted(
         (text, PEOPLE[token], V26) for text, token in calls
