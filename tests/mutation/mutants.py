@@ -488,6 +488,7 @@ RUNTIME_PEER = _group(
         ("invalid-id-echoed", "Endpoint._handle_one", 'request_id = obj.get("id") if type(obj) is dict and valid_id(obj.get("id")) else None', 'request_id = obj.get("id") if type(obj) is dict else None', "an invalid id echoed in the error response"),
         ("cancel-ignored", "Endpoint.notified", "if method == revision.cancelled and revision.cancelled_id_key is not None:", "if False:", "notifications/cancelled does not cancel"),
         ("cancel-unmarked", "Endpoint.cancel_in_flight", "            self.cancelled.add(task)\n", "", "a cancelled request raises instead of going quiet"),
+        ("release-in-flight", "Peer._mcp_release", "if endpoint is not None and not endpoint.flights:", "if endpoint is not None:", "a shared server's endpoint let go while another request is in flight on it (that request's handler loses its context)"),
         ("cancel-id-unchecked", "Endpoint.cancel_in_flight", "        if not valid_id(request_id):\n            return\n", "", "a cancellation naming no usable id used as one: `true` cancels the request with id 1"),
         ("notification-handler-errors-escape", "Endpoint.notified", "        except Exception:\n", "        except ValueError:\n", "a failing notification handler's exception escapes handle()"),
         ("results-unchecked", "Endpoint.result_to_wire", "            self.surface.registry.parse_result(method, wire)\n", "            pass\n", "a handler's invalid result sent as it is"),
@@ -695,6 +696,7 @@ RUNTIME_HTTP_SESSION_ERA = _group(
 RUNTIME_HTTP_STATELESS = _group(
     "runtime/http/stateless.py",
     [
+        ("server-not-released", "Stateless.post", "            server._mcp_release()\n", "", "a stateless request's server and endpoint left to the cycle collector"),
         ("meta-version-unchecked", "Stateless._check_headers", "if claimed is not None and claimed != version:", "if False:", "a stateless request whose `_meta` version disagrees with MCP-Protocol-Version served"),
         ("method-header-unchecked", "Stateless._check_headers", "if header is not None and header != method:", "if False:", "an Mcp-Method header that disagrees with the body served"),
         ("name-header-unchecked", "Stateless._check_headers", "if decode_header(raw) != params.get(field):", "if False:", "an Mcp-Name header that disagrees with the body served"),

@@ -18,8 +18,7 @@ import asyncio
 import contextvars
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any, Awaitable, Callable, ClassVar, Protocol, Union
+from typing import Any, Awaitable, Callable, ClassVar, NamedTuple, Protocol, Union
 
 from pydantic import BaseModel, ValidationError
 
@@ -58,10 +57,10 @@ class Channel(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     """What the code running now is doing for one endpoint: the revision of the message it handles,
     the channel the transport gave that message (its SSE stream), and the listen request it serves.
+    (A named tuple: made for every message handled, it costs a quarter of a frozen dataclass.)
     """
 
     endpoint: Endpoint
@@ -87,8 +86,7 @@ INBOUND: contextvars.ContextVar[Inbound | None] = contextvars.ContextVar(
 """Set by a transport around `peer.handle(message)`: how that peer received the message."""
 
 
-@dataclass(frozen=True)
-class Inbound:
+class Inbound(NamedTuple):
     """How a transport received the message it hands to `peer.handle`: the channel its answer and the
     handler's messages go on (an SSE stream), and the protocol version it came under (the stateless
     era's `MCP-Protocol-Version` header)."""
@@ -134,6 +132,14 @@ class Peer:
         except AttributeError:
             self._mcp_endpoint = type(self)._endpoint_type(self)
             return self._mcp_endpoint
+
+    def _mcp_release(self) -> None:
+        """Forget this peer's endpoint unless a request is in flight on it (a stateless request's server,
+        once answered): peer and endpoint refer to each other, and this frees both without the cycle
+        collector. A later use makes a fresh endpoint."""
+        endpoint = getattr(self, "_mcp_endpoint", None)
+        if endpoint is not None and not endpoint.flights:
+            del self._mcp_endpoint
 
     def attach(self, channel: Channel | None) -> None:
         """Route this peer's outgoing messages through `channel` (None detaches it)."""
@@ -704,4 +710,4 @@ class Endpoint:
     def within(self, **changes: Any) -> contextvars.Token[Context | None]:
         """Run what follows as this endpoint with `changes` to its current context (reset the token after)."""
         base = self.context() or Context(self)
-        return CONTEXT.set(replace(base, **changes))
+        return CONTEXT.set(base._replace(**changes))

@@ -70,22 +70,22 @@ class Revision:
                 found.setdefault(method, []).extend((extension, r) for r in results)
         return {method: tuple(pairs) for method, pairs in found.items()}
 
-    @property
+    @cached_property
     def era(self) -> Era:
         """How conversations start: `session` (initialize), `stateless` (per-request `_meta`) or `none`."""
         return self.lifecycle.era
 
-    @property
+    @cached_property
     def legacy(self) -> Legacy | None:
         """The `initialize` handshake, in a session-era revision."""
         return self.lifecycle.legacy
 
-    @property
+    @cached_property
     def modern(self) -> Modern | None:
         """The per-request facts and discovery, in a stateless-era revision."""
         return self.lifecycle.modern
 
-    @property
+    @cached_property
     def input_required(self) -> InputRequired | None:
         """The result asking the client for input and a retry, where the revision has one."""
         return self.lifecycle.input_required
@@ -97,22 +97,22 @@ class Revision:
         batching: bool = self.methods.REGISTRY.batching
         return batching
 
-    @property
+    @cached_property
     def ping(self) -> str | None:
         """The liveness request, where the revision has it."""
         return self.lifecycle.ping
 
-    @property
+    @cached_property
     def cancelled(self) -> str | None:
         """The cancellation notification, where the revision has it."""
         return self.lifecycle.cancelled
 
-    @property
+    @cached_property
     def cancelled_id_key(self) -> str | None:
         """The cancellation's params key holding the request id."""
         return self.lifecycle.cancelled_id_key
 
-    @property
+    @cached_property
     def handshake(self) -> str | None:
         """The request that opens a conversation: `initialize`, or the discovery request."""
         if self.legacy is not None:

@@ -131,7 +131,14 @@ class ServerEndpoint(Endpoint):
         self.listens: dict[asyncio.Future[Any], Any] = {}
         """The listen requests being served (their ids by task): they end when the client can no longer
         hear them."""
-        self.bridge = ListenBridge(self)
+        self._bridge: ListenBridge | None = None
+
+    @property
+    def bridge(self) -> ListenBridge:
+        """The listen bridge, made when first needed (most requests never listen)."""
+        if self._bridge is None:
+            self._bridge = ListenBridge(self)
+        return self._bridge
 
     def handshake(self, revision: Revision) -> BaseModel:
         """This server's handshake answer in `revision`'s shape."""
@@ -231,11 +238,14 @@ class ServerEndpoint(Endpoint):
         return await self.empty_result(revision, method)
 
     def detached(self) -> None:
-        self.bridge.stop_session_listen()
+        if self._bridge is not None:
+            self._bridge.stop_session_listen()
         self.input_closed()
 
     def input_closed(self) -> None:
         """End the listen requests still running: nobody is left to hear their notifications."""
+        if not self.listens:
+            return
         listens, self.listens = self.listens, {}
         for task in listens:
             self.cancelled.add(task)
@@ -271,7 +281,7 @@ class ServerEndpoint(Endpoint):
             if self.surface.modern is not None and method == self.surface.modern.acknowledged:
                 acknowledged_for_session()
             return
-        streams = self.bridge.streams
+        streams = self._bridge.streams if self._bridge is not None else []
         modern = (
             revision if revision.modern is not None else streams[0].revision if streams else None
         )
@@ -338,10 +348,13 @@ class ServerEndpoint(Endpoint):
     async def serve(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
         """A method the server's mounts serve goes to them (each may pass it on) before its handlers;
         their answer to a core method is completed and validated as the revision's result."""
+        mounts = type(self.peer).mounts
+        if not mounts:
+            return await self.serve_negotiated(revision, method, message, obj)
         answer: Callable[[], Awaitable[Any]] = partial(
             self.serve_negotiated, revision, method, message, obj
         )
-        mounted = [m.methods[method] for m in type(self.peer).mounts if method in m.methods]
+        mounted = [m.methods[method] for m in mounts if method in m.methods]
         if not mounted:
             return await answer()
         params, stateless = obj.get("params"), revision.modern is not None

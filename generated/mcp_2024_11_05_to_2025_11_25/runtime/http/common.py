@@ -116,6 +116,8 @@ async def cancel(channel: Any, revisions: Revisions, version: str | None, reques
 
 def mapping(value: Any) -> Mapping[str, Any]:
     """`value` when it is a JSON object, else an empty one."""
+    if type(value) is dict:  # what JSON decodes to: no abstract-class check
+        return value
     return value if isinstance(value, Mapping) else {}
 
 

@@ -84,6 +84,7 @@ class Stateless:
                 self.open_streams.discard(stream)
         finally:
             INBOUND.reset(token)
+            server._mcp_release()
         if reply is None:
             if not await stream.answer_json():
                 await stream.close(final=True)
