@@ -259,10 +259,13 @@ def _route(draw: Any, value: Any) -> tuple[tuple[str, ...], str]:
 )
 @given(data=st.data())
 def test_a_tree_walk_leaves_what_walking_each_path_in_turn_leaves(
-    multi: ModuleType, data: Any
+    multi: ModuleType, schema_dir: Path, data: Any
 ) -> None:
-    """Any JSON, and paths that lead into it (or part of the way), or a plan of the package."""
-    value = data.draw(_json | st.dictionaries(st.sampled_from(_KEYS), _json, min_size=1))
+    """Any JSON or any documented example of the surface revision, and paths that lead into it (or part
+    of the way), or a plan of the package."""
+    documented = sorted((schema_dir / V26 / "examples").glob("*/*.json"))
+    example = st.sampled_from(documented).map(lambda p: json.loads(p.read_text("utf-8")))
+    value = data.draw(_json | st.dictionaries(st.sampled_from(_KEYS), _json, min_size=1) | example)
     plans = [unfills for _, _, _, unfills in _pruned_plans(multi)]
     unfills = data.draw(st.lists(_route(value), max_size=5) | st.sampled_from(plans))
     expected = copy.deepcopy(value)
