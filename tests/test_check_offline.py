@@ -138,3 +138,25 @@ def test_an_edit_of_the_runtime_source_misses_the_package_cache(tmp_path: Path, 
     (copy / "peer.py").write_text((copy / "peer.py").read_text() + "\n# edited\n")
     monkeypatch.setattr(cache.resources, "files", lambda part: copy if part == "mcpgen.runtime" else real(part))
     assert cache.fingerprint.__wrapped__() != before
+
+
+def test_a_check_served_by_the_package_cache_imports_only_what_reading_it_needs(tmp_path: Path, schema_dir: Path) -> None:
+    """A current package checked from the cache renders nothing and diffs nothing: neither the model, the
+    emitters, the formatter, the extension machinery, difflib nor pydantic is imported."""
+    cache, pkg = tmp_path / "cache", tmp_path / "pkg"
+    done = subprocess.run(
+        [MCPGEN, "-r", REVISION, "-o", str(pkg), "--schema-dir", str(schema_dir)],
+        env=offline_env(cache), capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    script = (
+        "import sys\n"
+        "from mcpgen.cli import main\n"
+        f"try:\n    main(['check', {str(pkg)!r}])\nexcept SystemExit as done:\n    assert done.code == 0, done.code\n"
+        "heavy = ('mcpgen.model', 'mcpgen.emit.formatting', 'mcpgen.emit.render', 'mcpgen.inputs.extensions',"
+        " 'difflib', 'pydantic', 'jinja2', 'black', 'datamodel_code_generator')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], env=offline_env(cache), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "[]"

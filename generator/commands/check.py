@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..console import current
 from ..errors import McpgenError
 from .generate import PackageRequest, cache_root, package_dirs, render_packages
 from ..emit.provenance import Provenance, read
-
-from ..inputs.extensions import ExtensionSource, recorded_extension
 from ..inputs.sources import SchemaSource, recorded_schema, remember_schema
+
+if TYPE_CHECKING:
+    from ..inputs.extensions import ExtensionSource
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,8 @@ def check_package(
         remember_schema(cache_root(cache_dir), source.sha256, source.data)  # the next check, and the fix, need no schema option
         sources.append(source)
     extensions = []
+    if made.extensions:  # the extensions' machinery is imported only for a package that has some
+        from ..inputs.extensions import recorded_extension
     for name, identifier, sha in made.extensions:
         extension = recorded_extension(name, identifier, sha, schema_dir=schema_dir, cache_dir=cache_dir)
         current().detail(extension.describe())
@@ -77,6 +79,8 @@ def check_package(
         have = actual[name].read_text(encoding="utf-8") if name in actual else None
         if want == have:
             continue
+        import difflib  # only a stale package needs it
+
         chunks.extend(
             difflib.unified_diff(
                 (have or "").splitlines(keepends=True),

@@ -379,11 +379,11 @@ def _render_fresh(requests: list[PackageRequest]) -> list[Rendered]:
     """Render and format packages, spread over up to `_MAX_WORKERS` processes where more than one core is ours
     and there is more than one revision's work: one revision's package costs less CPU and no more time in
     this process than workers cost to start."""
+    if not requests:
+        return []
     from ..emit.formatting import collected, paused_collector
 
     workers = min(_usable_cores(), _MAX_WORKERS)
-    if not requests:
-        return []
     current().status(f"rendering {_packages(len(requests))}")
     with paused_collector():
         if workers <= 1 or sum(len(r.sources) for r in requests) == 1:

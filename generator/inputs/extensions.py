@@ -21,10 +21,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..errors import SourceError
-from ..model.ir import Erratum
 from .sources import (
     SCHEMA_DIR_ENV,
     Fetch,
@@ -35,6 +34,9 @@ from .sources import (
     sha256_of,
     store_bytes,
 )
+
+if TYPE_CHECKING:
+    from ..model.ir import Erratum
 
 _PINS_FILE = "extensions.json"
 EXTENSIONS_DIR = "extensions"

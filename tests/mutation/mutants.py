@@ -468,6 +468,8 @@ RUNTIME_CONVERT = _group(
         ("fills-skipped", "convert", "fill(value, path, key, constant)", "pass", "required fields the target revision has and the source lacks not filled in"),
         ("fill-overwrites", "fill", "        found.setdefault(key, constant)\n", "        found[key] = constant\n", "a conversion fill overwrites a value that is there"),
         ("fill-items-skipped", "objects", "        for item in items:\n            yield from objects(item, rest)\n", "        pass\n", "a fill (or strip) under `*` (every item of a list) not made"),
+        ("prune-items-skipped", "prune", "            for item in value:\n                prune(item, subtree)\n", "            pass\n", "a field an older revision lacks left in every item of a list (a tool's title sent to 2024-11-05)"),
+        ("prune-disjoint-inverted", "prune", "if keys and isinstance(value, dict) and not keys.isdisjoint(value):", "if keys and isinstance(value, dict) and keys.isdisjoint(value):", "fields an older revision lacks never taken out below the top level"),
         ("result-defaults-ignored", "with_defaults", "(path, key, defaults.get(key, value) if not path else value)", "(path, key, value)", "result_defaults do not override the documented fill values"),
         ("strict-drops", "convert", '        if dropped and policy == "strict":\n', "        if False:\n", "the strict policy drops what the target cannot represent instead of refusing"),
         ("peer-newer-content-refused", "convert", "not _newer_content(value, failure.errors(include_url=False))", "True", "a peer's message with newer content (a union member its revision lacks) refused instead of repaired"),

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 
 from .jsonrpc import ProtocolError, error_details, error_location, newer_content
 from .log import logger
-from .plan import FillRule, Plan
+from .plan import FillRule, Plan, Prune
 
 Policy = Literal["drop", "strict"]
 """What happens to a message part the target revision cannot represent: dropped with a warning, or an error."""
@@ -62,10 +62,23 @@ def fill(value: Any, path: tuple[str, ...], key: str, constant: Any) -> None:
         found.setdefault(key, constant)
 
 
-def unfill(value: Any, path: tuple[str, ...], key: str) -> None:
-    """Take the member `key` out of every object `path` leads to in `value`."""
-    for found in objects(value, path):
-        found.pop(key, None)
+def prune(value: Any, tree: Prune) -> None:
+    """Take out of `value`, in place, the members `tree` names, in one walk: a key out of each object
+    its path leads to (`*`: each item of a list or value of an object), one level at a time."""
+    keys, below = tree
+    if keys and isinstance(value, dict) and not keys.isdisjoint(value):
+        for key in keys:
+            value.pop(key, None)
+    for head, subtree in below:
+        if head != "*":
+            if isinstance(value, dict) and head in value:
+                prune(value[head], subtree)
+        elif isinstance(value, list):
+            for item in value:
+                prune(item, subtree)
+        elif isinstance(value, dict):
+            for item in list(value.values()):
+                prune(item, subtree)
 
 
 def _walk(value: Any, loc: tuple[Any, ...]) -> tuple[list[tuple[Any, Any]], bool]:
@@ -138,20 +151,6 @@ def with_defaults(fills: tuple[FillRule, ...], defaults: Mapping[str, Any]) -> t
     )
 
 
-def converted(
-    value: Any, how: Plan, *, policy: Policy, code: int, owned: bool = False
-) -> tuple[Any, Any]:
-    """`convert`, validating at once when the plan leaves nothing out and fills nothing in (the common case)."""
-    if not how.strip and not how.fills and not how.unfills:
-        try:
-            return how.validate(value), value
-        except ValidationError:
-            pass
-        except RecursionError:
-            raise ProtocolError(code, f"{how.what}: nested too deeply") from None
-    return convert(value, how, policy=policy, code=code, owned=owned)
-
-
 def convert(
     value: Any,
     how: Plan,
@@ -172,17 +171,16 @@ def convert(
     with `code`. A message `from_peer` is only repaired when it fails for newer content alone, else
     refused as it is. An `owned` value (fresh wire data of ours) is changed in place, not copied.
     """
-    what, version, strip = how.what, how.version, how.strip
-    fills = with_defaults(how.fills, defaults or {})
-    validate = how.validate
+    strip, validate = how.strip, how.validate
+    fills = with_defaults(how.fills, defaults) if defaults else how.fills
     if strip and isinstance(value, dict):
         value = {key: item for key, item in value.items() if key not in strip}
         owned = owned or not how.deep
-    if (fills or how.unfills) and isinstance(value, dict):
+    if (fills or how.unfills is not None) and isinstance(value, dict):
         if not owned:
             value = copy.deepcopy(value) if how.deep else dict(value)
-        for path, key in how.unfills:
-            unfill(value, path, key)
+        if how.unfills is not None:
+            prune(value, how.unfills)
         for path, key, constant in fills:
             fill(value, path, key, constant)
     try:
@@ -190,7 +188,8 @@ def convert(
     except ValidationError as exc:
         failure = exc
     except RecursionError:
-        raise ProtocolError(code, f"{what}: nested too deeply") from None
+        raise ProtocolError(code, f"{how.what}: nested too deeply") from None
+    what, version = how.what, how.version
     if from_peer and (
         policy == "strict" or not _newer_content(value, failure.errors(include_url=False))
     ):

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Iterator, Union
 from pydantic import BaseModel
 
 from .facts import Era, Extension, Fill, InputRequired, Legacy, Lifecycle, Modern, Strip
-from .plan import Plan
+from .plan import Plan, pruning
 from .registry import Method, Part, Registry
 
 
@@ -36,6 +36,7 @@ class Revision:
     extensions: tuple[Extension, ...] = ()
     """The extensions (SEP-2133) this revision carries: the surface revision of a package generated with them."""
     _plans: dict[tuple[str, Part, bool], Plan] = field(default_factory=dict, repr=False)
+    _models: dict[str, type[BaseModel] | None] = field(default_factory=dict, repr=False)
 
     @cached_property
     def registry(self) -> Registry:
@@ -120,9 +121,16 @@ class Revision:
         return self.modern.discover if self.modern is not None else None
 
     def model(self, name: str | None) -> type[BaseModel] | None:
-        """The model class a fact names, from this revision's types (None when it has no such definition)."""
-        found = getattr(self.types, name, None) if name else None
-        return found if isinstance(found, type) and issubclass(found, BaseModel) else None
+        """The model class a fact names, from this revision's types (None when it has no such definition),
+        looked up once."""
+        if not name:
+            return None
+        if name in self._models:
+            return self._models[name]
+        found = getattr(self.types, name, None)
+        model = found if isinstance(found, type) and issubclass(found, BaseModel) else None
+        self._models[name] = model
+        return model
 
     @cached_property
     def server_capabilities(self) -> type[BaseModel] | None:
@@ -157,13 +165,13 @@ def _make_plan(revision: Revision, method: str, part: Part, peer: bool) -> Plan:
         return Plan(validate, revision.version, f"{what} from the peer", frozenset(), ())
     mine = [s for s in revision.strips if s.method == method and s.part == part]
     strip = frozenset(s.wire_name for s in mine if not s.path)
-    unfills = tuple((s.path, s.wire_name) for s in mine if s.path)
+    unfills = pruning((s.path, s.wire_name) for s in mine if s.path)
     fills = tuple(
         (f.path, f.wire_name, f.value)
         for f in revision.fills
         if f.method == method and f.part == part
     )
-    deep = bool(unfills) or any(path for path, _, _ in fills)
+    deep = unfills is not None or any(path for path, _, _ in fills)
     return Plan(validate, revision.version, what, strip, fills, deep, unfills)
 
 

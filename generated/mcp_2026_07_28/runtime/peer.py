@@ -21,7 +21,7 @@ from typing import Any, Awaitable, Callable, ClassVar, NamedTuple, Protocol, Uni
 
 from pydantic import BaseModel, ValidationError
 
-from .convert import Policy, convert, converted, dump, fill, with_defaults
+from .convert import Policy, convert, dump, fill, with_defaults
 from .facts import Capability, Extension
 from .jsonrpc import (
     INTERNAL_ERROR,
@@ -404,7 +404,7 @@ class Endpoint:
         raw = obj.get("params")
         if spec is None or spec.params is None or raw is None:
             return None
-        model, _ = converted(
+        model, _ = convert(
             self.completed(revision, method, raw),
             self.surface.plan(method, "params"),
             policy=self.peer.conversion_policy,
@@ -540,19 +540,14 @@ class Endpoint:
             self.surface.registry.parse_result(method, wire)
         if revision is self.surface:
             return wire
-        how = revision.plan(method, "result")
-        policy = self.peer.conversion_policy
-        if self.peer.result_defaults and how.fills:
-            _, wire = convert(
-                wire,
-                how,
-                policy=policy,
-                code=INTERNAL_ERROR,
-                owned=True,
-                defaults=self.peer.result_defaults,
-            )
-            return wire
-        _, wire = converted(wire, how, policy=policy, code=INTERNAL_ERROR, owned=True)
+        _, wire = convert(
+            wire,
+            revision.plan(method, "result"),
+            policy=self.peer.conversion_policy,
+            code=INTERNAL_ERROR,
+            owned=True,
+            defaults=self.peer.result_defaults,
+        )
         return wire
 
     # --- outgoing
@@ -614,7 +609,7 @@ class Endpoint:
             return wire
         if revision.registry.methods[method].params is None:
             return wire
-        _, wire = converted(
+        _, wire = convert(
             wire,
             revision.plan(method, "params"),
             policy=self.peer.conversion_policy,
@@ -685,7 +680,7 @@ class Endpoint:
         spec = self.surface.registry.methods.get(method)
         if spec is None or spec.result is None:
             return model
-        result, _ = converted(
+        result, _ = convert(
             dump(model),
             self.surface.plan(method, "result"),
             policy=self.peer.conversion_policy,
