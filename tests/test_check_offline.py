@@ -45,13 +45,18 @@ def test_generate_keeps_the_schema_bytes_it_used(tmp_path: Path, schema_dir: Pat
     assert (cache / f"{hashlib.sha256(data).hexdigest()}.json").read_bytes() == data
 
 
-def test_check_works_offline_after_a_generate_from_a_schema_dir(tmp_path: Path, schema_dir: Path) -> None:
-    cache, pkg = tmp_path / "cache", tmp_path / "pkg"
+def _generate_offline(pkg: Path, cache: Path, schema_dir: Path) -> None:
+    """Generate REVISION into `pkg` from `schema_dir` by the CLI, offline, keeping schemas in `cache`."""
     done = subprocess.run(
         [MCPGEN, "-r", REVISION, "-o", str(pkg), "--schema-dir", str(schema_dir)],
         env=offline_env(cache), capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+
+
+def test_check_works_offline_after_a_generate_from_a_schema_dir(tmp_path: Path, schema_dir: Path) -> None:
+    cache, pkg = tmp_path / "cache", tmp_path / "pkg"
+    _generate_offline(pkg, cache, schema_dir)
     done = subprocess.run([MCPGEN, "check", str(pkg)], env=offline_env(cache), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert done.stdout == f"{pkg}: up to date ({REVISION})\n"
@@ -144,11 +149,7 @@ def test_a_check_served_by_the_package_cache_imports_only_what_reading_it_needs(
     """A current package checked from the cache renders nothing and diffs nothing: neither the model, the
     emitters, the formatter, the extension machinery, difflib nor pydantic is imported."""
     cache, pkg = tmp_path / "cache", tmp_path / "pkg"
-    done = subprocess.run(
-        [MCPGEN, "-r", REVISION, "-o", str(pkg), "--schema-dir", str(schema_dir)],
-        env=offline_env(cache), capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
+    _generate_offline(pkg, cache, schema_dir)
     script = (
         "import sys\n"
         "from mcpgen.cli import main\n"
