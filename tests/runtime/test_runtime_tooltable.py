@@ -8,7 +8,7 @@ import asyncio
 import importlib
 import json
 from types import ModuleType
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -55,16 +55,25 @@ def call_region(value: str, header: str) -> tuple[dict[str, Any], dict[str, str]
     return message, headers
 
 
-def test_a_tool_list_that_changes_is_read_again_unless_it_said_to_keep_it(v26: ModuleType) -> None:
+def listing_app(
+    v26: ModuleType, ttl: int, scope: str
+) -> tuple[list[list[dict[str, Any]]], dict[str, Any], Callable[[str], Awaitable[int]]]:
+    """A listing server's app whose list starts with `Region`: its pages, its state, and a function that
+    sends a `tools/call` with `Mcp-Param-{header}` and returns the HTTP status."""
     pages: list[list[dict[str, Any]]] = [[{"name": "headers", "inputSchema": region("Region")}]]
-    state: dict[str, Any] = {"ttl": 0, "scope": "private", "lists": 0}
+    state: dict[str, Any] = {"ttl": ttl, "scope": scope, "lists": 0}
     http = importlib.import_module(f"{v26.__name__}.http")
     app = http.streamable_http_app(listing_server(v26, pages, state), keepalive=None)
 
     async def status(header: str) -> int:
         message, headers = call_region("eu", header)
-        answer = await exchange(app, "POST", headers, json.dumps(message).encode())
-        return answer.status
+        return (await exchange(app, "POST", headers, json.dumps(message).encode())).status
+
+    return pages, state, status
+
+
+def test_a_tool_list_that_changes_is_read_again_unless_it_said_to_keep_it(v26: ModuleType) -> None:
+    pages, state, status = listing_app(v26, 0, "private")
 
     async def scenario() -> list[Any]:
         seen: list[Any] = [await status("Region")]
@@ -88,14 +97,7 @@ def test_a_tool_list_that_changes_is_read_again_unless_it_said_to_keep_it(v26: M
 
 
 def test_a_kept_tool_list_expires_after_its_ttl(v26: ModuleType) -> None:
-    pages: list[list[dict[str, Any]]] = [[{"name": "headers", "inputSchema": region("Region")}]]
-    state: dict[str, Any] = {"ttl": 50, "scope": "public", "lists": 0}
-    http = importlib.import_module(f"{v26.__name__}.http")
-    app = http.streamable_http_app(listing_server(v26, pages, state), keepalive=None)
-
-    async def status(header: str) -> int:
-        message, headers = call_region("eu", header)
-        return (await exchange(app, "POST", headers, json.dumps(message).encode())).status
+    pages, state, status = listing_app(v26, 50, "public")
 
     async def scenario() -> list[int]:
         seen = [await status("Region")]
