@@ -168,3 +168,33 @@ def test_httpx_is_needed_only_by_connect_http(generated_root: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "pip install httpx" in done.stdout
+
+
+def test_an_idle_connection_is_not_reused_past_the_clients_keepalive(packages: dict[str, ModuleType]) -> None:
+    package = packages["2025-11-25"]
+    http, _ = _modules(package)
+    expiry = importlib.import_module(f"{package.__name__}.runtime.http.client").KEEPALIVE_EXPIRY
+    app = http.streamable_http_app(tool_server(package, Probe()))
+    ports: list[int] = []
+
+    async def recording(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            ports.append(scope["client"][1])
+        await app(scope, receive, send)
+
+    async def run(url: str) -> None:
+        client = package.Client()
+        async with http.connect_http(client, url, listen=False):
+            await client.start_session()
+            await client.list_tools()
+            await asyncio.sleep(expiry + 0.5)
+            await client.list_tools()
+
+    with serve(recording) as served:
+        asyncio.run(run(served.url))
+    assert expiry < 2, "shorter than gunicorn's 2 s idle timeout, the shortest of the common servers"
+    assert len(ports) == 4 and len(set(ports[:3])) == 1, "back-to-back requests share one connection"
+    assert ports[3] != ports[0], (
+        "after an idle gap longer than the client keeps a connection, the next request opens a new one"
+        " instead of racing the server's close"
+    )

@@ -726,6 +726,8 @@ RUNTIME_HTTP_CLIENT = _group(
         ("tools-not-learned", "HttpConnection._learn", "                    self._tools[tool[keys.name_key]] = header_params(tool.get(keys.schema_key))\n", "                    pass\n", "the tools' x-mcp-header annotations not learned from tools/list"),
         ("name-header-not-sent", "HttpConnection._headers", '            headers["mcp-name"] = encode_header(params[field])\n', "            pass\n", "a stateless request's Mcp-Name header not sent"),
         ("session-version-not-learned", "HttpConnection._learn", "                self.version = version\n", "                pass\n", "a session's requests lack the negotiated MCP-Protocol-Version header"),
+        ("idle-connections-kept-as-long-as-uvicorn", None, "KEEPALIVE_EXPIRY = 1.0", "KEEPALIVE_EXPIRY = 5.0", "the client reuses idle connections as long as uvicorn keeps them: a request races the server's close"),
+        ("keepalive-not-applied", "connect_http", "keepalive_expiry=KEEPALIVE_EXPIRY", "keepalive_expiry=5.0", "the client's own HTTP pool keeps httpx's 5 s expiry"),
     ],
 )
 
