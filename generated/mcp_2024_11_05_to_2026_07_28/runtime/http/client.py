@@ -27,6 +27,11 @@ from ..facts import ToolHeaders
 from .common import at, encode_header, eras, header_params, header_text, is_response, mapping
 from .common import cancel, valid_header_params
 
+KEEPALIVE_EXPIRY = 1.0
+"""Seconds an idle connection is kept for reuse: less than the idle timeout of common servers (uvicorn,
+Node and Apache 5 s, gunicorn 2 s), so a request is never sent on a connection in the moment the server
+closes it (that request would be reset, not answered, and a JSON-RPC request is not retried)."""
+
 
 class _Event:
     """One server-sent event: its id, retry and data (None for an event without data)."""
@@ -378,6 +383,9 @@ async def connect_http(
         http = httpx.AsyncClient(
             headers=dict(headers or {}),
             timeout=httpx.Timeout(timeout, read=None),
+            limits=httpx.Limits(
+                max_connections=100, max_keepalive_connections=20, keepalive_expiry=KEEPALIVE_EXPIRY
+            ),
             auth=auth.httpx_auth() if auth is not None else None,
         )
     connection = HttpConnection(client, http, url, listen)
