@@ -1,0 +1,116 @@
+"""A server's request path without mounts or extensions (runtime/server.py `ServerEndpoint.serve`) goes
+straight to the handlers: it answers every message exactly as the negotiating path
+(`serve_negotiated`) it skips, in either era and across them."""
+
+from __future__ import annotations
+
+import asyncio
+from types import ModuleType
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from wiring import V25, V26, initialize, meta, notification, request
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
+TOOLS = ("echo", "invalid", "boom", "refuse")
+METHODS = ("tools/call", "tools/list", "ping", "prompts/list", "no/such")
+
+
+def servers(pkg: ModuleType) -> tuple[type, type]:
+    """A server class of `pkg` with tools that echo, answer invalid results, fail or refuse, and the
+    same class whose endpoint always takes the negotiating path (the path before the shortcut)."""
+    t = pkg.types
+
+    class Tools(pkg.Server):
+        async def on_list_tools(self, params: Any) -> Any:
+            listing: dict[str, Any] = {
+                "tools": [{"name": "echo", "inputSchema": {"type": "object"}}]
+            }
+            if t.ListToolsResult.model_fields.get("result_type") is not None:
+                listing.update(resultType="complete", ttlMs=0, cacheScope="private")
+            return t.ListToolsResult.model_validate(listing)
+
+        async def on_call_tool(self, params: Any) -> Any:
+            if params.name == "boom":
+                raise RuntimeError("secret detail")
+            if params.name == "refuse":
+                raise pkg.ProtocolError(-32602, "no such tool", {"name": params.name})
+            if params.name == "invalid":
+                return t.CallToolResult.model_construct(content="not a list")
+            text = repr(params.arguments)
+            return t.CallToolResult(content=[t.TextContent(type="text", text=text)])
+
+    endpoint = Tools._endpoint_type
+
+    class Negotiating(endpoint):  # type: ignore[misc, valid-type]
+        async def serve(self, revision: Any, method: str, message: Any, obj: Any) -> Any:
+            return await self.serve_negotiated(revision, method, message, obj)
+
+    class Slow(Tools):  # type: ignore[misc, valid-type]
+        _endpoint_type = Negotiating
+
+    return Tools, Slow
+
+
+async def replies(server: Any, version: str, messages: list[Any]) -> list[Any]:
+    """What `server` answers to `messages`, after a handshake in a session-era `version`."""
+    if version == V25:
+        await server.handle(initialize(version))
+        await server.handle(notification("notifications/initialized"))
+    return [await server.handle(m) for m in messages]
+
+
+def message(version: str, method: str, tool: str, arguments: Any, raw: Any) -> Any:
+    """A request of `method` in `version` (a stateless-era one carries its `_meta`); `raw` params
+    replace the tool call's own when given."""
+    params: Any = {"name": tool, "arguments": arguments} if method == "tools/call" else None
+    if raw is not None:
+        params = raw
+    if version == V26:
+        params = {**params, "_meta": meta()} if isinstance(params, dict) else {"_meta": meta()}
+    return request(method, params, 7)
+
+
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")
+@pytest.mark.parametrize(
+    "package, version", [("v25", V25), ("v26", V26), ("multi", V25), ("multi", V26)]
+)
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    calls=st.lists(
+        st.tuples(
+            st.sampled_from(METHODS),
+            st.sampled_from(TOOLS),
+            json_values,
+            st.none() | json_values,
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_the_shortcut_answers_as_the_negotiating_path(
+    request_fixture: Any, package: str, version: str, calls: list[Any]
+) -> None:
+    pkg = request_fixture.getfixturevalue(package)
+    fast, slow = servers(pkg)
+    messages = [message(version, *call) for call in calls]
+    got = asyncio.run(replies(fast(), version, messages))
+    assert got == asyncio.run(replies(slow(), version, messages))
+    assert all(r is not None and r.get("id") == 7 for r in got)
+    assert all("secret" not in str(r) for r in got)
+
+
+@pytest.fixture
+def request_fixture(request: pytest.FixtureRequest) -> pytest.FixtureRequest:
+    """The fixture request (named apart from the `request` message helper)."""
+    return request
