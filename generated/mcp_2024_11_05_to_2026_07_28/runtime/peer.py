@@ -127,11 +127,11 @@ class Peer:
     @property
     def _mcp(self) -> Endpoint:
         """This peer's endpoint (made on first use, so a subclass's `__init__` need not call ours)."""
-        try:
-            return self._mcp_endpoint
-        except AttributeError:
-            self._mcp_endpoint = type(self)._endpoint_type(self)
-            return self._mcp_endpoint
+        # getattr with a default: a fresh peer (one per stateless request) raises no AttributeError
+        endpoint: Endpoint | None = getattr(self, "_mcp_endpoint", None)
+        if endpoint is None:
+            endpoint = self._mcp_endpoint = type(self)._endpoint_type(self)
+        return endpoint
 
     def _mcp_release(self) -> None:
         """Forget this peer's endpoint unless a request is in flight on it (a stateless request's server,
