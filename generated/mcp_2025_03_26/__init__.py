@@ -11,16 +11,31 @@ Requires pydantic>=2.11.0 (the models use validate_by_name and serialize_by_alia
 
 from __future__ import annotations
 
-from . import stdio, types
+import importlib
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from . import types
 from .client import Client
 from .jsonrpc import ProtocolError
 from .methods import METHODS, Method, parse_message, parse_result
 from .revisions import REVISIONS, SUPPORTED_VERSIONS, SURFACE_VERSION, negotiate
 from .server import Server
 
+if TYPE_CHECKING:
+    from . import stdio
+
 PROTOCOL_VERSION = "2025-03-26"
 SCHEMA_SHA256 = "e720669548c8100a4282c49e580efd6ddf7f28899ea786fc8db251dbdb356131"
 ERRATA: tuple[str, ...] = ("request-params-meta",)
+
+
+def __getattr__(name: str) -> ModuleType:
+    """`stdio`, imported on first use: serving over stdio is all that needs it."""
+    if name == "stdio":
+        return importlib.import_module(".stdio", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Client",

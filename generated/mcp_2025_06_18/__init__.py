@@ -11,12 +11,19 @@ Requires pydantic>=2.11.0 (the models use validate_by_name and serialize_by_alia
 
 from __future__ import annotations
 
-from . import stdio, types
+import importlib
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from . import types
 from .client import Client
 from .jsonrpc import ProtocolError
 from .methods import METHODS, Method, parse_message, parse_result
 from .revisions import REVISIONS, SUPPORTED_VERSIONS, SURFACE_VERSION, negotiate
 from .server import Server
+
+if TYPE_CHECKING:
+    from . import stdio
 
 PROTOCOL_VERSION = "2025-06-18"
 SCHEMA_SHA256 = "af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01"
@@ -24,6 +31,14 @@ ERRATA: tuple[str, ...] = (
     "elicit-result-number",
     "request-params-meta",
 )
+
+
+def __getattr__(name: str) -> ModuleType:
+    """`stdio`, imported on first use: serving over stdio is all that needs it."""
+    if name == "stdio":
+        return importlib.import_module(".stdio", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Client",

@@ -13,12 +13,19 @@ Requires pydantic>=2.11.0 (the models use validate_by_name and serialize_by_alia
 
 from __future__ import annotations
 
-from . import stdio, types
+import importlib
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from . import types
 from .client import Client
 from .jsonrpc import ProtocolError
 from .methods import METHODS, Method, parse_message, parse_result
 from .revisions import REVISIONS, SUPPORTED_VERSIONS, SURFACE_VERSION, negotiate
 from .server import Server
+
+if TYPE_CHECKING:
+    from . import stdio
 
 PROTOCOL_VERSION = "2026-07-28"
 SCHEMA_SHA256 = "ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203"
@@ -28,6 +35,14 @@ ERRATA: tuple[str, ...] = (
     "input-required-result-type",
     "complete-result-type",
 )
+
+
+def __getattr__(name: str) -> ModuleType:
+    """`stdio`, imported on first use: serving over stdio is all that needs it."""
+    if name == "stdio":
+        return importlib.import_module(".stdio", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Client",
