@@ -22,20 +22,20 @@ from .methods import METHODS, Method, parse_message, parse_result
 from .revisions import REVISIONS, SUPPORTED_VERSIONS, SURFACE_VERSION, negotiate
 from .server import Server
 
-if TYPE_CHECKING:
-    from . import stdio
-
 PROTOCOL_VERSION = "2024-11-05"
 SCHEMA_SHA256 = "61cea2392d4f284092d09bc84b9ac488c0d5618ac2b38a56942fc5b99fd960ce"
 ERRATA: tuple[str, ...] = ("request-params-meta",)
 
+if TYPE_CHECKING:
+    from . import stdio
+else:
 
-def __getattr__(name: str) -> ModuleType:
-    """`stdio`, imported on first use: serving over stdio is all that needs it."""
-    if name == "stdio":
-        return importlib.import_module(".stdio", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+    def __getattr__(name: str) -> ModuleType:
+        """`stdio`, imported on first use: serving over stdio is all that needs it (type checkers see
+        the import, not this function, so a misspelt name stays an error to them)."""
+        if name == "stdio":
+            return importlib.import_module(".stdio", __name__)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "Client",

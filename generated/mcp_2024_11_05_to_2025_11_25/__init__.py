@@ -25,14 +25,14 @@ from .server import Server
 
 if TYPE_CHECKING:
     from . import stdio
+else:
 
-
-def __getattr__(name: str) -> ModuleType:
-    """`stdio`, imported on first use: serving over stdio is all that needs it."""
-    if name == "stdio":
-        return importlib.import_module(".stdio", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+    def __getattr__(name: str) -> ModuleType:
+        """`stdio`, imported on first use: serving over stdio is all that needs it (type checkers see
+        the import, not this function, so a misspelt name stays an error to them)."""
+        if name == "stdio":
+            return importlib.import_module(".stdio", __name__)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "Client",

@@ -22,20 +22,20 @@ from .methods import METHODS, Method, parse_message, parse_result
 from .revisions import REVISIONS, SUPPORTED_VERSIONS, SURFACE_VERSION, negotiate
 from .server import Server
 
-if TYPE_CHECKING:
-    from . import stdio
-
 PROTOCOL_VERSION = "2025-03-26"
 SCHEMA_SHA256 = "e720669548c8100a4282c49e580efd6ddf7f28899ea786fc8db251dbdb356131"
 ERRATA: tuple[str, ...] = ("request-params-meta",)
 
+if TYPE_CHECKING:
+    from . import stdio
+else:
 
-def __getattr__(name: str) -> ModuleType:
-    """`stdio`, imported on first use: serving over stdio is all that needs it."""
-    if name == "stdio":
-        return importlib.import_module(".stdio", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+    def __getattr__(name: str) -> ModuleType:
+        """`stdio`, imported on first use: serving over stdio is all that needs it (type checkers see
+        the import, not this function, so a misspelt name stays an error to them)."""
+        if name == "stdio":
+            return importlib.import_module(".stdio", __name__)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "Client",

@@ -22,9 +22,6 @@ from .methods import METHODS, Method, parse_message, parse_result
 from .revisions import REVISIONS, SUPPORTED_VERSIONS, SURFACE_VERSION, negotiate
 from .server import Server
 
-if TYPE_CHECKING:
-    from . import stdio
-
 PROTOCOL_VERSION = "2025-11-25"
 SCHEMA_SHA256 = "268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7"
 ERRATA: tuple[str, ...] = (
@@ -32,13 +29,16 @@ ERRATA: tuple[str, ...] = (
     "request-params-meta",
 )
 
+if TYPE_CHECKING:
+    from . import stdio
+else:
 
-def __getattr__(name: str) -> ModuleType:
-    """`stdio`, imported on first use: serving over stdio is all that needs it."""
-    if name == "stdio":
-        return importlib.import_module(".stdio", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+    def __getattr__(name: str) -> ModuleType:
+        """`stdio`, imported on first use: serving over stdio is all that needs it (type checkers see
+        the import, not this function, so a misspelt name stays an error to them)."""
+        if name == "stdio":
+            return importlib.import_module(".stdio", __name__)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "Client",

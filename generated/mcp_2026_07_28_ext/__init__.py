@@ -24,9 +24,6 @@ from .methods import METHODS, Method, parse_message, parse_result
 from .revisions import REVISIONS, SUPPORTED_VERSIONS, SURFACE_VERSION, negotiate
 from .server import Server
 
-if TYPE_CHECKING:
-    from . import stdio
-
 PROTOCOL_VERSION = "2026-07-28"
 SCHEMA_SHA256 = "ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203"
 ERRATA: tuple[str, ...] = (
@@ -36,13 +33,16 @@ ERRATA: tuple[str, ...] = (
     "complete-result-type",
 )
 
+if TYPE_CHECKING:
+    from . import stdio
+else:
 
-def __getattr__(name: str) -> ModuleType:
-    """`stdio`, imported on first use: serving over stdio is all that needs it."""
-    if name == "stdio":
-        return importlib.import_module(".stdio", __name__)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+    def __getattr__(name: str) -> ModuleType:
+        """`stdio`, imported on first use: serving over stdio is all that needs it (type checkers see
+        the import, not this function, so a misspelt name stays an error to them)."""
+        if name == "stdio":
+            return importlib.import_module(".stdio", __name__)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "Client",
