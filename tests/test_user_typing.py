@@ -42,6 +42,11 @@ async def use(client: Client) -> None:
 async def ask(server: Server) -> None:
     reveal_type(await server.elicit({{"mode": "url", "url": "https://a.example", "elicitationId": "e", "message": "m"}}))
     reveal_type(await server.elicit({{"message": "m", "requestedSchema": {{"type": "object", "properties": {{}}}}}}, task={{"ttl": 1}}))
+
+
+from {v25} import stdio as stdio25
+
+print(stdio25.serve_stdio)
 '''
 
 BAD_CODE = '''
@@ -56,6 +61,11 @@ async def use(client: Client) -> None:
 
 async def ask(server: Server) -> None:
     await server.elicit({{"mesage": "m", "requestedSchema": {{"type": "object", "properties": {{}}}}}})
+
+
+import {v25} as package
+
+print(package.Clinet)
 '''
 
 
@@ -114,6 +124,11 @@ def test_a_misspelled_key_of_a_params_dict_is_a_type_error(mypy_report: tuple[st
     assert 'bad.py:7: error: Argument 1 to "get_prompt" of "Client" has incompatible type' in bad, bad
     assert 'bad.py:8: error: No overload variant of "call_tool"' in bad, bad
     assert 'bad.py:12: error: No overload variant of "elicit"' in bad, bad
+
+
+def test_a_misspelt_name_of_a_package_is_a_type_error(mypy_report: tuple[str, str]) -> None:
+    _, bad = mypy_report  # the package reads `stdio` on first use without hiding its other names
+    assert 'bad.py:17: error: Module has no attribute "Clinet"' in bad, bad
 
 
 def test_a_protocol_error_says_what_was_wrong(packages: dict[str, Any]) -> None:

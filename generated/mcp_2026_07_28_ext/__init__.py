@@ -13,7 +13,11 @@ Requires pydantic>=2.11.0 (the models use validate_by_name and serialize_by_alia
 
 from __future__ import annotations
 
-from . import stdio, types
+import importlib
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+from . import types
 from .client import Client
 from .jsonrpc import ProtocolError
 from .methods import METHODS, Method, parse_message, parse_result
@@ -28,6 +32,17 @@ ERRATA: tuple[str, ...] = (
     "input-required-result-type",
     "complete-result-type",
 )
+
+if TYPE_CHECKING:
+    from . import stdio
+else:
+
+    def __getattr__(name: str) -> ModuleType:
+        """`stdio`, imported on first use: serving over stdio is all that needs it (type checkers see
+        the import, not this function, so a misspelt name stays an error to them)."""
+        if name == "stdio":
+            return importlib.import_module(".stdio", __name__)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
     "Client",

@@ -52,3 +52,53 @@ def test_importing_a_package_builds_no_validator_until_a_model_is_used(tmp_path:
     assert seen["read"] == "MeasureRequest"
     assert seen["n"] == 1.5 and seen["built_after"] is True
     assert seen["refused"] == "ValidationError"
+
+
+SERVING_ONLY = (
+    "asyncio",
+    "concurrent.futures",
+    "selectors",
+    "socket",
+    "ssl",
+    "subprocess",
+    "fn_lean.auth",
+    "fn_lean.http",
+    "fn_lean.stdio",
+    "fn_lean.runtime.auth",
+    "fn_lean.runtime.fanout",
+    "fn_lean.runtime.http",
+    "fn_lean.runtime.redis_tasks",
+    "fn_lean.runtime.skills",
+    "fn_lean.runtime.stdio",
+    "fn_lean.runtime.tasks",
+)
+"""Modules only serving or awaiting a task needs: importing the package must load none of them."""
+
+LEAN = """
+import json, sys
+import fn_lean.types, fn_lean.methods, fn_lean.server, fn_lean.client
+loaded = sorted(name for name in {names!r} if name in sys.modules)
+import fn_lean
+from fn_lean import stdio
+seen = {{"loaded": loaded, "stdio": stdio is fn_lean.stdio and stdio.__name__, "serve": callable(stdio.serve_stdio)}}
+try:
+    fn_lean.nothing_here
+except AttributeError as error:
+    seen["missing"] = str(error)
+print(json.dumps(seen))
+"""
+
+
+def test_importing_a_package_loads_nothing_only_serving_needs(tmp_path: Path) -> None:
+    generate_package(tmp_path, lazy_schema(), "fn_lean")
+    done = subprocess.run(
+        [sys.executable, "-c", LEAN.format(names=SERVING_ONLY)],
+        env={"PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    seen = json.loads(done.stdout)
+    assert seen["loaded"] == []
+    assert seen["stdio"] == "fn_lean.stdio" and seen["serve"] is True
+    assert seen["missing"] == "module 'fn_lean' has no attribute 'nothing_here'"

@@ -15,11 +15,10 @@ Two directions:
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .convert import dump
 from .facts import Modern
@@ -27,6 +26,9 @@ from .handlers import overridden
 from .log import logger
 from .peer import REQUEST_ID, Channel, Endpoint
 from .revisions import Revision
+
+if TYPE_CHECKING:
+    import asyncio
 
 SESSION_ACKNOWLEDGED: contextvars.ContextVar[asyncio.Future[None] | None] = contextvars.ContextVar(
     "mcp_session_acknowledged", default=None
@@ -96,6 +98,8 @@ class ListenBridge:
 
     async def _start_session_listen(self, revision: Revision) -> None:
         """Run the listen handler for the session's subscribed URIs until it acknowledges (or ends)."""
+        import asyncio
+
         endpoint = self.endpoint
         modern = endpoint.surface.modern
         assert modern is not None and modern.listen and modern.listen_filter_key
@@ -114,6 +118,8 @@ class ListenBridge:
     async def _listen_for_session(
         self, handler: Any, params: Any, acknowledged: asyncio.Future[None]
     ) -> None:
+        import asyncio
+
         # The session's channel, not the connection of the request that started it.
         self.endpoint.within(route=None, for_session=True)
         SESSION_ACKNOWLEDGED.set(acknowledged)
@@ -137,6 +143,8 @@ class ListenBridge:
         the subscribe handler (and the unsubscribe handler once no stream watches them), its list-change
         flags are honoured where the capabilities declare `listChanged`, and the notifications of those
         kinds the server sends go out on this request's stream, after the acknowledgement."""
+        import asyncio
+
         endpoint = self.endpoint
         modern, keys = revision.modern, endpoint.surface.legacy
         assert modern is not None and modern.listen_filter_key
@@ -201,6 +209,8 @@ class ListenBridge:
                         await self._subscription(keys.unsubscribe, uri)
 
     def _lock(self, uri: Any) -> asyncio.Lock:
+        import asyncio
+
         return self.locks.setdefault(uri, asyncio.Lock())
 
     async def _subscription(self, method: str, uri: Any) -> bool:

@@ -13,19 +13,20 @@ input is answered by the client's own handlers and the request sent again.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from .convert import dump, project_capabilities
 from .handlers import implementation_info, overridden_capabilities
 from .handshake import handshake_info, handshake_result
 from .jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, ProtocolError
 from .negotiation import declared
-from .tasks import await_task
 from .peer import MAX_INPUT_ROUNDS, Endpoint, Peer
 from .revisions import Revision
+
+if TYPE_CHECKING:
+    import asyncio
 
 
 class ClientBase(Peer):
@@ -74,6 +75,8 @@ class ClientBase(Peer):
         notifications (`listen`) or polled with `tasks/get` at the interval it suggests, its input
         requests answered by this client's handlers; see `tasks.await_task`. Any client may await a task
         by its id (one that reconnected, too)."""
+        from .tasks import await_task
+
         return await await_task(self, task, method, on_status, listen)
 
     def client_info(self) -> dict[str, Any]:
@@ -126,6 +129,8 @@ class ClientBase(Peer):
 async def _answered(channel: Any, pending: Awaitable[Any], timeout: float) -> Any:
     """The result of `pending`, asyncio.TimeoutError once it waited `timeout` seconds for the server;
     time the channel spends authorizing (the user consenting, say) does not count."""
+    import asyncio
+
     task = asyncio.ensure_future(pending)
     try:
         while True:
@@ -186,6 +191,8 @@ class ClientEndpoint(Endpoint):
         return await self._initialize()
 
     async def _discover(self) -> Any:
+        import asyncio
+
         revisions, preferred = self.revisions, self.peer.preferred_version
         modern_versions, legacy_versions = revisions.modern_versions, revisions.legacy_versions
         proposed = (

@@ -13,10 +13,19 @@ client of a session-era surface is served listen requests (`listen.ListenBridge`
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from functools import lru_cache, partial
-from typing import Any, Awaitable, Callable, ClassVar, Mapping, Protocol, cast, get_type_hints
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Awaitable,
+    Callable,
+    ClassVar,
+    Mapping,
+    Protocol,
+    cast,
+    get_type_hints,
+)
 
 from pydantic import BaseModel, ValidationError
 
@@ -29,6 +38,9 @@ from .log import logger
 from .negotiation import client_capabilities, declared, missing_extension, negotiated
 from .peer import MAX_INPUT_ROUNDS, REQUEST_ID, Endpoint, Peer
 from .revisions import Revision
+
+if TYPE_CHECKING:
+    import asyncio
 
 
 class Mount(Protocol):
@@ -187,6 +199,8 @@ class ServerEndpoint(Endpoint):
     def listening(self) -> None:
         """Mark the request being served as a listen stream: its notifications name it, and it ends
         with the connection."""
+        import asyncio
+
         self.within(listening=(REQUEST_ID.get(),))
         task = asyncio.current_task()
         if task is not None:

@@ -9,14 +9,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from pydantic_core import from_json, to_json
+
+if TYPE_CHECKING:
+    import asyncio
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600

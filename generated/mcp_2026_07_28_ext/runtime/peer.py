@@ -15,11 +15,10 @@ surface's is converted both ways (`convert`).
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import sys
 from collections.abc import Mapping
-from typing import Any, Awaitable, Callable, ClassVar, NamedTuple, Protocol, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, NamedTuple, Protocol, Union
 
 from pydantic import BaseModel, ValidationError
 
@@ -38,6 +37,9 @@ from .jsonrpc import (
 )
 from .log import logger
 from .revisions import Revision, Revisions, handshake_revision, newest_first
+
+if TYPE_CHECKING:
+    import asyncio
 
 Reply = Union[dict[str, Any], list[dict[str, Any]], None]
 """What `handle` returns: the JSON-RPC response to send back, or None when nothing is owed."""
@@ -331,6 +333,8 @@ class Endpoint:
                 return error_response(
                     None, ProtocolError(INVALID_REQUEST, f"Invalid Request: {reason}")
                 )
+            import asyncio
+
             replies = await asyncio.gather(
                 *(self._handle_one(item, route, version) for item in obj)
             )
@@ -462,6 +466,8 @@ class Endpoint:
         It runs in the task that received it (every transport reads each message in a task of its
         own), which `cancel_in_flight` cancels: a fast handler then costs no task and no loop turn.
         """
+        import asyncio
+
         task = asyncio.current_task()
         assert task is not None, "messages are handled in a task"
         self.flights[request_id] = task
