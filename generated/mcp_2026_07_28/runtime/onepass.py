@@ -55,17 +55,18 @@ class Reader:
             if found["method"] in self._pending:
                 self._take_pending()
             return found
-        left = self._members[type(found)]
+        model: BaseModel = found
+        left = self._members[type(model)]
         if left is _NOTHING:
-            return found
+            return model
         if left is _NO_ID_FIELD:
-            return None if "id" in found.__pydantic_fields_set__ else found
-        extra = found.__pydantic_extra__ or _NO_EXTRA
+            return None if "id" in model.__pydantic_fields_set__ else model
+        extra = model.__pydantic_extra__ or _NO_EXTRA
         if extra.get("jsonrpc") != "2.0":
             return None
         if left is _EXTRA_ID:
-            return found if type(extra.get("id")) in _ID_TYPES else None
-        return None if "id" in extra else found
+            return model if type(extra.get("id")) in _ID_TYPES else None
+        return None if "id" in extra else model
 
     def learn(self, model: type[BaseModel]) -> None:
         """Note that the full path has read a message of `model`: if it is a message model one pass may
