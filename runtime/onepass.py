@@ -30,7 +30,7 @@ class Reader:
     def __init__(self, accepted: Mapping[str, tuple[type[BaseModel], bool]]) -> None:
         self._accepted = {model: (name, request) for name, (model, request) in accepted.items()}
         # Each model in the union → what is left to check of the envelope it read (None: nothing).
-        self._members: dict[type[BaseModel], Callable[[BaseModel], bool] | None] = {}
+        self._members: dict[type[BaseModel], str] = {}
         self._settled: set[type[BaseModel]] = set()
         # Wire name → a model learned since the union was built, taken in when its method comes again.
         self._pending: dict[str, type[BaseModel]] = {}
@@ -50,8 +50,18 @@ class Reader:
             if found["method"] in self._pending:
                 self._take_pending()
             return found
-        check = self._members[type(found)]
-        return found if check is None or check(found) else None
+        model: BaseModel = found
+        left = self._members[type(model)]
+        if left is _NOTHING:
+            return model
+        if left is _NO_ID_FIELD:
+            return None if "id" in model.__pydantic_fields_set__ else model
+        extra = model.__pydantic_extra__ or _NO_EXTRA
+        if extra.get("jsonrpc") != "2.0":
+            return None
+        if left is _EXTRA_ID:
+            return model if type(extra.get("id")) in _ID_TYPES else None
+        return None if "id" in extra else model
 
     def learn(self, model: type[BaseModel]) -> None:
         """Note that the full path has read a message of `model`: if it is a message model one pass may
@@ -68,7 +78,7 @@ class Reader:
     def _take_pending(self) -> None:
         """Take every model learned since the union was built into it (one build for them all)."""
         for model in self._pending.values():
-            self._members[model] = _envelope_check(model, self._accepted[model][1])
+            self._members[model] = _envelope_left(model, self._accepted[model][1])
         self._pending.clear()
         self._validate = self._union()
 
@@ -133,24 +143,14 @@ def _readable(model: type[BaseModel], name: str, request: bool) -> bool:
     return _unions_decided(model.__pydantic_core_schema__)
 
 
-def _envelope_check(model: type[BaseModel], request: bool) -> Callable[[BaseModel], bool] | None:
-    """What strict validation by a `_readable` model leaves to check of the envelope: a notification
-    has no `id`; where `jsonrpc` and `id` are extra keys, they hold "2.0" and a string or an integer.
-    """
+def _envelope_left(model: type[BaseModel], request: bool) -> str:
+    """What strict validation by a `_readable` model leaves to check of the envelope: nothing (a
+    request with `jsonrpc` and `id` fields), that a notification has no `id` field set, or, where
+    `jsonrpc` and `id` are extra keys, that they hold "2.0" and a string or an integer (a request) or
+    "2.0" and no `id` (a notification)."""
     if "jsonrpc" in model.model_fields:
-        return None if request else _without_id
-
-    def extra_keys(found: BaseModel) -> bool:
-        extra = found.__pydantic_extra__ or {}
-        if extra.get("jsonrpc") != "2.0":
-            return False
-        return type(extra.get("id")) in _ID_TYPES if request else "id" not in extra
-
-    return extra_keys
-
-
-def _without_id(found: BaseModel) -> bool:
-    return "id" not in found.__pydantic_fields_set__
+        return _NOTHING if request else _NO_ID_FIELD
+    return _EXTRA_ID if request else _EXTRA_NO_ID
 
 
 def _unions_decided(schema: Any) -> bool:
@@ -223,6 +223,13 @@ def _coerces(schema: Any, refs: dict[str, Any]) -> bool:
 
 
 _ID_TYPES = (str, int)
+_NOTHING, _NO_ID_FIELD, _EXTRA_ID, _EXTRA_NO_ID = (
+    "nothing",
+    "no id field",
+    "extra id",
+    "extra, no id",
+)
+_NO_EXTRA: dict[str, Any] = {}
 _JSONRPC: Any = Literal["2.0"]
 _REQUEST_ID: Any = str | int
 _SCALARS = frozenset({"str", "int", "float", "bool", "none", "literal"})

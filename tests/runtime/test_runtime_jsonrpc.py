@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from mcpgen.runtime.jsonrpc import (
@@ -18,6 +18,7 @@ from mcpgen.runtime.jsonrpc import (
     encode,
     error_response,
     load,
+    may_not_be_finite,
     settle,
     valid_id,
 )
@@ -98,14 +99,22 @@ def number_texts() -> st.SearchStrategy[bytes]:
         st.sampled_from([b"e", b"E"]), st.sampled_from([b"", b"+", b"-"]), st.integers(0, 1200)
     ).map(lambda e: e[0] + e[1] + str(e[2]).zfill(len(str(e[2])) + e[2] % 2).encode())
     sign = st.sampled_from([b"", b"-"])
-    return st.builds(lambda s, d, f, e: s + d + (f or b"") + (e or b""), sign, digits, fraction, exponent)
+    return st.builds(
+        lambda s, d, f, e: s + d + (f or b"") + (e or b""), sign, digits, fraction, exponent
+    )
 
 
 @given(
-    st.lists(number_texts() | st.sampled_from([b'"1e999"', b'"550e8400-e29b"', b"true"]), min_size=1, max_size=4),
+    st.lists(
+        number_texts() | st.sampled_from([b'"1e999"', b'"550e8400-e29b"', b"true"]),
+        min_size=1,
+        max_size=4,
+    ),
     st.sampled_from([b",", b", ", b" ,\n"]),
 )
-def test_load_reads_any_number_exactly_when_a_float_can_carry_it(parts: list[bytes], comma: bytes) -> None:
+def test_load_reads_any_number_exactly_when_a_float_can_carry_it(
+    parts: list[bytes], comma: bytes
+) -> None:
     """`load` walks the decoded value only where the text may hold a number beyond a float's range:
     that guess must never miss one (the oracle decides with the standard library alone)."""
     data = b"[" + comma.join(parts) + b"]"
@@ -115,6 +124,60 @@ def test_load_reads_any_number_exactly_when_a_float_can_carry_it(parts: list[byt
             load(data)
     else:
         assert load(data) == expected
+
+
+def _carries_only_finite_numbers(data: bytes) -> bool:
+    """True when the standard library reads every number of `data` as a finite float, and no NaN
+    or Infinity literal."""
+
+    def refuse(token: str) -> float:
+        raise ValueError(token)
+
+    def finite(text: str) -> float:
+        if not math.isfinite(float(text)):
+            raise ValueError(text)
+        return 0.0
+
+    try:
+        json.loads(data, parse_constant=refuse, parse_float=finite)
+    except ValueError:
+        return False
+    return True
+
+
+@given(
+    st.lists(
+        number_texts()
+        | st.sampled_from(
+            [
+                b"NaN",
+                b"Infinity",
+                b"-Infinity",
+                b'"Ne+12345e"',
+                b'"550e8400-e29b"',
+                b'"See 1e4"',
+                b"true",
+            ]
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    st.sampled_from([b",", b", ", b" ,\n"]),
+)
+@example([b"1e400"], b",")  # the shortest run a three-digit exponent makes
+@example([b'"x"', b"9" + b"0" * 210 + b"e99"], b", ")
+@example([b'"In"', b"-Infinity"], b",")
+def test_the_quick_number_test_never_misses_what_a_float_cannot_carry(
+    parts: list[bytes], comma: bytes
+) -> None:
+    """`may_not_be_finite` answers most texts with one search for a run of digit-like bytes: where the
+    standard library finds a number beyond a float's range, or a NaN or Infinity, it must say so."""
+    data = b"[" + comma.join(parts) + b"]"
+    if not _carries_only_finite_numbers(data):
+        assert may_not_be_finite(data, literals=True)
+        assert may_not_be_finite(data.decode(), literals=True)
+    if not _carries_only_finite_numbers(data.replace(b"NaN", b"0").replace(b"Infinity", b"0")):
+        assert may_not_be_finite(data)
 
 
 @given(

@@ -114,6 +114,10 @@ _SHAPE = bytes.maketrans(b"123456789+ENI", b"0000000000e\0\0")
 """What a number looks like: every digit and `+` read as 0, every exponent marker as e; N and I (which
 NaN and Infinity start with) as NUL, which JSON text holds nowhere else."""
 
+_RUNS = bytes.maketrans(b"123456789+eENI", b"000000000000\0\0")
+"""The shape with exponent markers read as digits too: a number a float cannot hold (a three-digit
+exponent after a digit, or a long run of digits) then shows as a run of five zeros or more."""
+
 _EXPONENT = re.compile(rb"[0-9][eE]\+?0*[1-9][0-9]{2,}(?![0-9A-Za-z_-])")
 """A digit, then an exponent of three digits or more that ends where a JSON number can (where a `0e000`
 of the shape is hex text, such as a UUID, it does not)."""
@@ -127,17 +131,21 @@ def may_not_be_finite(data: str | bytes | bytearray, *, literals: bool = False) 
     infinity) nor, with `literals`, a NaN or Infinity (which only a lax reader reads). Such a number
     has an exponent of three digits or more or a long run of digits."""
     raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
+    runs = raw.translate(_RUNS)
+    if b"00000" in runs and _out_of_range(raw):
+        return True
+    return literals and b"\0" in runs and (b"NaN" in raw or b"Infinity" in raw)
+
+
+def _out_of_range(raw: bytes | bytearray) -> bool:
+    """True when `raw` holds an exponent of three digits or more, or a long run of digits."""
     shape = raw.translate(_SHAPE)
     at = shape.find(b"0e000")
     while at >= 0:
         if _EXPONENT.match(raw, at) is not None:
             return True
         at = shape.find(b"0e000", at + 1)
-    if len(shape) >= len(_LONG_RUN) and shape.find(_LONG_RUN) >= 0:
-        return True
-    if literals and shape.find(b"\0") >= 0:
-        return raw.find(b"NaN") >= 0 or raw.find(b"Infinity") >= 0
-    return False
+    return len(shape) >= len(_LONG_RUN) and shape.find(_LONG_RUN) >= 0
 
 
 def _finite(value: Any) -> bool:
