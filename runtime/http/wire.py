@@ -4,9 +4,18 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+import types
+from collections.abc import (
+    Awaitable,
+    Callable,
+    Coroutine,
+    Generator,
+    Iterable,
+    Mapping,
+    MutableMapping,
+)
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, ProtocolError, encode, load
 from ..log import logger
@@ -16,6 +25,7 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
+T = TypeVar("T")
 
 
 class Reject(Exception):
@@ -153,6 +163,41 @@ def watch_disconnect(receive: Receive, gone: Callable[[], object]) -> Callable[[
             watcher.cancel()
 
     return stop
+
+
+async def watched(coro: Coroutine[Any, Any, T], receive: Receive, gone: Callable[[], object]) -> T:
+    """Await `coro`, calling `gone` if the client goes while it is suspended.
+
+    Its first step runs here: an answer ready without waiting (most are) costs no watch at all; the
+    watch (`watch_disconnect`) begins only once `coro` waits, and ends with it."""
+    try:
+        waiting = coro.send(None)
+    except StopIteration as done:
+        return cast(T, done.value)
+    stop = watch_disconnect(receive, gone)
+    try:
+        return await _resumed(coro, waiting)
+    finally:
+        stop()
+
+
+@types.coroutine
+def _resumed(coro: Coroutine[Any, Any, T], waiting: Any) -> Generator[Any, None, T]:
+    """The rest of `coro`, which has just yielded `waiting` to the event loop: hand that on, then
+    delegate (a task resumes a coroutine with `send(None)` or `throw`)."""
+    while True:
+        try:
+            yield waiting
+        except GeneratorExit:
+            coro.close()
+            raise
+        except BaseException as exc:  # a cancellation thrown in: `coro` decides what it means
+            try:
+                waiting = coro.throw(exc)
+            except StopIteration as done:
+                return cast(T, done.value)
+            continue
+        return (yield from cast(Generator[Any, None, T], coro))
 
 
 async def respond(
