@@ -40,6 +40,29 @@ class Reject(Exception):
         self.headers = list(headers)
 
 
+_KNOWN = {
+    name.encode("ascii"): name
+    for name in (
+        "host",
+        "origin",
+        "content-type",
+        "content-length",
+        "accept",
+        "accept-encoding",
+        "user-agent",
+        "connection",
+        "authorization",
+        "dpop",
+        "last-event-id",
+        "mcp-protocol-version",
+        "mcp-session-id",
+        "mcp-method",
+        "mcp-name",
+    )
+}
+"""The names of the headers clients send, as servers write them (lower case), and their text."""
+
+
 class Request:
     """The parts of an ASGI HTTP scope the transport reads."""
 
@@ -48,8 +71,12 @@ class Request:
         self.scope = scope
         raw = scope.get("headers", ())
         raw = raw if isinstance(raw, (list, tuple)) else list(raw)
+        known = _KNOWN
         # Optional whitespace is not part of a value (RFC 9110).
-        headers = {n.decode("latin-1").lower(): v.decode("latin-1").strip(" \t") for n, v in raw}
+        headers = {
+            known.get(n) or n.decode("latin-1").lower(): v.decode("latin-1").strip(" \t")
+            for n, v in raw
+        }
         if len(headers) != len(raw):  # a repeated field: its values joined, in order
             headers = {}
             for raw_name, raw_value in raw:
@@ -209,7 +236,7 @@ async def respond(
 ) -> None:
     """Write a whole answer: status, headers and body."""
     raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
-    raw.append((b"content-length", str(len(body)).encode("ascii")))
+    raw.append((b"content-length", b"%d" % len(body)))
     if content_type is not None:
         raw.append((b"content-type", content_type.encode("latin-1")))
     await send({"type": "http.response.start", "status": status, "headers": raw})

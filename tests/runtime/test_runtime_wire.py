@@ -1,5 +1,6 @@
 """The HTTP wire's fast paths (runtime/http/wire.py) against the slow paths they replace: `watched` runs a
-handler as a plain `await` would, whatever it does, and watches the client only while the handler waits."""
+handler as a plain `await` would, whatever it does, and watches the client only while the handler waits.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpgen.runtime.http.wire import watched
+from mcpgen.runtime.http.wire import Request, watched
 
 STEPS = st.lists(st.sampled_from(["sleep", "future"]), max_size=4)
 """What a handler does before it ends: yield to the loop, or wait on a future."""
@@ -121,3 +122,31 @@ def test_a_handler_that_does_not_wait_costs_no_watch_and_one_that_waits_is_watch
     tasks, seen = asyncio.run(main())
     assert tasks == 0
     assert seen == ["gone", "receive"]
+
+
+def headers_as_read_before(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
+    """The slow path `Request` replaced: every name decoded and lowered, repeated fields joined in order."""
+    headers: dict[str, str] = {}
+    for raw_name, raw_value in raw:
+        name = raw_name.decode("latin-1").lower()
+        value = raw_value.decode("latin-1").strip(" \t")
+        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    return headers
+
+
+NAMES = st.sampled_from(
+    [b"host", b"Host", b"origin", b"ORIGIN", b"content-type", b"mcp-session-id", b"Mcp-Name"]
+    + [b"mcp-param-region", b"x-other", b"\xe9t\xe9", b"accept", b"mcp-protocol-version"]
+) | st.binary(min_size=1, max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=st.lists(st.tuples(NAMES, st.binary(max_size=20)), max_size=8), as_tuple=st.booleans())
+def test_a_request_reads_any_header_set_as_the_slow_path_did(
+    raw: list[tuple[bytes, bytes]], as_tuple: bool
+) -> None:
+    scope = {"type": "http", "method": "POST", "headers": tuple(raw) if as_tuple else raw}
+    request = Request(scope)
+    expected = headers_as_read_before(raw)
+    assert request.headers == expected
+    assert all(request.get(name) == value for name, value in expected.items())
