@@ -64,7 +64,7 @@ class SessionEra:
         rest: list[Mapping[str, Any]] = []
         initialize = asks = False
         for m in messages:
-            if not isinstance(m, Mapping):
+            if not isinstance(m, dict) and not isinstance(m, Mapping):
                 raise Reject(
                     400, error_body(INVALID_REQUEST, "Invalid Request: not a JSON-RPC message")
                 )
