@@ -34,11 +34,14 @@ async def handler(steps: list[str], end: str, log: list[str]) -> Any:
     if end == "raise":
         raise ValueError("handler failed")
     if end.startswith("cancel"):
-        try:  # a cancellation during the steps comes here (or ends the handler where it waits)
+        try:  # cancelled here: waiting on a future, or yielding to the loop
             if "yield" in end:
-                while True:
+                for _ in range(200):
                     await asyncio.sleep(0)
-            await asyncio.Event().wait()
+                log.append("never cancelled")
+            else:
+                await asyncio.sleep(1)  # long past the test's cancel
+                log.append("never cancelled")
         except asyncio.CancelledError:
             log.append("cancelled")
             if not end.endswith("caught"):
