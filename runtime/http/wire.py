@@ -4,9 +4,18 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+import types
+from collections.abc import (
+    Awaitable,
+    Callable,
+    Coroutine,
+    Generator,
+    Iterable,
+    Mapping,
+    MutableMapping,
+)
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, ProtocolError, encode, load
 from ..log import logger
@@ -16,6 +25,7 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
+T = TypeVar("T")
 
 
 class Reject(Exception):
@@ -30,6 +40,29 @@ class Reject(Exception):
         self.headers = list(headers)
 
 
+_KNOWN = {
+    name.encode("ascii"): name
+    for name in (
+        "host",
+        "origin",
+        "content-type",
+        "content-length",
+        "accept",
+        "accept-encoding",
+        "user-agent",
+        "connection",
+        "authorization",
+        "dpop",
+        "last-event-id",
+        "mcp-protocol-version",
+        "mcp-session-id",
+        "mcp-method",
+        "mcp-name",
+    )
+}
+"""The names of the headers clients send, as servers write them (lower case), and their text."""
+
+
 class Request:
     """The parts of an ASGI HTTP scope the transport reads."""
 
@@ -38,8 +71,12 @@ class Request:
         self.scope = scope
         raw = scope.get("headers", ())
         raw = raw if isinstance(raw, (list, tuple)) else list(raw)
+        known = _KNOWN
         # Optional whitespace is not part of a value (RFC 9110).
-        headers = {n.decode("latin-1").lower(): v.decode("latin-1").strip(" \t") for n, v in raw}
+        headers = {
+            known.get(n) or n.decode("latin-1").lower(): v.decode("latin-1").strip(" \t")
+            for n, v in raw
+        }
         if len(headers) != len(raw):  # a repeated field: its values joined, in order
             headers = {}
             for raw_name, raw_value in raw:
@@ -155,6 +192,41 @@ def watch_disconnect(receive: Receive, gone: Callable[[], object]) -> Callable[[
     return stop
 
 
+async def watched(coro: Coroutine[Any, Any, T], receive: Receive, gone: Callable[[], object]) -> T:
+    """Await `coro`, calling `gone` if the client goes while it is suspended.
+
+    Its first step runs here: an answer ready without waiting (most are) costs no watch at all; the
+    watch (`watch_disconnect`) begins only once `coro` waits, and ends with it."""
+    try:
+        waiting = coro.send(None)
+    except StopIteration as done:
+        return cast(T, done.value)
+    stop = watch_disconnect(receive, gone)
+    try:
+        return await _resumed(coro, waiting)
+    finally:
+        stop()
+
+
+@types.coroutine
+def _resumed(coro: Coroutine[Any, Any, T], waiting: Any) -> Generator[Any, None, T]:
+    """The rest of `coro`, which has just yielded `waiting` to the event loop: hand that on, then
+    delegate (a task resumes a coroutine with `send(None)` or `throw`)."""
+    while True:
+        try:
+            yield waiting
+        except GeneratorExit:
+            coro.close()
+            raise
+        except BaseException as exc:  # a cancellation thrown in: `coro` decides what it means
+            try:
+                waiting = coro.throw(exc)
+            except StopIteration as done:
+                return cast(T, done.value)
+            continue
+        return (yield from cast(Generator[Any, None, T], coro))
+
+
 async def respond(
     send: Send,
     status: int,
@@ -164,7 +236,7 @@ async def respond(
 ) -> None:
     """Write a whole answer: status, headers and body."""
     raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
-    raw.append((b"content-length", str(len(body)).encode("ascii")))
+    raw.append((b"content-length", b"%d" % len(body)))
     if content_type is not None:
         raw.append((b"content-type", content_type.encode("latin-1")))
     await send({"type": "http.response.start", "status": status, "headers": raw})

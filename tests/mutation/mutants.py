@@ -654,6 +654,9 @@ RUNTIME_HTTP_WIRE = _group(
     [
         ("content-type-unchecked", "refused_content", 'if media_types(content_type)[:1] != ["application/json"]:', "if False:", "a POST that is not application/json read anyway"),
         ("body-limit-unenforced", "read_body", "        if size > limit:\n", "        if False:\n", "a body over max_body read whole (no 413) when it has no Content-Length"),
+        ("header-names-cased", "Request.__init__", 'known.get(n) or n.decode("latin-1").lower()', 'known.get(n) or n.decode("latin-1")', "a header whose name the server did not write in lower case is not found"),
+        ("disconnect-unwatched", "watched", "    stop = watch_disconnect(receive, gone)\n", "    stop = lambda: None\n", "a client that goes while its request's handler waits is not noticed (its stream kept attached)"),
+        ("cancel-not-passed-on", "_resumed", "                waiting = coro.throw(exc)\n", "                waiting = coro.send(None)\n", "a cancellation of a waiting request never reaches its handler"),
     ],
 )
 

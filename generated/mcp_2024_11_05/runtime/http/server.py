@@ -78,6 +78,9 @@ class StreamableHTTP:
         self._signals = self._lifecycle.signals
         """The signal handlers the lifecycle chained to: empty until a request makes it watch them."""
         # The steps of the request path, bound once: the router calls them on every request.
+        self._sessions = bool(self.eras.session)
+        """Whether any version is served in sessions (GET and DELETE then have a meaning)."""
+        self._allow = "GET, POST, DELETE" if self._sessions else "POST"
         self._check_origin = Guard(self.allowed_hosts, self.allowed_origins).check
         self._era = versions.era
         self._post_stateless = stateless.post
@@ -95,7 +98,7 @@ class StreamableHTTP:
                 await send({"type": "websocket.close", "code": 1003})
             return
         request = Request(scope)
-        sessions = bool(self.eras.session)
+        sessions = self._sessions
         if not self._signals:
             self._lifecycle.watch_signals()
         access = ACCESS.set(None)
@@ -121,9 +124,8 @@ class StreamableHTTP:
             elif request.method == "DELETE" and sessions:
                 await self._delete(request, send)
             else:
-                allow = "GET, POST, DELETE" if sessions else "POST"
                 raise Reject(
-                    405, error_body(INVALID_REQUEST, "Method not allowed"), [("allow", allow)]
+                    405, error_body(INVALID_REQUEST, "Method not allowed"), [("allow", self._allow)]
                 )
         except Reject as reject:
             if reject.body is None:

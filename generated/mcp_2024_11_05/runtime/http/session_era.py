@@ -33,7 +33,7 @@ from .wire import (
     respond,
     respond_json,
     start_sse,
-    watch_disconnect,
+    watched,
 )
 
 
@@ -69,7 +69,7 @@ class SessionEra:
         rest: list[Mapping[str, Any]] = []
         initialize = asks = False
         for m in messages:
-            if not isinstance(m, Mapping):
+            if not isinstance(m, dict) and not isinstance(m, Mapping):
                 raise Reject(
                     400, error_body(INVALID_REQUEST, "Invalid Request: not a JSON-RPC message")
                 )
@@ -136,16 +136,16 @@ class SessionEra:
             return await start_sse(send, session.id)
 
         stream.start = begin
-        # A dropped connection lets go of the stream (the handler goes on; the client resumes it).
-        stop_watching = watch_disconnect(
-            receive, lambda: asyncio.ensure_future(stream.detach(send))
-        )
         token = INBOUND.set(Inbound(session.server, stream))
         try:
-            reply = await session.server.handle(message)
+            # A dropped connection lets go of the stream (the handler goes on; the client resumes it).
+            reply = await watched(
+                session.server.handle(message),
+                receive,
+                lambda: asyncio.ensure_future(stream.detach(send)),
+            )
         finally:
             INBOUND.reset(token)
-            stop_watching()
         if initialize:
             ok = isinstance(reply, Mapping) and "result" in reply
             if ok:
