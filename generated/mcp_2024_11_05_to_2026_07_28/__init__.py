@@ -34,6 +34,7 @@ else:
             return importlib.import_module(".stdio", __name__)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
+
 __all__ = [
     "Client",
     "ProtocolError",
