@@ -27,7 +27,7 @@ from .common import (
 )
 from .stream import Stream, StreamOptions
 from .tooltable import ToolTable
-from .wire import Receive, Reject, Request, Send, respond, respond_json, start_sse, watch_disconnect
+from .wire import Receive, Reject, Request, Send, respond, respond_json, start_sse, watched
 
 
 class Stateless:
@@ -76,11 +76,11 @@ class Stateless:
             INBOUND.set(Inbound(server, stream, version))
             server.attach(stream)
             endpoint = server._mcp
-            stop_watching = watch_disconnect(receive, lambda: endpoint.cancel_in_flight(request_id))
             try:
-                reply = await server.handle(body)
+                reply = await watched(
+                    server.handle(body), receive, lambda: endpoint.cancel_in_flight(request_id)
+                )
             finally:
-                stop_watching()
                 server.attach(None)
                 self.open_streams.discard(stream)
         finally:

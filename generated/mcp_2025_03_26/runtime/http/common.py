@@ -113,27 +113,25 @@ async def cancel(channel: Any, revisions: Revisions, version: str | None, reques
         await channel.notify(revision.cancelled, {revision.cancelled_id_key: request_id})
 
 
+def is_object(value: Any) -> TypeGuard[Mapping[str, Any]]:
+    """True for a JSON object: a dict (what JSON decodes to, told apart without the abstract-class
+    check) or another Mapping."""
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def mapping(value: Any) -> Mapping[str, Any]:
     """`value` when it is a JSON object, else an empty one."""
-    if type(value) is dict:  # what JSON decodes to: no abstract-class check
-        return value
-    return value if isinstance(value, Mapping) else {}
+    return value if is_object(value) else {}
 
 
 def is_response(obj: Any) -> TypeGuard[Mapping[str, Any]]:
     """True for a JSON-RPC response (a result or an error, no method)."""
-    if not isinstance(obj, dict) and not isinstance(
-        obj, Mapping
-    ):  # a dict: no abstract-class check
-        return False
-    return "method" not in obj and ("result" in obj or "error" in obj)
+    return is_object(obj) and "method" not in obj and ("result" in obj or "error" in obj)
 
 
 def is_request(obj: Any) -> bool:
     """True for a JSON-RPC request (a string method and an id)."""
-    if not isinstance(obj, dict) and not isinstance(obj, Mapping):
-        return False
-    return isinstance(obj.get("method"), str) and "id" in obj
+    return is_object(obj) and isinstance(obj.get("method"), str) and "id" in obj
 
 
 def decode_header(value: str) -> str | None:

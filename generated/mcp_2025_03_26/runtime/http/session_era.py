@@ -18,7 +18,7 @@ from typing import Any
 from ..auth.resource import ACCESS
 from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST
 from ..peer import INBOUND, Inbound, Peer
-from .common import ASSUMED_VERSION, error_body, is_request, is_response, mapping
+from .common import ASSUMED_VERSION, error_body, is_object, is_request, is_response, mapping
 from .lifecycle import Sessions
 from .session import Session, principal
 from .stream import StreamOptions
@@ -69,7 +69,7 @@ class SessionEra:
         rest: list[Mapping[str, Any]] = []
         initialize = asks = False
         for m in messages:
-            if not isinstance(m, dict) and not isinstance(m, Mapping):
+            if not is_object(m):
                 raise Reject(
                     400, error_body(INVALID_REQUEST, "Invalid Request: not a JSON-RPC message")
                 )
