@@ -262,7 +262,8 @@ class _McpModel(BaseModel):
             for name, alias, value in self._mcp_constants:
                 if name not in data and alias not in data:
                     data[alias] = value
-            super().__init__(**data)
+            # BaseModel.__init__'s one call, without its frame and the keywords passed on again
+            self.__pydantic_validator__.validate_python(data, self_instance=self)
 
         # Pydantic's own marker: validation never runs this constructor, so it stays exact.
         __init__.__pydantic_base_init__ = True

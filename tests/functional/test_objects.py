@@ -8,6 +8,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from .oracle import accepts, assert_agrees, text
 from .packages import generate_package
@@ -119,7 +120,8 @@ def test_descriptions_become_docstrings(pkg: ModuleType) -> None:
     assert (
         isinstance(doc, ast.Expr)
         and isinstance(doc.value, ast.Constant)
-        and doc.value.value == FIELD_DOC_KEPT  # links to the spec's site made absolute: an IDE opens them
+        and doc.value.value
+        == FIELD_DOC_KEPT  # links to the spec's site made absolute: an IDE opens them
     )
 
 
@@ -130,7 +132,9 @@ def test_none_given_to_a_constructor_means_absent_and_never_reaches_the_wire(
     assert value.b is None and "b" not in value.model_fields_set
     assert value.model_dump(by_alias=True, exclude_unset=True) == {"a": "x"}
     outer = pkg.types.Holder(closed=None, items=[pkg.types.Open(a="y", b=None)])
-    assert outer.model_dump(mode="json", by_alias=True, exclude_unset=True) == {"items": [{"a": "y"}]}
+    assert outer.model_dump(mode="json", by_alias=True, exclude_unset=True) == {
+        "items": [{"a": "y"}]
+    }
 
 
 def test_a_field_whose_schema_admits_null_keeps_an_explicit_null(pkg: ModuleType) -> None:
@@ -138,3 +142,24 @@ def test_a_field_whose_schema_admits_null_keeps_an_explicit_null(pkg: ModuleType
     dumped = value.model_dump(mode="json", by_alias=True, exclude_unset=True)
     assert dumped == {"note": None, "data": None}
     assert accepts(object_schema(), "Nullable", dumped)
+
+
+@pytest.mark.parametrize(
+    ("definition", "instance"),
+    [s for s in SAMPLES if s[0] not in ("Map", "Empty") and None not in s[1].values()],
+    ids=lambda v: v if isinstance(v, str) else text(v),
+)
+def test_a_constructor_builds_what_validating_its_keywords_builds(
+    pkg: ModuleType, definition: str, instance: Any
+) -> None:
+    model = getattr(pkg.types, definition)
+    try:
+        validated = model.model_validate(instance)
+    except ValidationError as refused:
+        with pytest.raises(ValidationError) as built:
+            model(**instance)
+        assert built.value.errors() == refused.errors()
+        return
+    made = model(**instance)
+    assert made.model_dump(mode="json", by_alias=True, exclude_unset=True) == instance
+    assert made == validated and made.model_fields_set == validated.model_fields_set

@@ -428,6 +428,8 @@ RUNTIME_REGISTRY = _group(
         ("batches-always", "Registry.parse_message", "if not self.batching:", "if False:", "batches accepted where the revision refuses them"),
         ("results-of-notifications", "Registry.parse_result", "if spec is None or spec.result is None:", "if spec is None:", "parse_result accepts notifications"),
         ("result-error-code", "Registry.parse_result", 'INVALID_PARAMS, f"Invalid result for {method}"', 'INVALID_REQUEST, f"Invalid result for {method}"', "invalid results answered -32600"),
+        ("member-refusal-final", "Registry.check_result", "            except (ValidationError, RecursionError):\n                pass\n", "            except (ValidationError, RecursionError):\n                raise ProtocolError(INVALID_PARAMS, method)\n", "a result the other member of a plain union accepts refused"),
+        ("member-check-skipped", "Registry.check_result", "                built.__pydantic_validator__.validate_python(result)\n", "", "a result built by a member model sent unchecked"),
         ("fast-path-embedded", "Registry.__init__", "            if not spec.embedded\n", "", "embedded requests accepted on the fast path"),
     ],
 )
@@ -496,6 +498,7 @@ RUNTIME_PEER = _group(
         ("cancel-id-unchecked", "Endpoint.cancel_in_flight", "        if not valid_id(request_id):\n            return\n", "", "a cancellation naming no usable id used as one: `true` cancels the request with id 1"),
         ("notification-handler-errors-escape", "Endpoint.notified", "        except Exception:\n", "        except ValueError:\n", "a failing notification handler's exception escapes handle()"),
         ("results-unchecked", "Endpoint.result_to_wire", "            self.surface.registry.parse_result(method, wire)\n", "            pass\n", "a handler's invalid result sent as it is"),
+        ("model-results-unchecked", "Endpoint.result_to_wire", "                self.surface.registry.check_result(method, wire, type(result))\n", "                pass\n", "a handler's changed result model sent as it is"),
         ("handler-errors-internal", "Endpoint.answer", '            if exc.code == INTERNAL_ERROR:\n                return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n', '            return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n', "a handler's ProtocolError answered -32603"),
         ("internal-error-details-leaked", "Endpoint.answer", '            if exc.code == INTERNAL_ERROR:\n                return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n', "", "a handler's -32603 ProtocolError sent with its message and data"),
         ("internal-error-code", "Endpoint.answer", 'return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))\n        finally:', 'return error_response(request_id, ProtocolError(INVALID_PARAMS, "Internal error"))\n        finally:', "failing handlers answered -32602"),

@@ -5,6 +5,7 @@ straight to the handlers: it answers every message exactly as the negotiating pa
 from __future__ import annotations
 
 import asyncio
+import importlib
 from types import ModuleType
 from typing import Any
 
@@ -114,3 +115,126 @@ def test_the_shortcut_answers_as_the_negotiating_path(
 def request_fixture(request: pytest.FixtureRequest) -> pytest.FixtureRequest:
     """The fixture request (named apart from the `request` message helper)."""
     return request
+
+
+FIELDS = (
+    "content",
+    "is_error",
+    "structured_content",
+    "meta",
+    "task",
+    "isError",
+    "result_type",
+    "x",
+)
+CHANGES = st.lists(
+    st.one_of(
+        st.tuples(st.just("set"), st.sampled_from(FIELDS), json_values),
+        st.tuples(st.just("append"), st.just(""), json_values),
+        st.tuples(
+            st.just("inner"), st.sampled_from(("text", "type", "annotations", "y")), json_values
+        ),
+        st.tuples(st.just("task"), st.just(""), json_values),
+        st.tuples(st.just("unvalidated"), st.just(""), st.none()),
+    ),
+    max_size=3,
+)
+
+
+def changed(pkg: ModuleType, changes: list[Any]) -> Any:
+    """A result built by the validating constructors, then changed as `changes` say: fields set to any
+    JSON value, items appended to its content, its first content block's fields set, or built without
+    validation (around a `task`, which only the other member of a plain result union has, or with its
+    constants unset)."""
+    t = pkg.types
+    result = t.CallToolResult(content=[t.TextContent(type="text", text="hi")])
+    for kind, name, value in changes:
+        if kind == "set":
+            setattr(result, name, value)
+        elif kind == "append" and isinstance(getattr(result, "content", None), list):
+            result.content.append(value)
+        elif (
+            kind == "inner"
+            and isinstance(getattr(result, "content", None), list)
+            and result.content
+        ):
+            first = result.content[0]
+            if hasattr(first, "__pydantic_fields__"):
+                setattr(first, name, value)
+        elif kind == "task":
+            result = t.CallToolResult.model_construct(task=value)
+        elif kind == "unvalidated":  # its constants (a draft's `resultType`) unset
+            result = t.CallToolResult.model_construct(content=getattr(result, "content", []))
+    return result
+
+
+def result_servers(pkg: ModuleType) -> tuple[type, type]:
+    """A server whose tool answers `changes` applied to a valid result, and the same server checking
+    its results as the path before `Registry.check_result` did (the dump validated by the union)."""
+    from pydantic import BaseModel
+
+    dump = importlib.import_module(f"{pkg.__name__}.runtime.convert").dump
+
+    class Changing(pkg.Server):
+        changes: list[Any] = []
+
+        async def on_call_tool(self, params: Any) -> Any:
+            return changed(pkg, self.changes)
+
+    endpoint = Changing._endpoint_type
+
+    class Before(endpoint):  # type: ignore[misc, valid-type]
+        def result_to_wire(self, revision: Any, method: str, result: Any) -> Any:
+            if revision is self.surface and isinstance(result, BaseModel):
+                self.surface.registry.parse_result(method, dump(result))
+                return dump(result)
+            return super().result_to_wire(revision, method, result)
+
+    class Previous(Changing):  # type: ignore[misc, valid-type]
+        _endpoint_type = Before
+
+    return Changing, Previous
+
+
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")
+@pytest.mark.parametrize("package, version", [("v25", V25), ("v26", V26), ("multi", V26)])
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(changes=CHANGES)
+def test_a_changed_result_is_answered_as_the_union_decides(
+    request_fixture: Any, package: str, version: str, changes: list[Any]
+) -> None:
+    from pydantic import TypeAdapter
+
+    pkg = request_fixture.getfixturevalue(package)
+    fast, slow = result_servers(pkg)
+    fast.changes = slow.changes = changes
+    call = [message(version, "tools/call", "echo", {}, None)]
+    got = asyncio.run(replies(fast(), version, call))
+    assert got == asyncio.run(replies(slow(), version, call))
+    (reply,) = got
+    results = pkg.Server.revisions.surface.registry.methods["tools/call"].result_type
+    if "result" in reply:  # whatever the changes, what goes on the wire is a valid result
+        TypeAdapter(results).validate_python(reply["result"])
+    else:
+        assert reply["error"]["code"] == -32603
+
+
+@pytest.mark.parametrize("package", ["v25", "v26"])
+def test_a_result_the_other_member_of_the_union_accepts_is_answered(
+    request_fixture: Any, package: str
+) -> None:
+    pkg = request_fixture.getfixturevalue(package)
+    fast, _ = result_servers(pkg)
+    task = {"taskId": "t1", "status": "working", "createdAt": "2025-01-01T00:00:00Z"}
+    task.update(ttl=1000, lastUpdatedAt="2025-01-01T00:00:00Z")
+    fast.changes = [("task", "", task)]
+    version = V25 if package == "v25" else V26
+    (reply,) = asyncio.run(
+        replies(fast(), version, [message(version, "tools/call", "e", {}, None)])
+    )
+    if package == "v25":  # 2025-11-25's tools/call answers CallToolResult | CreateTaskResult
+        assert reply["result"] == {"task": task}
+    else:  # 2026-07-28's result union is tagged: a result without its tag is refused
+        assert reply["error"]["code"] == -32603

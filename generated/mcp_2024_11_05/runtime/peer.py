@@ -542,7 +542,10 @@ class Endpoint:
     def result_to_wire(self, revision: Revision, method: str, result: Any) -> Any:
         """A handler's surface result as validated wire data of `revision`."""
         wire = dump(result)
-        if revision is self.surface or not isinstance(result, BaseModel):
+        if isinstance(result, BaseModel):
+            if revision is self.surface:
+                self.surface.registry.check_result(method, wire, type(result))
+        else:
             self.surface.registry.parse_result(method, wire)
         if revision is self.surface:
             return wire

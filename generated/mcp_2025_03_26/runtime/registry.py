@@ -7,9 +7,10 @@
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -66,6 +67,7 @@ class Registry:
         self.batching = batching
         self._adapters: dict[tuple[str, Part], TypeAdapter[Any]] = {}
         self._results: dict[str, Callable[[Any], Any]] = {}  # each request's result validation
+        self._members: dict[str, frozenset[Any]] = {}  # each request's plain result union's models
         # Wire name → (message model, is a request) for the methods parse_object accepts.
         self._accepted = {
             name: (spec.message, spec.kind == "request")
@@ -200,6 +202,30 @@ class Registry:
             raise ProtocolError(
                 INVALID_PARAMS, f"Invalid result for {method}: nested too deeply"
             ) from None
+
+    def check_result(self, method: str, result: Any, built: type[BaseModel]) -> None:
+        """Raise ProtocolError unless `result` (wire data dumped from a model of type `built`) is a valid
+        result of `method`, exactly as `parse_result` decides. When `built` is a member of the method's
+        plain union of results, that member is tried alone first: a plain union accepts what any of its
+        members accepts, so only a refusal takes the union's path (and gives its error)."""
+        members = self._members.get(method)
+        if members is None:
+            members = self._members[method] = _plain_members(self.methods[method].result_type)
+        if built in members:
+            try:
+                built.__pydantic_validator__.validate_python(result)
+                return
+            except (ValidationError, RecursionError):
+                pass
+        self.parse_result(method, result)
+
+
+def _plain_members(shape: Any) -> frozenset[Any]:
+    """The models of a plain (undiscriminated) union of results; none for one model or a tagged union,
+    which decides by its tag rather than by any member accepting."""
+    if get_origin(shape) in (Union, types.UnionType):
+        return frozenset(get_args(shape))
+    return frozenset()
 
 
 def _validate(model: type[BaseModel], obj: Any, code: int, what: str) -> BaseModel:
