@@ -38,7 +38,21 @@ def wrapped(text: str) -> str:
     return "=?base64?" + base64.b64encode(text.encode("utf-8", "surrogatepass")).decode() + "?="
 
 
-EDGES = ["", "\t", " ", "~", "\x7f", "\x1f", "\x00", "é", "\u2028", "a\tb", "\x85", "\xa0", "=?base64??="]
+EDGES = [
+    "",
+    "\t",
+    " ",
+    "~",
+    "\x7f",
+    "\x1f",
+    "\x00",
+    "é",
+    "\u2028",
+    "a\tb",
+    "\x85",
+    "\xa0",
+    "=?base64??=",
+]
 VALUES = st.one_of(
     st.text(),
     st.text(alphabet=st.sampled_from([chr(c) for c in range(0x00, 0x100)] + ["\u2028", "é"])),
