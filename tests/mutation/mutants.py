@@ -672,6 +672,7 @@ RUNTIME_HTTP_STREAM = _group(
     "runtime/http/stream.py",
     [
         ("replay-all", "Stream.resume", "                if seq > after:\n", "                if True:\n", "a resumed stream replays the events the client already has"),
+        ("json-claim-jumps-queue", "Stream.answer_json", "if not lock.locked() and not lock._waiters:", "if not lock.locked():", "a JSON claim taken ahead of a writer already queued for the stream's lock"),
     ],
 )
 
