@@ -619,6 +619,7 @@ RUNTIME_HTTP_COMMON = _group(
         ("param-integer-textual", "same", "    if isinstance(value, int) and not isinstance(value, bool):\n", "    if False:\n", "an integer argument's header compared as text: `42.0` or `4.2e1` refused for 42"),
         ("param-unsafe-integer-accepted", "same", "abs(value) > SAFE_INTEGER or ", "", "an integer outside JavaScript's safe range accepted in a mirrored header"),
         ("param-integer-via-float", "same", "return decimal.Decimal(text) == value", "return float(text) == value", "a mirrored integer compared through a float: a fraction a float rounds away accepted"),
+        ("header-fast-path-lax", "decode_header", "printable = value.isascii() and value.isprintable()", "printable = value.isascii()", "a mirrored header with an ASCII control character (DEL, NUL) taken as a plain value"),
         ("base64-header-undecoded", "decode_header", "if value.startswith(start) and value.endswith(end) and len(value) >= len(start) + len(end):", "if False:", "an `Mcp-Name`/`Mcp-Param-*` header in the Base64 sentinel compared undecoded"),
         ("non-ascii-header-raw", "encode_header", 'plain = all(" " <= c <= "~" for c in value) and value == value.strip()', "plain = True", "a non-ASCII or space-padded header value sent as it is, not in the Base64 sentinel"),
         ("nested-header-params-missed", "header_params", "            walk(sub, (*path, key), depth + 1)\n", "            pass\n", "`x-mcp-header` on a nested property not found"),
@@ -674,6 +675,7 @@ RUNTIME_HTTP_STREAM = _group(
     "runtime/http/stream.py",
     [
         ("replay-all", "Stream.resume", "                if seq > after:\n", "                if True:\n", "a resumed stream replays the events the client already has"),
+        ("json-claim-jumps-queue", "Stream.answer_json", "if not lock.locked() and not lock._waiters:", "if not lock.locked():", "a JSON claim taken ahead of a writer already queued for the stream's lock"),
     ],
 )
 

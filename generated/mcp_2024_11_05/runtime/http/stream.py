@@ -140,13 +140,19 @@ class Stream:
 
     async def answer_json(self) -> bool:
         """Claim the POST for a plain JSON answer; False when it already went SSE."""
-        async with self.lock:
-            if self.start is None:
-                return False
-            self.start = None
-            self.finished = True
-            self.ended.set()
-            return True
+        lock = self.lock
+        if not lock.locked() and not lock._waiters:  # acquire would not wait: skip its coroutines
+            return self._claim_json()
+        async with lock:
+            return self._claim_json()
+
+    def _claim_json(self) -> bool:
+        if self.start is None:
+            return False
+        self.start = None
+        self.finished = True
+        self.ended.set()
+        return True
 
     async def close(self, final: bool = False) -> None:
         """End the current connection (after priming it), keeping the stream resumable unless `final`."""

@@ -137,7 +137,9 @@ def is_request(obj: Any) -> bool:
 
 def decode_header(value: str) -> str | None:
     """A mirrored header value in the clear (Base64 sentinel decoded); None when it is malformed."""
-    if any(not (" " <= c <= "~" or c == "\t") for c in value):
+    # all of " ".."~" (the common case), checked in C before the character loop
+    printable = value.isascii() and value.isprintable()
+    if not printable and any(not (" " <= c <= "~" or c == "\t") for c in value):
         return None
     start, end = SENTINEL
     if value.startswith(start) and value.endswith(end) and len(value) >= len(start) + len(end):

@@ -121,26 +121,27 @@ class Stateless:
         method = body.get("method")
         params = mapping(body.get("params"))
         meta = mapping(params.get(modern.meta_key))
-        version = request.get("mcp-protocol-version")
+        headers = request.headers
+        version = headers.get("mcp-protocol-version")
         claimed = meta.get(modern.version_key)
         if claimed is not None and claimed != version:
             raise mismatch(
                 f"MCP-Protocol-Version header {version!r} does not match _meta {claimed!r:.100}"
             )
-        header = request.get("mcp-method")
+        header = headers.get("mcp-method")
         if request_id is not None and header is None:
             raise mismatch("Mcp-Method header is required")
         if header is not None and header != method:
             raise mismatch(f"Mcp-Method header {header!r:.100} does not match body method")
         field = self.eras.name_headers.get(method) if isinstance(method, str) else None
         if field is not None:
-            raw = request.get("mcp-name")
+            raw = headers.get("mcp-name")
             if raw is None:
                 raise mismatch("Mcp-Name header is required")
             if decode_header(raw) != params.get(field):
                 raise mismatch(f"Mcp-Name header does not match params.{field}")
-        for name, raw in request.headers.items():
-            if name.startswith("mcp-param-") and decode_header(raw) is None:
+        for name in headers:
+            if name.startswith("mcp-param-") and decode_header(headers[name]) is None:
                 raise mismatch(f"{name} header is malformed")
         tools = self.eras.tool_headers
         if tools is not None and method == tools.call:
@@ -150,7 +151,7 @@ class Stateless:
             arguments = mapping(params.get(tools.arguments_key))
             for header_name, path in annotated.items():
                 value = at(arguments, path)
-                sent = request.get(f"mcp-param-{header_name.lower()}")
+                sent = headers.get(f"mcp-param-{header_name.lower()}")
                 if value is None:
                     continue
                 if sent is None:
