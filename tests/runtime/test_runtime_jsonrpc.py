@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+from pydantic_core import from_json
 
 from mcpgen.runtime.jsonrpc import (
     INTERNAL_ERROR,
@@ -178,6 +179,46 @@ def test_the_quick_number_test_never_misses_what_a_float_cannot_carry(
         assert may_not_be_finite(data.decode(), literals=True)
     if not _carries_only_finite_numbers(data.replace(b"NaN", b"0").replace(b"Infinity", b"0")):
         assert may_not_be_finite(data)
+
+
+@given(
+    st.sampled_from([b"NaN", b"Infinity", b"-Infinity"]),
+    st.text(alphabet=" \t\r\n", max_size=3).map(str.encode),
+    st.sampled_from(
+        [
+            (b"", b""),
+            (b"[", b"]"),
+            (b"[1,", b"]"),
+            (b'{"clientInfo":', b"}"),
+            (b'{"a":[true,', b"]}"),
+            (b'{"Name":"Inf","b":', b"}"),
+        ]
+    ),
+)
+def test_the_quick_literal_test_sees_a_literal_wherever_the_reader_takes_one(
+    literal: bytes, space: bytes, around: tuple[bytes, bytes]
+) -> None:
+    """A NaN or Infinity the one-pass reader's JSON parser takes stands at the start, or after
+    `[ : ,`, whitespace or a minus: wherever it stands, and beside text that spells its letters, the
+    quick test sees it."""
+    data = around[0] + space + literal + around[1]
+    assert not math.isfinite(_first_non_finite(from_json(data)))
+    assert may_not_be_finite(data, literals=True)
+    assert may_not_be_finite(data.decode(), literals=True)
+
+
+def _first_non_finite(value: Any) -> float:
+    """The first float of `value` that is not finite (depth first), or 0.0."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            return item
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return 0.0
 
 
 @given(

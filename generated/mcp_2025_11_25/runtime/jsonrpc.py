@@ -114,9 +114,13 @@ _SHAPE = bytes.maketrans(b"123456789+ENI", b"0000000000e\0\0")
 """What a number looks like: every digit and `+` read as 0, every exponent marker as e; N and I (which
 NaN and Infinity start with) as NUL, which JSON text holds nowhere else."""
 
-_RUNS = bytes.maketrans(b"123456789+eENI", b"000000000000\0\0")
+_RUNS = bytes.maketrans(b"123456789+eENIfan[:, \t\r\n-", b"000000000000\0\0\0\1\1\2\2\2\2\2\2\2\2")
 """The shape with exponent markers read as digits too: a number a float cannot hold (a three-digit
-exponent after a digit, or a long run of digits) then shows as a run of five zeros or more."""
+exponent after a digit, or a long run of digits) then shows as a run of five zeros or more. What may
+stand before a value (`[ : ,`, JSON whitespace, a minus) reads as 2 and N, I, f as NUL, a and n as 1,
+so a NaN or Infinity literal shows as `_LITERAL`, which ordinary text (`clientInfo`) rarely does."""
+
+_LITERAL = b"\2\0\1\0"
 
 _EXPONENT = re.compile(rb"[0-9][eE]\+?0*[1-9][0-9]{2,}(?![0-9A-Za-z_-])")
 """A digit, then an exponent of three digits or more that ends where a JSON number can (where a `0e000`
@@ -134,7 +138,7 @@ def may_not_be_finite(data: str | bytes | bytearray, *, literals: bool = False) 
     runs = raw.translate(_RUNS)
     if b"00000" in runs and _out_of_range(raw):
         return True
-    return literals and b"\0" in runs and (b"NaN" in raw or b"Infinity" in raw)
+    return literals and (_LITERAL in runs or runs.startswith(_LITERAL[1:]))
 
 
 def _out_of_range(raw: bytes | bytearray) -> bool:
