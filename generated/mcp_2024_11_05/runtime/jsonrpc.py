@@ -104,7 +104,8 @@ def load(data: str | bytes | bytearray | Mapping[str, Any] | list[Any]) -> Any:
             value = from_json(data, allow_inf_nan=False)
         except (ValueError, TypeError):
             raise ProtocolError(PARSE_ERROR, "Parse error: not valid JSON") from None
-        if may_not_be_finite(data) and not _finite(value):
+        raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
+        if may_not_be_finite(raw) and not _finite(value):
             raise ProtocolError(PARSE_ERROR, "Parse error: a number is out of range")
         return value
     return data
@@ -131,17 +132,16 @@ _LONG_RUN = b"0" * 200
 """Digits enough to pass a float's range (about 1.8e308) with an exponent of at most two digits (210 do)."""
 
 
-def may_not_be_finite(data: str | bytes | bytearray, *, literals: bool = False) -> bool:
-    """False when the JSON text `data` holds no number too large for a float (which decodes as
-    infinity) nor, with `literals`, a NaN or Infinity (which only a lax reader reads). Such a number
-    has an exponent of three digits or more or a long run of digits."""
+def may_not_be_finite(raw: bytes | bytearray) -> bool:
+    """False when the JSON text `raw` holds no number too large for a float (which decodes as
+    infinity) and no NaN or Infinity (which only a lax reader reads). Such a number has an exponent of
+    three digits or more or a long run of digits."""
     # `find`, not `in`: a bytes `in` first tries the needle as an integer and clears the TypeError.
-    raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
     runs = raw.translate(_RUNS)
-    if runs.find(b"00000") >= 0 and _out_of_range(raw):
-        return True
-    return literals and (
-        runs.find(_LITERAL) >= 0 or runs[:1] == b"\0" and runs.startswith(_LITERAL_FIRST)
+    return (
+        (runs.find(b"00000") >= 0 and _out_of_range(raw))
+        or runs.find(_LITERAL) >= 0
+        or (runs[:1] == b"\0" and runs.startswith(_LITERAL_FIRST))
     )
 
 

@@ -45,7 +45,7 @@ class Reader:
         """`data` as its method's model; or, for a method one pass does not read, `data` decoded (what
         `jsonrpc.load` gives, but `method` first) for the full path to check; or None when the full
         path must decide."""
-        if self._validate is None or may_not_be_finite(data, literals=True):
+        if self._validate is None or may_not_be_finite(data):
             return None
         try:
             found = self._validate(data, strict=True)
