@@ -437,9 +437,9 @@ RUNTIME_REGISTRY = _group(
 RUNTIME_ONEPASS = _group(
     "runtime/onepass.py",
     [
-        ("lax", "Reader.read", "self._validate(data, strict=True)", "self._validate(data)", "lax validation in one pass: an id of true or 1.0 read as 1"),
+        ("lax", "Reader.read", "found = validate(data, strict=True)", "found = validate(data)", "lax validation in one pass: an id of true or 1.0 read as 1"),
         ("learned-never-taken", "Reader.read", '            if found["method"] in self._pending:', "            if False:", "a method's model never taken into the union: every message of it decoded twice"),
-        ("numbers-unchecked", "Reader.read", "if self._validate is None or may_not_be_finite(data):", "if self._validate is None:", "NaN, Infinity and 1e400 read in one pass"),
+        ("numbers-unchecked", "Reader.read", "if validate is None or may_not_be_finite(data):", "if validate is None:", "NaN, Infinity and 1e400 read in one pass"),
         ("notification-id-unchecked", "_envelope_left", "        return _NOTHING if request else _NO_ID_FIELD", "        return _NOTHING", "a notification with an id read in one pass"),
         ("extra-id-unchecked", "Reader.read", '            return model if type(extra.get("id")) in _ID_TYPES else None', "            return model", "older revisions: a request's id of any type read in one pass"),
         ("extra-notification-id-unchecked", "Reader.read", '        return None if "id" in extra else model', "        return model", "older revisions: a notification with an id read in one pass"),
