@@ -45,20 +45,21 @@ class Reader:
         """`data` as its method's model; or, for a method one pass does not read, `data` decoded (what
         `jsonrpc.load` gives, but `method` first) for the full path to check; or None when the full
         path must decide."""
-        if self._validate is None or may_not_be_finite(data, literals=True):
+        validate = self._validate
+        if validate is None or may_not_be_finite(data):
             return None
         try:
-            found = self._validate(data, strict=True)
+            found = validate(data, strict=True)
         except ValidationError:
             return None
-        if type(found) is dict:
+        left = self._members.get(type(found))  # None: the decoded object (a dict)
+        if left is _NOTHING:
+            return found  # type: ignore[no-any-return]
+        if left is None:
             if found["method"] in self._pending:
                 self._take_pending()
-            return found
+            return found  # type: ignore[no-any-return]
         model: BaseModel = found
-        left = self._members[type(model)]
-        if left is _NOTHING:
-            return model
         if left is _NO_ID_FIELD:
             return None if "id" in model.__pydantic_fields_set__ else model
         extra = model.__pydantic_extra__ or _NO_EXTRA

@@ -106,7 +106,8 @@ def load(data: str | bytes | bytearray | Mapping[str, Any] | list[Any]) -> Any:
             value = from_json(data, allow_inf_nan=False)
         except (ValueError, TypeError):
             raise ProtocolError(PARSE_ERROR, "Parse error: not valid JSON") from None
-        if may_not_be_finite(data) and not _finite(value):
+        raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
+        if may_not_be_finite(raw) and not _finite(value):
             raise ProtocolError(PARSE_ERROR, "Parse error: a number is out of range")
         return value
     return data
@@ -123,6 +124,7 @@ stand before a value (`[ : ,`, JSON whitespace, a minus) reads as 2 and N, I, f 
 so a NaN or Infinity literal shows as `_LITERAL`, which ordinary text (`clientInfo`) rarely does."""
 
 _LITERAL = b"\2\0\1\0"
+_LITERAL_FIRST = _LITERAL[1:]
 
 _EXPONENT = re.compile(rb"[0-9][eE]\+?0*[1-9][0-9]{2,}(?![0-9A-Za-z_-])")
 """A digit, then an exponent of three digits or more that ends where a JSON number can (where a `0e000`
@@ -132,15 +134,17 @@ _LONG_RUN = b"0" * 200
 """Digits enough to pass a float's range (about 1.8e308) with an exponent of at most two digits (210 do)."""
 
 
-def may_not_be_finite(data: str | bytes | bytearray, *, literals: bool = False) -> bool:
-    """False when the JSON text `data` holds no number too large for a float (which decodes as
-    infinity) nor, with `literals`, a NaN or Infinity (which only a lax reader reads). Such a number
-    has an exponent of three digits or more or a long run of digits."""
-    raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
+def may_not_be_finite(raw: bytes | bytearray) -> bool:
+    """False when the JSON text `raw` holds no number too large for a float (which decodes as
+    infinity) and no NaN or Infinity (which only a lax reader reads). Such a number has an exponent of
+    three digits or more or a long run of digits."""
+    # `find`, not `in`: a bytes `in` first tries the needle as an integer and clears the TypeError.
     runs = raw.translate(_RUNS)
-    if b"00000" in runs and _out_of_range(raw):
-        return True
-    return literals and (_LITERAL in runs or runs.startswith(_LITERAL[1:]))
+    return (
+        (runs.find(b"00000") >= 0 and _out_of_range(raw))
+        or runs.find(_LITERAL) >= 0
+        or (runs[:1] == b"\0" and runs.startswith(_LITERAL_FIRST))
+    )
 
 
 def _out_of_range(raw: bytes | bytearray) -> bool:
