@@ -1,5 +1,6 @@
 """Dispatched unions: object members that all require a literal `type` (or `resultType`, …) whose values
-overlap are validated by the members that take the input's value, anything else by the whole union."""
+overlap are validated by the members that take the input's value, anything else by the whole union.
+"""
 
 from __future__ import annotations
 
@@ -25,7 +26,10 @@ def dispatch_schema() -> Schema:
         {
             "Text": obj({"type": const("text"), "text": STRING}, ["type", "text"]),
             "Note": obj({"type": const("text"), "note": STRING, "size": INTEGER}, ["type", "note"]),
-            "Num": obj({"type": {"type": "string", "enum": ["int", "float"]}, "value": {"type": "number"}}, ["type"]),
+            "Num": obj(
+                {"type": {"type": "string", "enum": ["int", "float"]}, "value": {"type": "number"}},
+                ["type"],
+            ),
             "Flag": obj({"type": const("flag"), "on": {"type": "boolean"}}, ["type"]),
             "Item": {"anyOf": [ref("Text"), ref("Note"), ref("Num"), ref("Flag")]},
             "Done": obj({"resultType": const("done"), "x": INTEGER}, ["resultType", "x"]),
@@ -59,7 +63,11 @@ def _outcome(adapter: pydantic.TypeAdapter[Any], value: Any, strict: bool) -> An
         got = adapter.validate_python(value, strict=strict)
     except pydantic.ValidationError:
         return "rejected"
-    return type(got).__name__, got.model_dump(by_alias=True, exclude_unset=True), got.model_fields_set
+    return (
+        type(got).__name__,
+        got.model_dump(by_alias=True, exclude_unset=True),
+        got.model_fields_set,
+    )
 
 
 def _errors(adapter: pydantic.TypeAdapter[Any], value: Any) -> list[tuple[Any, ...]]:
@@ -99,16 +107,24 @@ OUTCOMES: list[Any] = [
 
 @pytest.mark.parametrize("value", ITEMS)
 @pytest.mark.parametrize("strict", [False, True])
-def test_a_dispatched_union_picks_what_the_plain_union_picks(pkg: ModuleType, value: Any, strict: bool) -> None:
+def test_a_dispatched_union_picks_what_the_plain_union_picks(
+    pkg: ModuleType, value: Any, strict: bool
+) -> None:
     dispatched = pydantic.TypeAdapter(pkg.types.Item)
-    assert _outcome(dispatched, value, strict) == _outcome(_plain(pkg.types, "Text", "Note", "Num", "Flag"), value, strict)
+    assert _outcome(dispatched, value, strict) == _outcome(
+        _plain(pkg.types, "Text", "Note", "Num", "Flag"), value, strict
+    )
 
 
 @pytest.mark.parametrize("value", OUTCOMES)
 @pytest.mark.parametrize("strict", [False, True])
-def test_a_dispatch_on_an_aliased_key_picks_what_the_plain_union_picks(pkg: ModuleType, value: Any, strict: bool) -> None:
+def test_a_dispatch_on_an_aliased_key_picks_what_the_plain_union_picks(
+    pkg: ModuleType, value: Any, strict: bool
+) -> None:
     dispatched = pydantic.TypeAdapter(pkg.types.Outcome)
-    assert _outcome(dispatched, value, strict) == _outcome(_plain(pkg.types, "Done", "Also", "Wait"), value, strict)
+    assert _outcome(dispatched, value, strict) == _outcome(
+        _plain(pkg.types, "Done", "Also", "Wait"), value, strict
+    )
 
 
 def _wire(value: Any) -> bool:
@@ -120,16 +136,24 @@ def _wire(value: Any) -> bool:
     ("definition", "value"),
     [*(("Item", v) for v in ITEMS if _wire(v)), *(("Outcome", v) for v in OUTCOMES if _wire(v))],
 )
-def test_a_dispatched_union_accepts_what_the_schema_accepts(pkg: ModuleType, definition: str, value: Any) -> None:
+def test_a_dispatched_union_accepts_what_the_schema_accepts(
+    pkg: ModuleType, definition: str, value: Any
+) -> None:
     assert_agrees(pkg.types, dispatch_schema(), definition, value)
 
 
 def test_only_the_members_that_take_the_tag_are_tried(pkg: ModuleType) -> None:
     item = pydantic.TypeAdapter(pkg.types.Item)
-    assert {loc[:2] for loc in _errors(item, {"type": "text"})} == {("text", "Text"), ("text", "Note")}
+    assert {loc[:2] for loc in _errors(item, {"type": "text"})} == {
+        ("text", "Text"),
+        ("text", "Note"),
+    }
     assert {loc[:1] for loc in _errors(item, {"type": "int", "value": "x"})} == {("int",)}
     outcome = pydantic.TypeAdapter(pkg.types.Outcome)
-    assert {loc[:2] for loc in _errors(outcome, {"resultType": "done"})} == {("done", "Done"), ("done", "Also")}
+    assert {loc[:2] for loc in _errors(outcome, {"resultType": "done"})} == {
+        ("done", "Done"),
+        ("done", "Also"),
+    }
 
 
 def test_anything_else_goes_to_every_member(pkg: ModuleType) -> None:
@@ -140,7 +164,9 @@ def test_anything_else_goes_to_every_member(pkg: ModuleType) -> None:
     outcome = pydantic.TypeAdapter(pkg.types.Outcome)
     assert {loc[0] for loc in _errors(outcome, {"result_type": "nope"})} == {"*"}
     # Both names given: the wire name wins in every member, and the whole union decides.
-    assert {loc[0] for loc in _errors(outcome, {"resultType": "done", "result_type": "wait"})} == {"*"}
+    assert {loc[0] for loc in _errors(outcome, {"resultType": "done", "result_type": "wait"})} == {
+        "*"
+    }
 
 
 def test_a_dispatch_holds_in_lists_and_maps_and_dumps_unchanged(pkg: ModuleType) -> None:
