@@ -101,7 +101,9 @@ OPTIONS = st.lists(
     st.fixed_dictionaries({"const": st.text(max_size=2), "title": st.text(max_size=2)}), max_size=2
 )
 VALUES = {
-    "type": st.one_of(TYPES, SCALARS),
+    "type": st.one_of(
+        TYPES, SCALARS, st.lists(TYPES, max_size=1), st.fixed_dictionaries({"type": TYPES})
+    ),
     "title": st.one_of(st.text(max_size=2), SCALARS),
     "description": st.text(max_size=2),
     "format": st.sampled_from(["email", "uri", "date", "date-time", "bogus"]),

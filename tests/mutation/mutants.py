@@ -104,6 +104,8 @@ PROTOCOL = _group(
         ("optional-tags", "_discriminator", "if f is None or not f.required or not isinstance(f.type, ir.LiteralOf):", "if f is None or not isinstance(f.type, ir.LiteralOf):", "an optional tag is used as discriminator"),
         ("shared-tags", "_discriminator", "if seen & set(f.type.values) or not f.type.values:", "if not f.type.values:", "members sharing a tag value are discriminated"),
         ("no-nested-groups", "_group_discriminable", "    models = tuple(", "    return ir.UnionOf(members)\n    models = tuple(", "mixed unions get no discriminated group"),
+        ("dispatch-member-left-out", "_dispatch", "for index, taken in enumerate(values):", "for index, taken in enumerate(values[:-1]):", "a dispatched union's last member missing from its tags (only the fallback reaches it)"),
+        ("no-dispatch", "_with_discriminators", "        if dispatch is not None:\n", "        if False:\n", "unions with overlapping tag values validated member by member (slow, not wrong: performance only)"),
         ("group-needs-three", "_group_discriminable", "if 2 <= len(models) < len(members)", "if 3 <= len(models) < len(members)", "two tagged objects in a mixed union not grouped"),
         ("list-items-undiscriminated", "_with_discriminators", "return ir.ListOf(_with_discriminators(t.item, defs))", "return t", "unions inside arrays not discriminated"),
         ("map-values-undiscriminated", "_with_discriminators", "return ir.DictOf(_with_discriminators(t.value, defs))", "return t", "unions inside maps not discriminated"),
@@ -177,6 +179,7 @@ PYSOURCE = _group(
         ("no-constraints", "field_default", 'args.extend(f"{c.name}={c.value!r}" for c in f.constraints)', "pass", "constraints not emitted"),
         ("optional-not-none", "field_annotation", "if not f.required and not ir.admits_null(f.type):", "if False:", "optional fields annotated without None: a constructor refuses None"),
         ("optional-admits-null", "field_annotation", "text = f\"{sym['_Omittable']}[{text}]\"", "text = f\"{text} | None\"", "optional fields accept JSON null and put it on the wire"),
+        ("dispatch-without-fallback", "dispatched", "[(d.fallback, t.members)]", "[]", "a dispatched union with no fallback tag: input off the tags refused instead of read as the plain union"),
         ("no-discriminator-annotation", "annotation", "    if t.discriminator:\n", "    if False:\n", "discriminators not emitted in annotations"),
         ("map-as-any", "annotation", 'return f"dict[str, {annotation(t.value, sym, prefix, core)}]"', 'return "dict"', "maps emitted untyped"),
         ("list-as-any", "annotation", 'return f"list[{annotation(t.item, sym, prefix, core)}]"', 'return "list"', "arrays emitted untyped"),
@@ -345,6 +348,8 @@ TYPES_TEMPLATE = _group(
         ("constants-not-filled", None, "                if name not in data and alias not in data:\n                    data[alias] = value\n", "                pass\n", "constant fields (`type`, `method`) must be written out by hand"),
         ("none-kept", None, "                data = {k: v for k, v in data.items() if v is not None or k not in omittable}\n", "                pass\n", "None given to a constructor refused instead of meaning absent"),
         ("extras-dropped", None, '        extra="allow",\n', '        extra="ignore",\n', "unknown keys of open objects lost"),
+        ("dispatch-fallback-lost", None, "        return fallback\n", "        return None  # type: ignore[return-value]\n", "input off the tags (a Python name, a model instance) refused instead of read as the plain union"),
+        ("dispatch-any-tag", None, "if type(found) is str and found in known", "if found in known", "a tag that is not an exact str looked up (an unhashable one raises)"),
     ],
 )
 
