@@ -212,7 +212,7 @@ VIEWS = _group(
         ("params-required-view", "method_view", "params_required=m.params_required", "params_required=False", "METHODS reports params optional"),
         ("embedded-view", "method_view", "embedded=m.embedded", "embedded=False", "embedded requests accepted as messages"),
         ("no-exports", "revision_view", "exports=tuple(sorted(names))", "exports=()", "types.__all__ empty"),
-        ("result-type-narrowed", "method_view", "annotation(m.result_type, METHODS_SYMBOLS, prefix, core) if m.result_type else \"None\"", "f\"types.{m.result}\" if m.result else \"None\"", "parse_result checks only the primary result"),
+        ("result-type-narrowed", "method_view", "annotation(_plain(m.result_type), METHODS_SYMBOLS, prefix, core) if m.result_type else \"None\"", "f\"types.{m.result}\" if m.result else \"None\"", "parse_result checks only the primary result"),
         ("result-annotation-single", "result_annotation", "    if isinstance(t, ir.UnionOf) and all(isinstance(x, ir.Ref) for x in ir.alternatives(t)):\n", "    if False:\n", "typed calls annotated with the primary result only"),
         ("embedded-messages", "revision_view", "live = [m for m in protocol.methods if not m.embedded]", "live = list(protocol.methods)", "embedded requests listed in the Message union"),
     ],
