@@ -5,6 +5,9 @@ overlap are validated by the members that take the input's value, anything else 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any, Union
 
@@ -178,3 +181,34 @@ def test_a_dispatch_holds_in_lists_and_maps_and_dumps_unchanged(pkg: ModuleType)
     assert [type(i).__name__ for i in holder.items] == ["Note", "Num", "Flag"]
     assert {k: type(v).__name__ for k, v in holder.by_name.items()} == {"a": "Also", "b": "Wait"}
     assert holder.model_dump(by_alias=True, exclude_unset=True) == wire
+
+
+def test_type_checkers_see_the_union_of_the_members(pkg: ModuleType, tmp_path: Path) -> None:
+    root = Path(str(pkg.__file__)).parent.parent
+    (tmp_path / "use_dispatch.py").write_text(
+        "from dispatch_pkg import types\n\n\n"
+        "def use(item: types.Item, outcome: types.Outcome) -> None:\n"
+        "    reveal_type(item)\n"
+        "    reveal_type(outcome)\n"
+        "    wrong: types.Outcome = types.Text(text='t')\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir=/dev/null"]
+        + ["dispatch_pkg", str(tmp_path / "use_dispatch.py")],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={"MYPYPATH": str(root), "PATH": "/usr/bin:/bin"},
+    )
+    lines = [
+        line.split(": ", 1)[1] for line in run.stdout.splitlines() if "use_dispatch.py" in line
+    ]
+    assert len(lines) == 3 and lines[2].startswith(
+        "error: Incompatible types in assignment"
+    ), run.stdout
+    revealed = [
+        set(line.split('"')[1].replace("dispatch_pkg.types.", "").split(" | "))
+        for line in lines[:2]
+    ]
+    assert revealed == [{"Text", "Note", "Num", "Flag"}, {"Done", "Also", "Wait"}], run.stdout
