@@ -8,7 +8,7 @@ import enum
 import json
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Union
+from typing import Any, NamedTuple, Union
 
 import jsonschema
 import pydantic
@@ -59,6 +59,30 @@ def worlds(
         )
     return load_package(root / "tagged_25", "tagged_25"), load_package(
         root / "plain_25", "plain_25"
+    )
+
+
+class Adapters(NamedTuple):
+    """The adapters the tests compare, built once (pydantic 2.11 slows and then overflows the stack when
+    adapters of the same deferred models are built hundreds of times, with or without a dispatch).
+    """
+
+    dispatched: pydantic.TypeAdapter[Any]
+    members: pydantic.TypeAdapter[Any]
+    mine: pydantic.TypeAdapter[Any]
+    theirs: pydantic.TypeAdapter[Any]
+
+
+@pytest.fixture(scope="module")
+def adapters(worlds: tuple[ModuleType, ModuleType]) -> Adapters:
+    """`PrimitiveSchemaDefinition` and the plain union of its classes; `ElicitRequestParams` of both worlds."""
+    tagged, plain = worlds
+    members = Union[tuple(getattr(tagged.types, n) for n in MEMBERS)]  # type: ignore[arg-type]
+    return Adapters(
+        pydantic.TypeAdapter(tagged.types.PrimitiveSchemaDefinition),
+        pydantic.TypeAdapter(members),
+        pydantic.TypeAdapter(tagged.types.ElicitRequestParams),
+        pydantic.TypeAdapter(plain.types.ElicitRequestParams),
     )
 
 
@@ -206,20 +230,13 @@ def form(value: Any, mode: bool) -> dict[str, Any]:
     value={"type": "array", "items": {"anyOf": []}, "minItems": "1"}, strict=False, as_json=False
 )
 def test_the_dispatch_answers_as_the_plain_union(
-    worlds: tuple[ModuleType, ModuleType], value: Any, strict: bool, as_json: bool
+    adapters: Adapters, value: Any, strict: bool, as_json: bool
 ) -> None:
-    tagged, plain = worlds
-    members = Union[tuple(getattr(tagged.types, n) for n in MEMBERS)]  # type: ignore[arg-type]
-    alone = outcome(
-        pydantic.TypeAdapter(tagged.types.PrimitiveSchemaDefinition), value, strict, as_json
-    )
-    assert alone == outcome(pydantic.TypeAdapter(members), value, strict, as_json)
-    mine, theirs = pydantic.TypeAdapter(tagged.types.ElicitRequestParams), pydantic.TypeAdapter(
-        plain.types.ElicitRequestParams
-    )
+    alone = outcome(adapters.dispatched, value, strict, as_json)
+    assert alone == outcome(adapters.members, value, strict, as_json)
     for mode in (False, True):
-        assert outcome(mine, form(value, mode), strict, as_json) == outcome(
-            theirs, form(value, mode), strict, as_json
+        assert outcome(adapters.mine, form(value, mode), strict, as_json) == outcome(
+            adapters.theirs, form(value, mode), strict, as_json
         )
 
 
@@ -228,14 +245,10 @@ def test_the_dispatch_answers_as_the_plain_union(
 )
 @given(value=PROPERTY)
 def test_the_dispatch_accepts_in_strict_json_what_the_upstream_schema_accepts(
-    worlds: tuple[ModuleType, ModuleType], upstream: Any, value: Any
+    adapters: Adapters, upstream: Any, value: Any
 ) -> None:
     assume(not integral_floats(value))  # JSON Schema counts 2.0 as an integer; strict mode does not
-    tagged, _ = worlds
-    accepted = (
-        outcome(pydantic.TypeAdapter(tagged.types.PrimitiveSchemaDefinition), value, True, True)
-        != "refused"
-    )
+    accepted = outcome(adapters.dispatched, value, True, True) != "refused"
     assert accepted == upstream.is_valid(value), json.dumps(value)
 
 
@@ -251,13 +264,10 @@ def test_the_dispatch_accepts_in_strict_json_what_the_upstream_schema_accepts(
 )
 @pytest.mark.parametrize("strict", [False, True])
 def test_a_tag_that_is_not_an_exact_str_is_read_as_the_plain_union_reads_it(
-    worlds: tuple[ModuleType, ModuleType], value: Any, strict: bool
+    adapters: Adapters, value: Any, strict: bool
 ) -> None:
-    tagged, _ = worlds
-    members = Union[tuple(getattr(tagged.types, n) for n in MEMBERS)]  # type: ignore[arg-type]
-    dispatched = pydantic.TypeAdapter(tagged.types.PrimitiveSchemaDefinition)
-    assert outcome(dispatched, value, strict, False) == outcome(
-        pydantic.TypeAdapter(members), value, strict, False
+    assert outcome(adapters.dispatched, value, strict, False) == outcome(
+        adapters.members, value, strict, False
     )
 
 
@@ -278,16 +288,12 @@ INSTANCES = {
 
 @pytest.mark.parametrize("name", MEMBERS)
 def test_a_model_instance_is_read_as_the_plain_union_reads_it(
-    worlds: tuple[ModuleType, ModuleType], name: str
+    worlds: tuple[ModuleType, ModuleType], adapters: Adapters, name: str
 ) -> None:
-    tagged, _ = worlds
-    instance = getattr(tagged.types, name).model_validate(INSTANCES[name])
-    members = Union[tuple(getattr(tagged.types, n) for n in MEMBERS)]  # type: ignore[arg-type]
+    instance = getattr(worlds[0].types, name).model_validate(INSTANCES[name])
     for strict in (False, True):
-        mine = outcome(
-            pydantic.TypeAdapter(tagged.types.PrimitiveSchemaDefinition), instance, strict, False
-        )
-        assert mine == outcome(pydantic.TypeAdapter(members), instance, strict, False)
+        mine = outcome(adapters.dispatched, instance, strict, False)
+        assert mine == outcome(adapters.members, instance, strict, False)
         assert mine != "refused" and mine[0] == name
 
 
@@ -337,3 +343,14 @@ def test_the_oracle_is_the_plain_union_and_the_package_dispatches(
         "string",
     ]
     assert theirs["type"] == "union" and len(theirs["choices"]) == len(MEMBERS)
+
+
+@pytest.mark.parametrize(
+    "name", ["PrimitiveSchemaDefinition", "EnumSchema", "ElicitRequestParams", "ElicitRequest"]
+)
+def test_the_json_schema_is_the_plain_union_s(
+    worlds: tuple[ModuleType, ModuleType], name: str
+) -> None:
+    """A `oneOf` over the tags would refuse every value (each matches its tag's members and the fallback)."""
+    mine, theirs = (pydantic.TypeAdapter(getattr(p.types, name)).json_schema() for p in worlds)
+    assert mine == theirs

@@ -349,6 +349,7 @@ TYPES_TEMPLATE = _group(
         ("none-kept", None, "                data = {k: v for k, v in data.items() if v is not None or k not in omittable}\n", "                pass\n", "None given to a constructor refused instead of meaning absent"),
         ("extras-dropped", None, '        extra="allow",\n', '        extra="ignore",\n', "unknown keys of open objects lost"),
         ("dispatch-fallback-lost", None, "        return fallback\n", "        return None  # type: ignore[return-value]\n", "input off the tags (a Python name, a model instance) refused instead of read as the plain union"),
+        ("dispatch-json-schema-one-of", None, 'return handler(schema["choices"][fallback])', "return handler(schema)", "a dispatched union's JSON Schema a `oneOf` over its tags, which no value satisfies"),
         ("dispatch-any-tag", None, "if type(found) is str and found in known", "if found in known", "a tag that is not an exact str looked up (an unhashable one raises)"),
     ],
 )
