@@ -177,7 +177,8 @@ def _const(value: _T, alias: str | None = None) -> _T:
 
 def _dispatch(key: str, name: str, tags: tuple[str, ...], fallback: str) -> Discriminator:
     """The tag of a union's input: the value of `key` (Python name `name`) when the input is a dict holding an
-    exact str among `tags` (and not `name` too), else `fallback`, whose member is the whole union."""
+    exact str among `tags` (and not `name` too), else `fallback`, whose member is the whole union; its JSON
+    Schema is the whole union's."""
     known = frozenset(tags)
     other = None if name == key else name
 
@@ -188,7 +189,13 @@ def _dispatch(key: str, name: str, tags: tuple[str, ...], fallback: str) -> Disc
                 return found
         return fallback
 
-    return Discriminator(tag)
+    class Dispatch(Discriminator):
+        __slots__ = ()
+
+        def __get_pydantic_json_schema__(self, schema: Any, handler: Any) -> Any:
+            return handler(schema["choices"][fallback])
+
+    return Dispatch(tag)
 
 
 if TYPE_CHECKING:
