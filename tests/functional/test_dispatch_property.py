@@ -354,3 +354,26 @@ def test_the_json_schema_is_the_plain_union_s(
     """A `oneOf` over the tags would refuse every value (each matches its tag's members and the fallback)."""
     mine, theirs = (pydantic.TypeAdapter(getattr(p.types, name)).json_schema() for p in worlds)
     assert mine == theirs
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"type": "number", "type": "string", "enum": ["a"]}',
+        '{"type": "string", "type": "number"}',
+        '{"type": "boolean", "type": "array", "items": {"type": "string", "enum": ["a"]}}',
+        '{"type": "array", "enum": ["a"], "type": "string"}',
+    ],
+)
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_tag_given_twice_in_json_is_read_as_the_plain_union_reads_it(
+    adapters: Adapters, text: str, strict: bool
+) -> None:
+    """The tag function sees the decoded object (the last value wins); so must the members."""
+    answers = []
+    for adapter in (adapters.dispatched, adapters.members):
+        try:
+            answers.append(described(adapter.validate_json(text, strict=strict)))
+        except pydantic.ValidationError:
+            answers.append("refused")
+    assert answers[0] == answers[1] != "refused"
