@@ -45,10 +45,19 @@ def dispatch_schema() -> Schema:
                     "byName": {"type": "object", "additionalProperties": ref("Outcome")},
                 }
             ),
+            "ComputeRequest": request("compute", obj({"x": INTEGER}, ["x"])),
+            "ComputeResultResponse": obj(
+                {
+                    "jsonrpc": const("2.0"),
+                    "id": ref("RequestId"),
+                    "result": {"anyOf": [ref("Done"), ref("Also"), ref("Wait")]},
+                },
+                ["jsonrpc", "id", "result"],
+            ),
             "PingRequest": request("ping"),
             "PingResult": result(),
         },
-        client_requests=["PingRequest"],
+        client_requests=["PingRequest", "ComputeRequest"],
     )
 
 
@@ -206,3 +215,10 @@ def test_type_checkers_see_the_union_of_the_members(pkg: ModuleType, tmp_path: P
         for line in lines[:2]
     ]
     assert revealed == [{"Text", "Note", "Num", "Flag"}, {"Done", "Also", "Wait"}], run.stdout
+
+
+def test_a_result_that_is_such_a_union_is_read_by_its_members(pkg: ModuleType) -> None:
+    assert type(pkg.parse_result("compute", {"resultType": "done", "y": 1})) is pkg.types.Also
+    assert type(pkg.parse_result("compute", {"result_type": "wait"})) is pkg.types.Wait
+    with pytest.raises(pkg.ProtocolError):
+        pkg.parse_result("compute", {"resultType": "done"})

@@ -203,6 +203,7 @@ LITERALS = _group(
 VIEWS = _group(
     "generator/emit/views.py",
     [
+        ("result-dispatch-kept", "_plain", "return dataclasses.replace(t, dispatch=None) if isinstance(t, ir.UnionOf) else t", "return t", "a dispatched result union spelled in methods.py, which imports no Tag: generation fails"),
         ("closed-view-open", "definition_view", "closed = isinstance(d.extra, ir.LiteralOf) and not d.extra.values", "closed = False", "closed objects emitted open"),
         ("typed-extra-view-dropped", "definition_view", "extra = None if closed or isinstance(d.extra, ir.AnyType) else annotation(d.extra, sym, core=core)", "extra = None", "typed extras not emitted"),
         ("class-doc-dropped", "definition_view", 'return DefinitionView("model", d.name, indent_doc(d.description, 4, definition=True), fields, extra, closed)', 'return DefinitionView("model", d.name, None, fields, extra, closed)', "model docstrings lost"),
