@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 __all__ = [
@@ -215,6 +215,29 @@ def _const(value: _T, alias: str | None = None) -> _T:
     """A required field that can only be `value`: the constructor fills it in, validation still requires it."""
     marker: Any = Field(alias=alias, json_schema_extra={"const": cast(Any, value)})
     return cast(_T, marker)
+
+
+def _dispatch(key: str, name: str, tags: tuple[str, ...], fallback: str) -> Discriminator:
+    """The tag of a union's input: the value of `key` (Python name `name`) when the input is a dict holding an
+    exact str among `tags` (and not `name` too), else `fallback`, whose member is the whole union; its JSON
+    Schema is the whole union's."""
+    known = frozenset(tags)
+    other = None if name == key else name
+
+    def tag(value: Any) -> str:
+        if type(value) is dict:
+            found = value.get(key)
+            if type(found) is str and found in known and (other is None or other not in value):
+                return found
+        return fallback
+
+    class Dispatch(Discriminator):
+        __slots__ = ()
+
+        def __get_pydantic_json_schema__(self, schema: Any, handler: Any) -> Any:
+            return handler(schema["choices"][fallback])
+
+    return Dispatch(tag)
 
 
 if TYPE_CHECKING:
@@ -1270,13 +1293,24 @@ class LegacyTitledEnumSchema(_McpModel):
     type: Literal["string"] = _const("string")
 
 
-EnumSchema = (
-    UntitledSingleSelectEnumSchema
-    | TitledSingleSelectEnumSchema
-    | UntitledMultiSelectEnumSchema
-    | TitledMultiSelectEnumSchema
-    | LegacyTitledEnumSchema
-)
+EnumSchema = Annotated[
+    Union[
+        Annotated[
+            UntitledSingleSelectEnumSchema | TitledSingleSelectEnumSchema | LegacyTitledEnumSchema,
+            Tag("string"),
+        ],
+        Annotated[UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSchema, Tag("array")],
+        Annotated[
+            UntitledSingleSelectEnumSchema
+            | TitledSingleSelectEnumSchema
+            | UntitledMultiSelectEnumSchema
+            | TitledMultiSelectEnumSchema
+            | LegacyTitledEnumSchema,
+            Tag("*"),
+        ],
+    ],
+    _dispatch("type", "type", ("string", "array"), "*"),
+]
 
 
 class Error(_McpModel):
@@ -1702,16 +1736,33 @@ class StringSchema(_McpModel):
     type: Literal["string"] = _const("string")
 
 
-PrimitiveSchemaDefinition = (
-    StringSchema
-    | NumberSchema
-    | BooleanSchema
-    | UntitledSingleSelectEnumSchema
-    | TitledSingleSelectEnumSchema
-    | UntitledMultiSelectEnumSchema
-    | TitledMultiSelectEnumSchema
-    | LegacyTitledEnumSchema
-)
+PrimitiveSchemaDefinition = Annotated[
+    Union[
+        Annotated[
+            StringSchema
+            | UntitledSingleSelectEnumSchema
+            | TitledSingleSelectEnumSchema
+            | LegacyTitledEnumSchema,
+            Tag("string"),
+        ],
+        Annotated[NumberSchema, Tag("integer")],
+        Annotated[NumberSchema, Tag("number")],
+        Annotated[BooleanSchema, Tag("boolean")],
+        Annotated[UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSchema, Tag("array")],
+        Annotated[
+            StringSchema
+            | NumberSchema
+            | BooleanSchema
+            | UntitledSingleSelectEnumSchema
+            | TitledSingleSelectEnumSchema
+            | UntitledMultiSelectEnumSchema
+            | TitledMultiSelectEnumSchema
+            | LegacyTitledEnumSchema,
+            Tag("*"),
+        ],
+    ],
+    _dispatch("type", "type", ("string", "integer", "number", "boolean", "array"), "*"),
+]
 """Restricted schema definitions that only allow primitive types
 without nested objects or arrays."""
 

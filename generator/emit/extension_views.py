@@ -17,7 +17,7 @@ CORE = "_core"
 """What an extension's modules call the surface revision's types module."""
 HELPERS = ("_McpModel", "_const")
 """The base model and field helper an extension's types take from the surface revision's types module (and
-its `_Omittable` marker, which type checkers read as `Optional`)."""
+its `_Omittable` marker, which type checkers read as `Optional`; its `_dispatch` when a union needs it)."""
 UP = "..."
 """The package root, relative to an extension's modules (`<package>/ext/<name>/`)."""
 
@@ -184,15 +184,17 @@ def types_view(package: ir.Package, extension: ir.Extension, m: ModuleView) -> T
     sym = Symbols.avoiding(names, (CORE,))
     core_sym = Symbols.avoiding({d.name for d in package.surface_revision.protocol.definitions})
     spelled = {n: (f"{n} as {a}" if a != n else n) for n, a in sym.names}
+    dispatching = any(ir.dispatches(t) for d in extension.definitions for t in _types(d))
     helpers = ", ".join(
-        f"{core_sym[h]} as {sym[h]}" if core_sym[h] != sym[h] else h for h in HELPERS
+        f"{core_sym[h]} as {sym[h]}" if core_sym[h] != sym[h] else h
+        for h in HELPERS + (("_dispatch",) if dispatching else ())
     )
     core = f"from {_core_package(package)} import types as {sym[CORE]}"
     return TypesView(
         m=ModuleView(m.header, m.name, m.identifier, m.identifier_literal, m.revision, core),
         symbols=sym,
         typing_imports=", ".join(spelled[n] for n in ("TYPE_CHECKING", "Annotated", "Any", "Literal", "Union")),
-        pydantic_imports=", ".join(spelled[n] for n in ("ConfigDict", "Field")),
+        pydantic_imports=", ".join(spelled[n] for n in ("ConfigDict", "Field", *(("Tag",) if dispatching else ()))),
         extension_imports=spelled["TypeAliasType"],
         helper_import=from_import(_core_types(package), helpers),
         omittable=f"from {_core_types(package)} import {core_sym['_Omittable']}"
@@ -201,6 +203,11 @@ def types_view(package: ir.Package, extension: ir.Extension, m: ModuleView) -> T
         definitions=tuple(definition_view(d, sym, sym[CORE] + ".") for d in extension.definitions),
         exports=tuple(sorted(names)),
     )
+
+
+def _types(d: ir.Definition) -> tuple[ir.TypeExpr, ...]:
+    """The type expressions a definition holds."""
+    return (d.type,) if isinstance(d, ir.Alias) else (d.extra, *(f.type for f in d.fields))
 
 
 def qualified(extension: ir.Extension, name: str, local: str, core: str) -> str:

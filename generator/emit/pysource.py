@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from ..model import ir
 from .literals import py_literal, string_literal
@@ -20,12 +21,14 @@ IMPORTED = (
     "cast",
     "BaseModel",
     "ConfigDict",
+    "Discriminator",
     "Field",
+    "Tag",
     "TypeAliasType",
 )
 # Names the generated types module defines for itself: the base model, the constant-field helper, its type
-# variable, and the marker of optional fields that must not be null.
-HELPERS = ("_McpModel", "_const", "_T", "_Omittable")
+# variable, the marker of optional fields that must not be null, and the tag function of a dispatched union.
+HELPERS = ("_McpModel", "_const", "_T", "_Omittable", "_dispatch")
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,8 @@ def annotation(t: ir.TypeExpr, sym: Symbols, prefix: str = "", core: str = "") -
         return f"list[{annotation(t.item, sym, prefix, core)}]"
     if isinstance(t, ir.DictOf):
         return f"dict[str, {annotation(t.value, sym, prefix, core)}]"
+    if t.dispatch:
+        return dispatched(t, t.dispatch, sym, lambda group: " | ".join(annotation(m, sym, prefix, core) for m in group))
     members = " | ".join(annotation(m, sym, prefix, core) for m in t.members)
     if t.discriminator:
         return f"{sym['Annotated']}[{members}, {sym['Field']}(discriminator={string_literal(t.discriminator)})]"
@@ -87,6 +92,8 @@ def annotation(t: ir.TypeExpr, sym: Symbols, prefix: str = "", core: str = "") -
 
 def lazy_annotation(t: ir.TypeExpr, sym: Symbols, core: str = "") -> str:
     """An annotation spelled with `Union[...]` so it can be evaluated from a string lazily."""
+    if isinstance(t, ir.UnionOf) and t.dispatch:
+        return dispatched(t, t.dispatch, sym, lambda group: _lazy_union(group, sym, core))
     if isinstance(t, ir.UnionOf):
         inner = ", ".join(lazy_annotation(m, sym, core) for m in t.members)
         union = f"{sym['Union']}[{inner}]"
@@ -102,6 +109,21 @@ def lazy_annotation(t: ir.TypeExpr, sym: Symbols, core: str = "") -> str:
     if isinstance(t, ir.LiteralOf) and None in t.values:
         return f"{sym['Union']}[{annotation(t, sym).replace(' | ', ', ')}]"
     return annotation(t, sym, core=core)
+
+
+def dispatched(t: ir.UnionOf, d: ir.Dispatch, sym: Symbols, union: Callable[[tuple[ir.TypeExpr, ...]], str]) -> str:
+    """A union validated through `d`: one `Tag` per value over the members that take it, the whole union
+    under the fallback tag; type checkers see the union of the members."""
+    groups = [(tag, tuple(t.members[i] for i in at)) for tag, at in d.tags] + [(d.fallback, t.members)]
+    choices = ", ".join(f"{sym['Annotated']}[{union(group)}, {sym['Tag']}({string_literal(tag)})]" for tag, group in groups)
+    tags = ", ".join(string_literal(tag) for tag, _ in d.tags) + ("," if len(d.tags) == 1 else "")
+    call = f"{sym['_dispatch']}({string_literal(d.key)}, {string_literal(d.python_name)}, ({tags}), {string_literal(d.fallback)})"
+    return f"{sym['Annotated']}[{sym['Union']}[{choices}], {call}]"
+
+
+def _lazy_union(members: tuple[ir.TypeExpr, ...], sym: Symbols, core: str) -> str:
+    inner = ", ".join(lazy_annotation(m, sym, core) for m in members)
+    return inner if len(members) == 1 else f"{sym['Union']}[{inner}]"
 
 
 def constant(f: ir.Field) -> ir.JsonScalar | None:

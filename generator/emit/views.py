@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
@@ -159,7 +160,7 @@ def method_view(
         params=qualify(m.params) if m.params else "None",
         result=qualify(m.result) if m.result else "None",
         result_type=(
-            annotation(m.result_type, METHODS_SYMBOLS, prefix, core) if m.result_type else "None"
+            annotation(_plain(m.result_type), METHODS_SYMBOLS, prefix, core) if m.result_type else "None"
         ),
         result_annotation=result_annotation(m, prefix, core) if m.kind == "request" else None,
         python_name=m.python_name,
@@ -167,6 +168,11 @@ def method_view(
         params_required=m.params_required,
         embedded=m.embedded,
     )
+
+
+def _plain(t: ir.TypeExpr) -> ir.TypeExpr:
+    """`t` with a dispatched union as the plain union (which accepts the same), as `methods.py` spells it."""
+    return dataclasses.replace(t, dispatch=None) if isinstance(t, ir.UnionOf) else t
 
 
 def sender_names(m: ir.MethodSpec) -> list[str]:
@@ -206,7 +212,7 @@ def revision_view(protocol: ir.Protocol, header: str, up: str) -> RevisionView:
         errata_literal=tuple_literal((string_literal(e.id) for e in protocol.errata), 0),
         symbols=sym,
         typing_imports=imports("TYPE_CHECKING", "Annotated", "Any", "ClassVar", "Literal", "TypeVar", "Union", "cast"),
-        pydantic_imports=imports("BaseModel", "ConfigDict", "Field"),
+        pydantic_imports=imports("BaseModel", "ConfigDict", "Discriminator", "Field", "Tag"),
         extension_imports=imports("TypeAliasType"),
         base=sym["_McpModel"],
         definitions=tuple(definition_view(d, sym) for d in protocol.definitions),

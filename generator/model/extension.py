@@ -153,7 +153,7 @@ def _retyped(t: ir.TypeExpr, mapping: dict[str, str]) -> ir.TypeExpr:
     if isinstance(t, ir.DictOf):
         return ir.DictOf(_retyped(t.value, mapping))
     if isinstance(t, ir.UnionOf):
-        return ir.UnionOf(tuple(_retyped(m, mapping) for m in t.members), t.discriminator)
+        return dataclasses.replace(t, members=tuple(_retyped(m, mapping) for m in t.members))
     return t
 
 

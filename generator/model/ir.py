@@ -58,11 +58,25 @@ class DictOf:
 
 
 @dataclass(frozen=True)
+class Dispatch:
+    """How a union of models that all require a literal `key` with overlapping values is validated: a
+    value's tag (an exact string among `tags`) picks the members whose literal takes it (positions in
+    the union, in its order); any other input goes to every member (`fallback`), as a plain union."""
+
+    key: str
+    python_name: str
+    tags: tuple[tuple[str, tuple[int, ...]], ...]
+    fallback: str
+
+
+@dataclass(frozen=True)
 class UnionOf:
-    """`anyOf`/`oneOf`/type lists; `discriminator` names the wire key that tells members apart."""
+    """`anyOf`/`oneOf`/type lists; `discriminator` names the wire key that tells members apart; a
+    `dispatch` narrows a plain union (one `discriminator` cannot) before its members are tried."""
 
     members: tuple[TypeExpr, ...]
     discriminator: str | None = None
+    dispatch: Dispatch | None = None
 
 
 TypeExpr = Union[AnyType, Primitive, LiteralOf, Ref, ListOf, DictOf, UnionOf]
@@ -73,6 +87,15 @@ def alternatives(t: TypeExpr) -> tuple[TypeExpr, ...]:
     if not isinstance(t, UnionOf):
         return (t,)
     return tuple(a for m in t.members for a in alternatives(m))
+
+
+def dispatches(t: TypeExpr) -> bool:
+    """True when `t` holds a union validated through a `Dispatch`."""
+    if isinstance(t, UnionOf):
+        return t.dispatch is not None or any(dispatches(m) for m in t.members)
+    if isinstance(t, ListOf):
+        return dispatches(t.item)
+    return isinstance(t, DictOf) and dispatches(t.value)
 
 
 def admits_null(t: TypeExpr) -> bool:

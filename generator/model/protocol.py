@@ -90,6 +90,43 @@ def _discriminator(members: tuple[ir.TypeExpr, ...], defs: dict[str, ir.Definiti
     return None
 
 
+def _dispatch(members: tuple[ir.TypeExpr, ...], defs: dict[str, ir.Definition]) -> ir.Dispatch | None:
+    """A dispatch on the first key every member (a model) requires as a literal of strings, when a
+    value of it leaves out at least one member.
+
+    Exact: a member whose literal does not take the input's (exact string) value cannot accept the
+    input, and the members that can keep their order, so a smart union picks the same one.
+    """
+    models = [defs.get(m.name) if isinstance(m, ir.Ref) else None for m in members]
+    if len(models) < 2 or not all(isinstance(m, ir.Model) for m in models):
+        return None
+    for key in DISCRIMINATOR_KEYS:
+        fields = [next((f for f in m.fields if f.wire_name == key), None) for m in models if isinstance(m, ir.Model)]
+        values = [_string_literal(f) for f in fields]
+        if any(v is None for v in values) or len({f.python_name for f in fields if f is not None}) != 1:
+            continue
+        tags: dict[str, list[int]] = {}
+        for index, taken in enumerate(values):
+            for value in taken or ():
+                tags.setdefault(value, []).append(index)
+        if any(len(group) < len(members) for group in tags.values()):
+            fallback = "*"
+            while fallback in tags:
+                fallback += "*"
+            name = next(f.python_name for f in fields if f is not None)
+            return ir.Dispatch(key, name, tuple((tag, tuple(group)) for tag, group in tags.items()), fallback)
+    return None
+
+
+def _string_literal(f: ir.Field | None) -> tuple[str, ...] | None:
+    """The values of a required literal field when all are strings, each once."""
+    if f is None or not f.required or not isinstance(f.type, ir.LiteralOf):
+        return None
+    if not all(isinstance(v, str) for v in f.type.values):
+        return None
+    return tuple(dict.fromkeys(v for v in f.type.values if isinstance(v, str)))
+
+
 def _with_discriminators(t: ir.TypeExpr, defs: dict[str, ir.Definition]) -> ir.TypeExpr:
     if isinstance(t, ir.ListOf):
         return ir.ListOf(_with_discriminators(t.item, defs))
@@ -100,6 +137,9 @@ def _with_discriminators(t: ir.TypeExpr, defs: dict[str, ir.Definition]) -> ir.T
         key = _discriminator(members, defs)
         if key is not None:
             return ir.UnionOf(members, key)
+        dispatch = _dispatch(members, defs)
+        if dispatch is not None:
+            return ir.UnionOf(members, dispatch=dispatch)
         return _group_discriminable(members, defs)
     return t
 

@@ -27,6 +27,7 @@ from .packages import Wire, generate_extended, run
 from .schemas import Schema, const, extension_schema, notification, obj, ref, request, result
 from .session import STRING, session_schema
 
+INTEGER = {"type": "integer"}
 JOBS = "io.example/jobs"
 EXTENSIONS = {"type": "object", "additionalProperties": {"type": "object", "additionalProperties": {}}}
 
@@ -65,9 +66,13 @@ def jobs_schema() -> Schema:
                     "state": ref("JobState"),
                     "tool": ref("Tool"),
                     "log": {"type": "array", "items": ref("TextContent")},
+                    "events": {"type": "array", "items": ref("JobEvent")},
                 },
                 ["jobId", "state"],
             ),
+            "JobStarted": obj({"kind": const("started"), "at": STRING}, ["kind", "at"]),
+            "JobStep": obj({"kind": {"enum": ["step", "started"], "type": "string"}, "step": INTEGER}, ["kind", "step"]),
+            "JobEvent": {"anyOf": [ref("JobStarted"), ref("JobStep")]},
             "GetJobRequest": request("jobs/get", obj({"jobId": STRING}, ["jobId"]), params_required=True),
             "GetJobResult": result({"job": ref("Job")}, ["job"]),
             "JobUpdatedNotification": notification("notifications/jobs", ref("Job"), params_required=True),
@@ -154,10 +159,22 @@ def test_a_copy_that_differs_is_reported_once_and_never_replaces_the_core_type(
         {"jobId": "j"},
         {"jobId": "j", "state": "done", "log": [{"type": "text", "text": "ok"}], "extra": [1, 2.5]},
         {"jobId": "j", "state": "done", "tool": {"name": 1}},
+        {"jobId": "j", "state": "done", "events": [{"kind": "started", "at": "t"}, {"kind": "started", "step": 1}]},
+        {"jobId": "j", "state": "done", "events": [{"kind": "step", "at": "t"}]},
+        {"jobId": "j", "state": "done", "events": [{"kind": "stop"}]},
     ],
 )
 def test_the_extension_types_accept_what_its_schema_accepts(jobs: ModuleType, instance: Any) -> None:
     assert_agrees(jobs.types, jobs_schema(), "Job", instance)
+
+
+def test_an_extension_union_whose_tags_overlap_dispatches_on_its_tag(jobs: ModuleType) -> None:
+    events = pydantic.TypeAdapter(jobs.types.JobEvent)
+    picked = [events.validate_python(e) for e in ({"kind": "started", "at": "t"}, {"kind": "started", "step": 1})]
+    assert [type(e).__name__ for e in picked] == ["JobStarted", "JobStep"]
+    with pytest.raises(pydantic.ValidationError) as caught:
+        events.validate_python({"kind": "step"})
+    assert [e["loc"] for e in caught.value.errors()] == [("step", "step")]
 
 
 @pytest.mark.parametrize("instance", [{}, {"maxJobs": 2}, {"maxJobs": 0}, {"maxJobs": 2, "other": 1}, {"legacy": True}])

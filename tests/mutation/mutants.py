@@ -104,6 +104,8 @@ PROTOCOL = _group(
         ("optional-tags", "_discriminator", "if f is None or not f.required or not isinstance(f.type, ir.LiteralOf):", "if f is None or not isinstance(f.type, ir.LiteralOf):", "an optional tag is used as discriminator"),
         ("shared-tags", "_discriminator", "if seen & set(f.type.values) or not f.type.values:", "if not f.type.values:", "members sharing a tag value are discriminated"),
         ("no-nested-groups", "_group_discriminable", "    models = tuple(", "    return ir.UnionOf(members)\n    models = tuple(", "mixed unions get no discriminated group"),
+        ("dispatch-member-left-out", "_dispatch", "for index, taken in enumerate(values):", "for index, taken in enumerate(values[:-1]):", "a dispatched union's last member missing from its tags (only the fallback reaches it)"),
+        ("no-dispatch", "_with_discriminators", "        if dispatch is not None:\n", "        if False:\n", "unions with overlapping tag values validated member by member (slow, not wrong: performance only)"),
         ("group-needs-three", "_group_discriminable", "if 2 <= len(models) < len(members)", "if 3 <= len(models) < len(members)", "two tagged objects in a mixed union not grouped"),
         ("list-items-undiscriminated", "_with_discriminators", "return ir.ListOf(_with_discriminators(t.item, defs))", "return t", "unions inside arrays not discriminated"),
         ("map-values-undiscriminated", "_with_discriminators", "return ir.DictOf(_with_discriminators(t.value, defs))", "return t", "unions inside maps not discriminated"),
@@ -177,6 +179,7 @@ PYSOURCE = _group(
         ("no-constraints", "field_default", 'args.extend(f"{c.name}={c.value!r}" for c in f.constraints)', "pass", "constraints not emitted"),
         ("optional-not-none", "field_annotation", "if not f.required and not ir.admits_null(f.type):", "if False:", "optional fields annotated without None: a constructor refuses None"),
         ("optional-admits-null", "field_annotation", "text = f\"{sym['_Omittable']}[{text}]\"", "text = f\"{text} | None\"", "optional fields accept JSON null and put it on the wire"),
+        ("dispatch-without-fallback", "dispatched", "[(d.fallback, t.members)]", "[]", "a dispatched union with no fallback tag: input off the tags refused instead of read as the plain union"),
         ("no-discriminator-annotation", "annotation", "    if t.discriminator:\n", "    if False:\n", "discriminators not emitted in annotations"),
         ("map-as-any", "annotation", 'return f"dict[str, {annotation(t.value, sym, prefix, core)}]"', 'return "dict"', "maps emitted untyped"),
         ("list-as-any", "annotation", 'return f"list[{annotation(t.item, sym, prefix, core)}]"', 'return "list"', "arrays emitted untyped"),
@@ -200,6 +203,7 @@ LITERALS = _group(
 VIEWS = _group(
     "generator/emit/views.py",
     [
+        ("result-dispatch-kept", "_plain", "return dataclasses.replace(t, dispatch=None) if isinstance(t, ir.UnionOf) else t", "return t", "a dispatched result union spelled in methods.py, which imports no Tag: generation fails"),
         ("closed-view-open", "definition_view", "closed = isinstance(d.extra, ir.LiteralOf) and not d.extra.values", "closed = False", "closed objects emitted open"),
         ("typed-extra-view-dropped", "definition_view", "extra = None if closed or isinstance(d.extra, ir.AnyType) else annotation(d.extra, sym, core=core)", "extra = None", "typed extras not emitted"),
         ("class-doc-dropped", "definition_view", 'return DefinitionView("model", d.name, indent_doc(d.description, 4, definition=True), fields, extra, closed)', 'return DefinitionView("model", d.name, None, fields, extra, closed)', "model docstrings lost"),
@@ -209,7 +213,7 @@ VIEWS = _group(
         ("params-required-view", "method_view", "params_required=m.params_required", "params_required=False", "METHODS reports params optional"),
         ("embedded-view", "method_view", "embedded=m.embedded", "embedded=False", "embedded requests accepted as messages"),
         ("no-exports", "revision_view", "exports=tuple(sorted(names))", "exports=()", "types.__all__ empty"),
-        ("result-type-narrowed", "method_view", "annotation(m.result_type, METHODS_SYMBOLS, prefix, core) if m.result_type else \"None\"", "f\"types.{m.result}\" if m.result else \"None\"", "parse_result checks only the primary result"),
+        ("result-type-narrowed", "method_view", "annotation(_plain(m.result_type), METHODS_SYMBOLS, prefix, core) if m.result_type else \"None\"", "f\"types.{m.result}\" if m.result else \"None\"", "parse_result checks only the primary result"),
         ("result-annotation-single", "result_annotation", "    if isinstance(t, ir.UnionOf) and all(isinstance(x, ir.Ref) for x in ir.alternatives(t)):\n", "    if False:\n", "typed calls annotated with the primary result only"),
         ("embedded-messages", "revision_view", "live = [m for m in protocol.methods if not m.embedded]", "live = list(protocol.methods)", "embedded requests listed in the Message union"),
     ],
@@ -345,6 +349,9 @@ TYPES_TEMPLATE = _group(
         ("constants-not-filled", None, "                if name not in data and alias not in data:\n                    data[alias] = value\n", "                pass\n", "constant fields (`type`, `method`) must be written out by hand"),
         ("none-kept", None, "                data = {k: v for k, v in data.items() if v is not None or k not in omittable}\n", "                pass\n", "None given to a constructor refused instead of meaning absent"),
         ("extras-dropped", None, '        extra="allow",\n', '        extra="ignore",\n', "unknown keys of open objects lost"),
+        ("dispatch-fallback-lost", None, "        return fallback\n", "        return None  # type: ignore[return-value]\n", "input off the tags (a Python name, a model instance) refused instead of read as the plain union"),
+        ("dispatch-json-schema-one-of", None, 'return handler(schema["choices"][fallback])', "return handler(schema)", "a dispatched union's JSON Schema a `oneOf` over its tags, which no value satisfies"),
+        ("dispatch-any-tag", None, "if type(found) is str and found in known", "if found in known", "a tag that is not an exact str looked up (an unhashable one raises)"),
     ],
 )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeVar, Union, cast
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 from typing_extensions import TypeAliasType
 
 __all__ = [
@@ -162,6 +162,29 @@ def _const(value: _T, alias: str | None = None) -> _T:
     """A required field that can only be `value`: the constructor fills it in, validation still requires it."""
     marker: Any = Field(alias=alias, json_schema_extra={"const": cast(Any, value)})
     return cast(_T, marker)
+
+
+def _dispatch(key: str, name: str, tags: tuple[str, ...], fallback: str) -> Discriminator:
+    """The tag of a union's input: the value of `key` (Python name `name`) when the input is a dict holding an
+    exact str among `tags` (and not `name` too), else `fallback`, whose member is the whole union; its JSON
+    Schema is the whole union's."""
+    known = frozenset(tags)
+    other = None if name == key else name
+
+    def tag(value: Any) -> str:
+        if type(value) is dict:
+            found = value.get(key)
+            if type(found) is str and found in known and (other is None or other not in value):
+                return found
+        return fallback
+
+    class Dispatch(Discriminator):
+        __slots__ = ()
+
+        def __get_pydantic_json_schema__(self, schema: Any, handler: Any) -> Any:
+            return handler(schema["choices"][fallback])
+
+    return Dispatch(tag)
 
 
 if TYPE_CHECKING:
