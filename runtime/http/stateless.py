@@ -68,14 +68,14 @@ class Stateless:
             stream.start = lambda: start_sse(send, None)
             self.open_streams.add(stream)
             INBOUND.set(Inbound(server, stream, version))
-            server.attach(stream)
             endpoint = server._mcp
+            endpoint.attach(stream)  # what `server.attach` does
             try:
                 reply = await watched(
                     server.handle(body), receive, lambda: endpoint.cancel_in_flight(request_id)
                 )
             finally:
-                server.attach(None)
+                endpoint.attach(None)
                 self.open_streams.discard(stream)
         finally:
             INBOUND.reset(token)
