@@ -138,9 +138,12 @@ class Stateless:
                 raise mismatch(f"{name} header is malformed")
         tools = self.eras.tool_headers
         if tools is not None and method == tools.call:
-            annotated = await self._tools.annotations(
-                server, version or "", params.get(tools.name_key), params.get(modern.meta_key)
-            )
+            tool = params.get(tools.name_key)
+            annotated = self._tools.kept(version or "", tool)
+            if annotated is None:
+                annotated = await self._tools.annotations(
+                    server, version or "", tool, params.get(modern.meta_key)
+                )
             arguments = mapping(params.get(tools.arguments_key))
             for header_name, path in annotated.items():
                 value = at(arguments, path)

@@ -551,7 +551,7 @@ RUNTIME_SERVER = _group(
         ("listens-outlive-input", "ServerEndpoint.input_closed", "            task.cancel()\n", "", "listen requests keep running after the client's input closed"),
         ("acknowledgement-sent-to-session", "ServerEndpoint.notify", "if mine is not None and mine.for_session and method not in revision.registry.methods:", "if False:", "the listen handler run for a session sends it the acknowledgement its revision lacks (and fails)"),
         ("listen-notifications-unnamed", "ServerEndpoint.stamped", "if listening is None or modern is None or not modern.subscription_id_key:", "if True:", "notifications sent for a listen request do not name it in `_meta`"),
-        ("shortcut-ignores-extensions", "ServerEndpoint.serve", "            if not revision.extensions:", "            if True:", "the shortcut past the negotiating path serves extension methods ungated"),
+        ("shortcut-ignores-extensions", "ServerEndpoint.serve", "        if not revision.extensions:", "        if True:", "the shortcut past the negotiating path serves extension methods ungated"),
         ("extension-method-ungated", "ServerEndpoint.serve_negotiated", "        if extension is not None and extension.identifier not in on:\n", "        if False:\n", "an extension method runs for a client that did not declare the extension"),
         ("task-answer-ungated", "ServerEndpoint.fulfil_on_session", "                    and extension.identifier not in self.peer.negotiated_extensions()\n", "                    and False\n", "a task answers a client that did not negotiate the tasks extension"),
         ("listen-notifications-from-other-code-unnamed", "ServerEndpoint.stamped", "        if mine is None and len(self.listens) == 1:\n", "        if False:\n", "a notification another request's handler sends through a listen request's server does not name the stream"),
@@ -676,7 +676,7 @@ RUNTIME_HTTP_STREAM = _group(
     "runtime/http/stream.py",
     [
         ("replay-all", "Stream.resume", "                if seq > after:\n", "                if True:\n", "a resumed stream replays the events the client already has"),
-        ("json-claim-jumps-queue", "Stream.answer_json", "if not lock.locked() and not lock._waiters:", "if not lock.locked():", "a JSON claim taken ahead of a writer already queued for the stream's lock"),
+        ("json-claim-jumps-queue", "Stream.answer_json", "if lock is None or (not lock.locked() and not lock._waiters):", "if lock is None or not lock.locked():", "a JSON claim taken ahead of a writer already queued for the stream's lock"),
     ],
 )
 
@@ -725,7 +725,7 @@ RUNTIME_HTTP_TOOLTABLE = _group(
     [
         ("ttl-ignored", "ToolTable._read", "listing.expires = min(listing.expires, now + kept)", "listing.expires = now + 60.0", "a tool list declaring ttlMs 0 kept: a changed list's x-mcp-header annotations checked against the stale one"),
         ("private-shared", "ToolTable._read", "if keys.scope_key is None or result.get(keys.scope_key) != PUBLIC:", "if False:", "a private tool list reused across authorization contexts"),
-        ("expired-kept", "ToolTable.annotations", "if listing.expires <= now:", "if False:", "a kept tool list used after its ttlMs"),
+        ("expired-kept", "ToolTable.kept", "if listing.expires <= now:", "if False:", "a kept tool list used after its ttlMs"),
         ("unbounded", "ToolTable.annotations", "while len(self._kept) >= LIMIT:", "while False:", "one kept tool list per authorization context, without bound"),
     ],
 )
