@@ -99,6 +99,8 @@ class Request:
                 value = _value(raw_value)
                 headers[name] = f"{headers[name]}, {value}" if name in headers else value
         self.headers: dict[str, str] = headers
+        self.get: Callable[[str], str | None] = headers.get
+        """A header's value by its name in lower case (the dict's own `get`: no call of ours)."""
 
     @property
     def origin(self) -> str:
@@ -106,10 +108,6 @@ class Request:
         server = self.scope.get("server")
         host = self.headers.get("host") or (f"{server[0]}:{server[1]}" if server else "localhost")
         return f"{self.scope.get('scheme', 'http')}://{host}"
-
-    def get(self, name: str) -> str | None:
-        """A header's value (names are case-insensitive)."""
-        return self.headers.get(name)
 
 
 def paths(scope: Scope) -> tuple[str, str]:
