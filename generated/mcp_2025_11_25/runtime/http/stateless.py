@@ -73,14 +73,14 @@ class Stateless:
             stream.start = lambda: start_sse(send, None)
             self.open_streams.add(stream)
             INBOUND.set(Inbound(server, stream, version))
-            server.attach(stream)
             endpoint = server._mcp
+            endpoint.attach(stream)  # what `server.attach` does
             try:
                 reply = await watched(
                     server.handle(body), receive, lambda: endpoint.cancel_in_flight(request_id)
                 )
             finally:
-                server.attach(None)
+                endpoint.attach(None)
                 self.open_streams.discard(stream)
         finally:
             INBOUND.reset(token)
@@ -143,9 +143,12 @@ class Stateless:
                 raise mismatch(f"{name} header is malformed")
         tools = self.eras.tool_headers
         if tools is not None and method == tools.call:
-            annotated = await self._tools.annotations(
-                server, version or "", params.get(tools.name_key), params.get(modern.meta_key)
-            )
+            tool = params.get(tools.name_key)
+            annotated = self._tools.kept(version or "", tool)
+            if annotated is None:
+                annotated = await self._tools.annotations(
+                    server, version or "", tool, params.get(modern.meta_key)
+                )
             arguments = mapping(params.get(tools.arguments_key))
             for header_name, path in annotated.items():
                 value = at(arguments, path)
