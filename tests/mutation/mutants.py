@@ -631,7 +631,8 @@ RUNTIME_HTTP_COMMON = _group(
 RUNTIME_HTTP_SERVER = _group(
     "runtime/http/server.py",
     [
-        ("wrong-path-served", "StreamableHTTP.__call__", "            if paths(scope)[0] != self.path:\n", "            if False:\n", "requests to any path served as the MCP endpoint"),
+        ("wrong-path-served", "StreamableHTTP.__call__", "if (path != self.path or scope.get(\"root_path\")) and paths(scope)[0] != self.path:", "if False:", "requests to any path served as the MCP endpoint"),
+        ("mount-ignored", "StreamableHTTP.__call__", "if (path != self.path or scope.get(\"root_path\")) and", "if path != self.path and", "a request to the endpoint's path under a mount point served as the endpoint (its path below the mount is another)"),
         ("metadata-unguarded", "StreamableHTTP.__call__", "                self._check_origin(request)\n                await respond_json(send, 200, protection.metadata(request, scope))", "                await respond_json(send, 200, protection.metadata(request, scope))", "the protected-resource metadata served to a forged Host, which it reflects"),
     ],
 )
@@ -662,6 +663,8 @@ RUNTIME_HTTP_WIRE = _group(
         ("header-names-cased", "Request.__init__", 'known.get(n) or n.decode("latin-1").lower()', 'known.get(n) or n.decode("latin-1")', "a header whose name the server did not write in lower case is not found"),
         ("disconnect-unwatched", "watched", "    stop = watch_disconnect(receive, gone)\n", "    stop = lambda: None\n", "a client that goes while its request's handler waits is not noticed (its stream kept attached)"),
         ("cancel-not-passed-on", "_resumed", "                waiting = coro.throw(exc)\n", "                waiting = coro.send(None)\n", "a cancellation of a waiting request never reaches its handler"),
+        ("header-value-unstripped", "_value", 'raw.decode("latin-1").strip(" \\t")', 'raw.decode("latin-1")', "a header value read with the whitespace around it (a remembered one as much as a new one)"),
+        ("header-values-unbounded", "_value", "        if len(_VALUES) >= _VALUES_KEPT:\n            _VALUES.clear()\n", "", "header values remembered without bound: a client sending new ones grows the server's memory"),
     ],
 )
 
@@ -704,6 +707,8 @@ RUNTIME_HTTP_SESSION_ERA = _group(
         ("session-of-another-principal", "SessionEra._session", "if session is None or session.owner != principal(ACCESS.get()):", "if session is None:", "another user's token finds a session (a session not bound to its token's subject and client)"),
         ("batch-limit-unenforced", "SessionEra.post", "if batch and len(messages) > self.max_batch:", "if False:", "a batch over max_batch run"),
         ("session-version-header-unchecked", "SessionEra._same_version", "if version not in (None, session.version, ASSUMED_VERSION):", "if False:", "a session's request under another session-era MCP-Protocol-Version served"),
+        ("null-method-response", "sort_messages", 'elif "method" not in m and ("result" in m or "error" in m):', 'elif "result" in m or "error" in m:', "a message with a non-string method and a result settled as a response instead of refused as a request"),
+        ("notification-asks", "sort_messages", '            asks = asks or "id" in m\n', "            asks = True\n", "a POST of notifications answered as a request (200 with a body, not 202)"),
     ],
 )
 
