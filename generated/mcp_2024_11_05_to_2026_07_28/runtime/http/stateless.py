@@ -92,7 +92,7 @@ class Stateless:
             return
         if await stream.answer_json():
             error = reply.get("error") if isinstance(reply, Mapping) else None
-            await respond_json(send, self._status(error), reply)
+            await respond_json(send, 200 if error is None else self._status(error), reply)
             return
         with contextlib.suppress(ConnectionError):
             await stream.emit(reply, final=True)
