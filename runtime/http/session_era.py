@@ -7,13 +7,13 @@ import asyncio
 import contextlib
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from ..auth.resource import ACCESS
 from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST
 from ..peer import INBOUND, Inbound, Peer
-from .common import ASSUMED_VERSION, error_body, is_object, is_request, is_response, mapping
+from .common import ASSUMED_VERSION, error_body, is_object, mapping
 from .lifecycle import Sessions
 from .session import Session, principal
 from .stream import StreamOptions
@@ -60,21 +60,7 @@ class SessionEra:
         """Serve a POSTed message or batch: a handshake opens a session, the rest belong to one."""
         batch = isinstance(body, list)
         messages = body if batch else [body]
-        responses: list[Mapping[str, Any]] = []
-        rest: list[Mapping[str, Any]] = []
-        initialize = asks = False
-        for m in messages:
-            if not is_object(m):
-                raise Reject(
-                    400, error_body(INVALID_REQUEST, "Invalid Request: not a JSON-RPC message")
-                )
-            method = m.get("method")
-            initialize = initialize or (isinstance(method, str) and method in self.eras.handshakes)
-            if is_response(m):
-                responses.append(m)
-            else:
-                rest.append(m)
-                asks = asks or is_request(m)
+        responses, rest, initialize, asks = sort_messages(messages, self.eras.handshakes)
         if initialize and batch:
             raise Reject(
                 400, error_body(INVALID_REQUEST, "Invalid Request: initialize must not be batched")
@@ -250,3 +236,28 @@ class SessionEra:
                 f"MCP-Protocol-Version {version[:100]} is not the session's ({session.version})"
             )
             raise Reject(400, error_body(INVALID_REQUEST, f"Bad Request: {message}"))
+
+
+def sort_messages(
+    messages: list[Any], handshakes: Collection[str]
+) -> tuple[list[Mapping[str, Any]], list[Any], bool, bool]:
+    """A POST's messages sorted: the responses (`is_response`), the rest, whether a handshake is among
+    them and whether any is a request (`is_request`); 400 unless each is a JSON object."""
+    responses: list[Mapping[str, Any]] = []
+    rest: list[Any] = []
+    initialize = asks = False
+    for m in messages:
+        if not is_object(m):
+            raise Reject(
+                400, error_body(INVALID_REQUEST, "Invalid Request: not a JSON-RPC message")
+            )
+        method = m.get("method")
+        if isinstance(method, str):  # a request or a notification
+            initialize = initialize or method in handshakes
+            asks = asks or "id" in m
+            rest.append(m)
+        elif "method" not in m and ("result" in m or "error" in m):
+            responses.append(m)
+        else:
+            rest.append(m)
+    return responses, rest, initialize, asks

@@ -557,7 +557,7 @@ RUNTIME_SERVER = _group(
         ("listens-outlive-input", "ServerEndpoint.input_closed", "            task.cancel()\n", "", "listen requests keep running after the client's input closed"),
         ("acknowledgement-sent-to-session", "ServerEndpoint.notify", "if mine is not None and mine.for_session and method not in revision.registry.methods:", "if False:", "the listen handler run for a session sends it the acknowledgement its revision lacks (and fails)"),
         ("listen-notifications-unnamed", "ServerEndpoint.stamped", "if listening is None or modern is None or not modern.subscription_id_key:", "if True:", "notifications sent for a listen request do not name it in `_meta`"),
-        ("shortcut-ignores-extensions", "ServerEndpoint.serve", "            if not revision.extensions:", "            if True:", "the shortcut past the negotiating path serves extension methods ungated"),
+        ("shortcut-ignores-extensions", "ServerEndpoint.serve", "        if not revision.extensions:", "        if True:", "the shortcut past the negotiating path serves extension methods ungated"),
         ("extension-method-ungated", "ServerEndpoint.serve_negotiated", "        if extension is not None and extension.identifier not in on:\n", "        if False:\n", "an extension method runs for a client that did not declare the extension"),
         ("task-answer-ungated", "ServerEndpoint.fulfil_on_session", "                    and extension.identifier not in self.peer.negotiated_extensions()\n", "                    and False\n", "a task answers a client that did not negotiate the tasks extension"),
         ("listen-notifications-from-other-code-unnamed", "ServerEndpoint.stamped", "        if mine is None and len(self.listens) == 1:\n", "        if False:\n", "a notification another request's handler sends through a listen request's server does not name the stream"),
@@ -637,7 +637,8 @@ RUNTIME_HTTP_COMMON = _group(
 RUNTIME_HTTP_SERVER = _group(
     "runtime/http/server.py",
     [
-        ("wrong-path-served", "StreamableHTTP.__call__", "            if paths(scope)[0] != self.path:\n", "            if False:\n", "requests to any path served as the MCP endpoint"),
+        ("wrong-path-served", "StreamableHTTP.__call__", "if (path != self.path or scope.get(\"root_path\")) and paths(scope)[0] != self.path:", "if False:", "requests to any path served as the MCP endpoint"),
+        ("mount-ignored", "StreamableHTTP.__call__", "if (path != self.path or scope.get(\"root_path\")) and", "if path != self.path and", "a request to the endpoint's path under a mount point served as the endpoint (its path below the mount is another)"),
         ("metadata-unguarded", "StreamableHTTP.__call__", "                self._check_origin(request)\n                await respond_json(send, 200, protection.metadata(request, scope))", "                await respond_json(send, 200, protection.metadata(request, scope))", "the protected-resource metadata served to a forged Host, which it reflects"),
     ],
 )
@@ -668,6 +669,8 @@ RUNTIME_HTTP_WIRE = _group(
         ("header-names-cased", "Request.__init__", 'known.get(n) or n.decode("latin-1").lower()', 'known.get(n) or n.decode("latin-1")', "a header whose name the server did not write in lower case is not found"),
         ("disconnect-unwatched", "watched", "    stop = watch_disconnect(receive, gone)\n", "    stop = lambda: None\n", "a client that goes while its request's handler waits is not noticed (its stream kept attached)"),
         ("cancel-not-passed-on", "_resumed", "                waiting = coro.throw(exc)\n", "                waiting = coro.send(None)\n", "a cancellation of a waiting request never reaches its handler"),
+        ("header-value-unstripped", "_value", 'raw.decode("latin-1").strip(" \\t")', 'raw.decode("latin-1")', "a header value read with the whitespace around it (a remembered one as much as a new one)"),
+        ("header-values-unbounded", "_value", "        if len(_VALUES) >= _VALUES_KEPT:\n            _VALUES.clear()\n", "", "header values remembered without bound: a client sending new ones grows the server's memory"),
     ],
 )
 
@@ -682,7 +685,7 @@ RUNTIME_HTTP_STREAM = _group(
     "runtime/http/stream.py",
     [
         ("replay-all", "Stream.resume", "                if seq > after:\n", "                if True:\n", "a resumed stream replays the events the client already has"),
-        ("json-claim-jumps-queue", "Stream.answer_json", "if not lock.locked() and not lock._waiters:", "if not lock.locked():", "a JSON claim taken ahead of a writer already queued for the stream's lock"),
+        ("json-claim-jumps-queue", "Stream.answer_json", "if lock is None or (not lock.locked() and not lock._waiters):", "if lock is None or not lock.locked():", "a JSON claim taken ahead of a writer already queued for the stream's lock"),
     ],
 )
 
@@ -710,6 +713,8 @@ RUNTIME_HTTP_SESSION_ERA = _group(
         ("session-of-another-principal", "SessionEra._session", "if session is None or session.owner != principal(ACCESS.get()):", "if session is None:", "another user's token finds a session (a session not bound to its token's subject and client)"),
         ("batch-limit-unenforced", "SessionEra.post", "if batch and len(messages) > self.max_batch:", "if False:", "a batch over max_batch run"),
         ("session-version-header-unchecked", "SessionEra._same_version", "if version not in (None, session.version, ASSUMED_VERSION):", "if False:", "a session's request under another session-era MCP-Protocol-Version served"),
+        ("null-method-response", "sort_messages", 'elif "method" not in m and ("result" in m or "error" in m):', 'elif "result" in m or "error" in m:', "a message with a non-string method and a result settled as a response instead of refused as a request"),
+        ("notification-asks", "sort_messages", '            asks = asks or "id" in m\n', "            asks = True\n", "a POST of notifications answered as a request (200 with a body, not 202)"),
     ],
 )
 
@@ -731,7 +736,7 @@ RUNTIME_HTTP_TOOLTABLE = _group(
     [
         ("ttl-ignored", "ToolTable._read", "listing.expires = min(listing.expires, now + kept)", "listing.expires = now + 60.0", "a tool list declaring ttlMs 0 kept: a changed list's x-mcp-header annotations checked against the stale one"),
         ("private-shared", "ToolTable._read", "if keys.scope_key is None or result.get(keys.scope_key) != PUBLIC:", "if False:", "a private tool list reused across authorization contexts"),
-        ("expired-kept", "ToolTable.annotations", "if listing.expires <= now:", "if False:", "a kept tool list used after its ttlMs"),
+        ("expired-kept", "ToolTable.kept", "if listing.expires <= now:", "if False:", "a kept tool list used after its ttlMs"),
         ("unbounded", "ToolTable.annotations", "while len(self._kept) >= LIMIT:", "while False:", "one kept tool list per authorization context, without bound"),
     ],
 )

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpgen.runtime.http.wire import Request, watched
+from mcpgen.runtime.http.wire import _VALUE_LONGEST, _VALUES, _VALUES_KEPT, Request, watched
 
 STEPS = st.lists(st.sampled_from(["sleep", "future"]), max_size=4)
 """What a handler does before it ends: yield to the loop, or wait on a future."""
@@ -143,13 +143,32 @@ NAMES = st.sampled_from(
 ) | st.binary(min_size=1, max_size=12)
 
 
+VALUES = st.sampled_from(
+    [b"", b" ", b" \t", b"\tx ", b"application/json", b"a" * 64, b"b" * 65]
+) | st.binary(max_size=80)
+"""Header values: empty, only whitespace, padded, at and past the longest that is remembered, any bytes."""
+
+
 @settings(max_examples=300, deadline=None)
-@given(raw=st.lists(st.tuples(NAMES, st.binary(max_size=20)), max_size=8), as_tuple=st.booleans())
+@given(raw=st.lists(st.tuples(NAMES, VALUES), max_size=8), as_tuple=st.booleans())
 def test_a_request_reads_any_header_set_as_the_slow_path_did(
     raw: list[tuple[bytes, bytes]], as_tuple: bool
 ) -> None:
     scope = {"type": "http", "method": "POST", "headers": tuple(raw) if as_tuple else raw}
-    request = Request(scope)
     expected = headers_as_read_before(raw)
-    assert request.headers == expected
-    assert all(request.get(name) == value for name, value in expected.items())
+    for _ in range(2):  # the second read finds the values it remembered
+        request = Request(scope)
+        assert request.headers == expected
+        assert all(request.get(name) == value for name, value in expected.items())
+
+
+def test_remembered_header_values_stay_bounded_and_right() -> None:
+    """A client sending ever new values fills the values remembered, which then start again: every
+    read stays as the slow path reads it, and at most `_VALUES_KEPT` short values are kept."""
+    for n in range(3 * _VALUES_KEPT):
+        raw = [(b"mcp-session-id", b" s%d\t" % n), (b"x-long", b"v%d" % n + b"x" * _VALUE_LONGEST)]
+        assert Request({"type": "http", "method": "POST", "headers": raw}).headers == (
+            headers_as_read_before(raw)
+        )
+        assert len(_VALUES) <= _VALUES_KEPT
+        assert all(len(value) <= _VALUE_LONGEST for value in _VALUES)

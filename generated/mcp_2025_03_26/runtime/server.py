@@ -21,6 +21,7 @@ from typing import (
     Awaitable,
     Callable,
     ClassVar,
+    Coroutine,
     Mapping,
     Protocol,
     cast,
@@ -357,14 +358,20 @@ class ServerEndpoint(Endpoint):
             )
         return found
 
-    async def serve(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
+    def serve(
+        self, revision: Revision, method: str, message: Any, obj: Any
+    ) -> Coroutine[Any, Any, Any]:
         """A method the server's mounts serve goes to them (each may pass it on) before its handlers;
         their answer to a core method is completed and validated as the revision's result."""
+        if type(self.peer).mounts:
+            return self.serve_mounted(revision, method, message, obj)
+        if not revision.extensions:  # no coroutine of its own on the common path
+            return super().serve(revision, method, message, obj)
+        return self.serve_negotiated(revision, method, message, obj)
+
+    async def serve_mounted(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
+        """`serve` on a server with mounts."""
         mounts = type(self.peer).mounts
-        if not mounts:
-            if not revision.extensions:  # one coroutine fewer on the common path
-                return await super().serve(revision, method, message, obj)
-            return await self.serve_negotiated(revision, method, message, obj)
         answer: Callable[[], Awaitable[Any]] = partial(
             self.serve_negotiated, revision, method, message, obj
         )

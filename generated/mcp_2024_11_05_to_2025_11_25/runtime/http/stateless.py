@@ -74,14 +74,14 @@ class Stateless:
             stream.start = lambda: start_sse(send, None)
             self.open_streams.add(stream)
             INBOUND.set(Inbound(server, stream, version))
-            server.attach(stream)
             endpoint = server._mcp
+            endpoint.attach(stream)  # what `server.attach` does
             try:
                 reply = await watched(
                     server.handle(body), receive, lambda: endpoint.cancel_in_flight(request_id)
                 )
             finally:
-                server.attach(None)
+                endpoint.attach(None)
                 self.open_streams.discard(stream)
         finally:
             INBOUND.reset(token)
@@ -92,7 +92,7 @@ class Stateless:
             return
         if await stream.answer_json():
             error = reply.get("error") if isinstance(reply, Mapping) else None
-            await respond_json(send, self._status(error), reply)
+            await respond_json(send, 200 if error is None else self._status(error), reply)
             return
         with contextlib.suppress(ConnectionError):
             await stream.emit(reply, final=True)
@@ -144,9 +144,12 @@ class Stateless:
                 raise mismatch(f"{name} header is malformed")
         tools = self.eras.tool_headers
         if tools is not None and method == tools.call:
-            annotated = await self._tools.annotations(
-                server, version or "", params.get(tools.name_key), params.get(modern.meta_key)
-            )
+            tool = params.get(tools.name_key)
+            annotated = self._tools.kept(version or "", tool)
+            if annotated is None:
+                annotated = await self._tools.annotations(
+                    server, version or "", tool, params.get(modern.meta_key)
+                )
             arguments = mapping(params.get(tools.arguments_key))
             for header_name, path in annotated.items():
                 value = at(arguments, path)

@@ -108,7 +108,8 @@ class StreamableHTTP:
                 self._check_origin(request)
                 await respond_json(send, 200, protection.metadata(request, scope))
                 return
-            if paths(scope)[0] != self.path:
+            path = scope.get("path")  # the endpoint's own path, unmounted: no need to work it out
+            if (path != self.path or scope.get("root_path")) and paths(scope)[0] != self.path:
                 raise Reject(404, None)
             self._check_origin(request)
             token = None

@@ -64,7 +64,7 @@ class Stream:
         self.events: collections.deque[tuple[int, bytes]] = collections.deque()
         self.kept = 0
         """Bytes of `events`."""
-        self.lock = asyncio.Lock()
+        self._lock: asyncio.Lock | None = None
         self.send: Send | None = None
         self._beat: asyncio.Future[None] | None = None
         self.start: Callable[[], Awaitable[Send]] | None = None
@@ -72,6 +72,13 @@ class Stream:
         self.finished = False
         self.ended = asyncio.Event()
         """Set when no connection writes the stream any more (finished, or the connection was let go)."""
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        """What orders the writes to the stream (made on first use: most POSTs answer JSON, unlocked)."""
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
 
     def prime(self) -> bytes:
         return f"id: {self.key}-0\nretry: {self.options.retry_ms}\ndata: \n\n".encode("ascii")
@@ -140,8 +147,9 @@ class Stream:
 
     async def answer_json(self) -> bool:
         """Claim the POST for a plain JSON answer; False when it already went SSE."""
-        lock = self.lock
-        if not lock.locked() and not lock._waiters:  # acquire would not wait: skip its coroutines
+        lock = self._lock
+        # nobody holds or waits for the lock (acquiring would not wait): skip its coroutines
+        if lock is None or (not lock.locked() and not lock._waiters):
             return self._claim_json()
         async with lock:
             return self._claim_json()

@@ -46,13 +46,12 @@ class ToolTable:
         self.eras = eras
         self._kept: dict[tuple[Any, ...], Listing] = {}
 
-    async def annotations(self, server: Peer, version: str, tool: Any, meta: Any) -> Annotations:
-        """The `x-mcp-header` annotations of `tool`: from a list the server declared still fresh, else
-        from `server`'s own tool list (asked with the request's `_meta`)."""
+    def kept(self, version: str, tool: Any) -> Annotations | None:
+        """The `x-mcp-header` annotations of `tool` from a list the server declared still fresh; None
+        when no such list says (`annotations` then reads the server's)."""
         now = time.monotonic()
         token = ACCESS.get()
-        keys = ((version, PUBLIC), (version, token.principal if token is not None else None))
-        for key in keys:
+        for key in ((version, PUBLIC), (version, token.principal if token is not None else None)):
             listing = self._kept.get(key)
             if listing is None:
                 continue
@@ -62,6 +61,17 @@ class ToolTable:
                 return listing.tools[tool]
             elif listing.complete:
                 return {}
+        return None
+
+    async def annotations(self, server: Peer, version: str, tool: Any, meta: Any) -> Annotations:
+        """The `x-mcp-header` annotations of `tool`: from a list the server declared still fresh, else
+        from `server`'s own tool list (asked with the request's `_meta`)."""
+        found = self.kept(version, tool)
+        if found is not None:
+            return found
+        now = time.monotonic()
+        token = ACCESS.get()
+        keys = ((version, PUBLIC), (version, token.principal if token is not None else None))
         listing, scope = await self._read(server, tool, meta, now)
         if listing.expires > now:
             self._kept.pop(keys[scope != PUBLIC], None)

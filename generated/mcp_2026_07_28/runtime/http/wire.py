@@ -68,6 +68,22 @@ _KNOWN = {
 """The names of the headers clients send, as servers write them (lower case), and their text."""
 
 
+_VALUES: dict[bytes, str] = {}
+"""Short header values already read, and their text (a client sends the same ones every time)."""
+_VALUES_KEPT = 1024
+_VALUE_LONGEST = 64
+
+
+def _value(raw: bytes) -> str:
+    """A header's value as text, without the optional whitespace around it (RFC 9110)."""
+    value = raw.decode("latin-1").strip(" \t")
+    if len(raw) <= _VALUE_LONGEST:
+        if len(_VALUES) >= _VALUES_KEPT:
+            _VALUES.clear()
+        _VALUES[raw] = value
+    return value
+
+
 class Request:
     """The parts of an ASGI HTTP scope the transport reads."""
 
@@ -77,18 +93,19 @@ class Request:
         raw = scope.get("headers", ())
         raw = raw if isinstance(raw, (list, tuple)) else list(raw)
         known = _KNOWN
-        # Optional whitespace is not part of a value (RFC 9110).
+        values = _VALUES
         headers = {
-            known.get(n) or n.decode("latin-1").lower(): v.decode("latin-1").strip(" \t")
-            for n, v in raw
+            known.get(n) or n.decode("latin-1").lower(): values.get(v) or _value(v) for n, v in raw
         }
         if len(headers) != len(raw):  # a repeated field: its values joined, in order
             headers = {}
             for raw_name, raw_value in raw:
                 name = raw_name.decode("latin-1").lower()
-                value = raw_value.decode("latin-1").strip(" \t")
+                value = _value(raw_value)
                 headers[name] = f"{headers[name]}, {value}" if name in headers else value
         self.headers: dict[str, str] = headers
+        self.get: Callable[[str], str | None] = headers.get
+        """A header's value by its name in lower case (the dict's own `get`: no call of ours)."""
 
     @property
     def origin(self) -> str:
@@ -96,10 +113,6 @@ class Request:
         server = self.scope.get("server")
         host = self.headers.get("host") or (f"{server[0]}:{server[1]}" if server else "localhost")
         return f"{self.scope.get('scheme', 'http')}://{host}"
-
-    def get(self, name: str) -> str | None:
-        """A header's value (names are case-insensitive)."""
-        return self.headers.get(name)
 
 
 def paths(scope: Scope) -> tuple[str, str]:
@@ -232,27 +245,30 @@ def _resumed(coro: Coroutine[Any, Any, T], waiting: Any) -> Generator[Any, None,
         return (yield from cast(Generator[Any, None, T], coro))
 
 
-async def respond(
-    send: Send,
-    status: int,
-    body: bytes = b"",
-    content_type: str | None = None,
-    headers: Iterable[tuple[str, str]] = (),
-) -> None:
-    """Write a whole answer: status, headers and body."""
-    raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
-    raw.append((b"content-length", b"%d" % len(body)))
-    if content_type is not None:
-        raw.append((b"content-type", content_type.encode("latin-1")))
-    await send({"type": "http.response.start", "status": status, "headers": raw})
-    await send({"type": "http.response.body", "body": body})
+async def respond(send: Send, status: int, headers: Iterable[tuple[str, str]] = ()) -> None:
+    """Write a whole answer without a body: status and headers."""
+    await send(_start(status, 0, None, headers))
+    await send({"type": "http.response.body", "body": b""})
 
 
 async def respond_json(
     send: Send, status: int, body: Any, headers: Iterable[tuple[str, str]] = ()
 ) -> None:
     """Write a whole `application/json` answer."""
-    await respond(send, status, encoded(body), "application/json", headers)
+    data = encoded(body)
+    await send(_start(status, len(data), b"application/json", headers))
+    await send({"type": "http.response.body", "body": data})
+
+
+def _start(
+    status: int, length: int, content_type: bytes | None, headers: Iterable[tuple[str, str]]
+) -> Message:
+    """The `http.response.start` message of a whole answer of `length` bytes."""
+    raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+    raw.append((b"content-length", b"%d" % length))
+    if content_type is not None:
+        raw.append((b"content-type", content_type))
+    return {"type": "http.response.start", "status": status, "headers": raw}
 
 
 def encoded(message: Any) -> bytes:
