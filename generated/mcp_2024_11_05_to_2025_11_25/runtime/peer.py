@@ -17,17 +17,7 @@ from __future__ import annotations
 import contextvars
 import sys
 from collections.abc import Mapping
-from typing import (
-    TYPE_CHECKING,
-    Any,
-    Awaitable,
-    Callable,
-    ClassVar,
-    Coroutine,
-    NamedTuple,
-    Protocol,
-    Union,
-)
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, NamedTuple, Protocol, Union
 
 from pydantic import BaseModel, ValidationError
 
@@ -157,16 +147,14 @@ class Peer:
         """Route this peer's outgoing messages through `channel` (None detaches it)."""
         self._mcp.attach(channel)
 
-    def handle(
-        self, message: str | bytes | Mapping[str, Any] | list[Any]
-    ) -> Coroutine[Any, Any, Reply]:
+    async def handle(self, message: str | bytes | Mapping[str, Any] | list[Any]) -> Reply:
         """Validate one incoming JSON-RPC message, run its handler and return the response to send (None for notifications).
 
         Never raises: invalid JSON is -32700, an invalid message -32600, a method its protocol version
         does not have -32601, invalid params -32602, a failing handler -32603 (logged; no details reach
         the peer), and a handler's own ProtocolError is passed on as it is.
         """
-        return self._mcp.handle(message)
+        return await self._mcp.handle(message)
 
     async def send_request(self, method: str, params: dict[str, Any] | None) -> Any:
         """Transport hook: send a request and return its raw result; ProtocolError for an error response."""
