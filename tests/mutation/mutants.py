@@ -737,7 +737,7 @@ RUNTIME_HTTP_TOOLTABLE = _group(
         ("ttl-ignored", "ToolTable._read", "listing.expires = min(listing.expires, now + kept)", "listing.expires = now + 60.0", "a tool list declaring ttlMs 0 kept: a changed list's x-mcp-header annotations checked against the stale one"),
         ("private-shared", "ToolTable._read", "if keys.scope_key is None or result.get(keys.scope_key) != PUBLIC:", "if False:", "a private tool list reused across authorization contexts"),
         ("expired-kept", "ToolTable.kept", "if listing.expires <= now:", "if False:", "a kept tool list used after its ttlMs"),
-        ("unbounded", "ToolTable.annotations", "while len(self._kept) >= LIMIT:", "while False:", "one kept tool list per authorization context, without bound"),
+        ("unbounded", "ToolTable.fetched", "while len(self._kept) >= LIMIT:", "while False:", "one kept tool list per authorization context, without bound"),
     ],
 )
 
