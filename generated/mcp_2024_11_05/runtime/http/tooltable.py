@@ -48,10 +48,9 @@ class ToolTable:
 
     def kept(self, version: str, tool: Any) -> Annotations | None:
         """The `x-mcp-header` annotations of `tool` from a list the server declared still fresh; None
-        when no such list says (`annotations` then reads the server's)."""
+        when no such list says (`fetched` then reads the server's)."""
         now = time.monotonic()
-        token = ACCESS.get()
-        for key in ((version, PUBLIC), (version, token.principal if token is not None else None)):
+        for key in self._keys(version):
             listing = self._kept.get(key)
             if listing is None:
                 continue
@@ -67,11 +66,13 @@ class ToolTable:
         """The `x-mcp-header` annotations of `tool`: from a list the server declared still fresh, else
         from `server`'s own tool list (asked with the request's `_meta`)."""
         found = self.kept(version, tool)
-        if found is not None:
-            return found
+        return found if found is not None else await self.fetched(server, version, tool, meta)
+
+    async def fetched(self, server: Peer, version: str, tool: Any, meta: Any) -> Annotations:
+        """The annotations of `tool` read from `server`'s own tool list, which is kept while the server
+        declares it fresh."""
         now = time.monotonic()
-        token = ACCESS.get()
-        keys = ((version, PUBLIC), (version, token.principal if token is not None else None))
+        keys = self._keys(version)
         listing, scope = await self._read(server, tool, meta, now)
         if listing.expires > now:
             self._kept.pop(keys[scope != PUBLIC], None)
@@ -79,6 +80,12 @@ class ToolTable:
                 del self._kept[next(iter(self._kept))]
             self._kept[keys[scope != PUBLIC]] = listing
         return listing.tools.get(tool, {}) if isinstance(tool, str) else {}
+
+    @staticmethod
+    def _keys(version: str) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
+        """Where a list for `version` is kept: for everyone, then for the request's principal."""
+        token = ACCESS.get()
+        return (version, PUBLIC), (version, token.principal if token is not None else None)
 
     async def _read(self, server: Peer, tool: Any, meta: Any, now: float) -> tuple[Listing, Any]:
         """`server`'s tool list, page by page until `tool` is found, and the scope it may be kept in."""

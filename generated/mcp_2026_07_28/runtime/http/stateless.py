@@ -146,7 +146,7 @@ class Stateless:
             tool = params.get(tools.name_key)
             annotated = self._tools.kept(version or "", tool)
             if annotated is None:
-                annotated = await self._tools.annotations(
+                annotated = await self._tools.fetched(
                     server, version or "", tool, params.get(modern.meta_key)
                 )
             arguments = mapping(params.get(tools.arguments_key))
