@@ -686,6 +686,8 @@ RUNTIME_HTTP_STREAM = _group(
     [
         ("replay-all", "Stream.resume", "                if seq > after:\n", "                if True:\n", "a resumed stream replays the events the client already has"),
         ("json-claim-jumps-queue", "Stream.answer_json", "if lock is None or (not lock.locked() and not lock._waiters):", "if lock is None or not lock.locked():", "a JSON claim taken ahead of a writer already queued for the stream's lock"),
+        ("ended-made-unset", "Stream.ended", "            if self._gone:\n                self._ended.set()\n", "", "a stream's `ended` first asked for after its connection went says it is still written (a GET waits for nothing)"),
+        ("resumed-still-ended", "Stream.resume", "            self._gone = False\n", "", "a resumed stream's `ended`, first asked for later, says no connection writes it"),
     ],
 )
 
