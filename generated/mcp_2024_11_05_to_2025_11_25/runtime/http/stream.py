@@ -71,8 +71,23 @@ class Stream:
         self.start: Callable[[], Awaitable[Send]] | None = None
         """Begins the SSE answer of the POST that owns this stream; None once begun or when it answered JSON."""
         self.finished = False
-        self.ended = asyncio.Event()
-        """Set when no connection writes the stream any more (finished, or the connection was let go)."""
+        self._gone = False
+        self._ended: asyncio.Event | None = None
+
+    @property
+    def ended(self) -> asyncio.Event:
+        """Set when no connection writes the stream any more (finished, or the connection was let go).
+        Made when first asked for: a POST answered as JSON is never waited on."""
+        if self._ended is None:
+            self._ended = asyncio.Event()
+            if self._gone:
+                self._ended.set()
+        return self._ended
+
+    def _end(self) -> None:
+        self._gone = True
+        if self._ended is not None:
+            self._ended.set()
 
     @property
     def lock(self) -> asyncio.Lock:
@@ -141,7 +156,7 @@ class Stream:
 
     def _release(self) -> None:
         self.send = None
-        self.ended.set()
+        self._end()
         if self._beat is not None:
             self._beat.cancel()
             self._beat = None
@@ -160,7 +175,7 @@ class Stream:
             return False
         self.start = None
         self.finished = True
-        self.ended.set()
+        self._end()
         return True
 
     async def close(self, final: bool = False) -> None:
@@ -179,7 +194,9 @@ class Stream:
                 raise Reject(
                     409, error_body(INVALID_REQUEST, "Conflict: the stream is already connected")
                 )
-            self.ended.clear()
+            self._gone = False
+            if self._ended is not None:
+                self._ended.clear()
             self.send = send
             for seq, chunk in list(self.events):
                 if seq > after:
