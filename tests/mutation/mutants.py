@@ -725,8 +725,10 @@ RUNTIME_HTTP_STATELESS = _group(
         ("meta-version-unchecked", "Stateless._check_headers", "if claimed is not None and claimed != version:", "if False:", "a stateless request whose `_meta` version disagrees with MCP-Protocol-Version served"),
         ("method-header-unchecked", "Stateless._check_headers", "if header is not None and header != method:", "if False:", "an Mcp-Method header that disagrees with the body served"),
         ("name-header-unchecked", "Stateless._check_headers", "if decode_header(raw) != params.get(field):", "if False:", "an Mcp-Name header that disagrees with the body served"),
-        ("param-header-unchecked", "Stateless._check_headers", "if decoded is None or not same(decoded, value):", "if decoded is None:", "an Mcp-Param header that disagrees with the tool argument served"),
-        ("param-header-optional", "Stateless._check_headers", '                if sent is None:\n                    raise mismatch(f"Mcp-Param-{header_name} header is required")\n', "                if sent is None:\n                    continue\n", "a tool argument marked x-mcp-header served without its header"),
+        ("param-header-unchecked", "Stateless._check_params", "if decoded is None or not same(decoded, value):", "if decoded is None:", "an Mcp-Param header that disagrees with the tool argument served"),
+        ("param-header-optional", "Stateless._check_params", '            if sent is None:\n                raise self._mismatch(request_id, f"Mcp-Param-{header_name} header is required")\n', "            if sent is None:\n                continue\n", "a tool argument marked x-mcp-header served without its header"),
+        ("kept-params-unchecked", "Stateless._check_headers", "        self._check_params(request, params, request_id, annotated)\n        return None\n", "        return None\n", "a tools/call whose tool list is kept served without its Mcp-Param check"),
+        ("fetched-params-unchecked", "Stateless._check_fetched", "        self._check_params(request, params, request_id, annotated)\n", "", "a tools/call whose tool list is fetched served without its Mcp-Param check"),
         ("unknown-method-status", "Stateless._status", "        if code == METHOD_NOT_FOUND:\n            return 404\n", "", "a stateless request for an unknown method not answered 404"),
     ],
 )
