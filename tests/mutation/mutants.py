@@ -729,6 +729,8 @@ RUNTIME_HTTP_STATELESS = _group(
         ("param-header-optional", "Stateless._check_params", '            if sent is None:\n                raise self._mismatch(request_id, f"Mcp-Param-{header_name} header is required")\n', "            if sent is None:\n                continue\n", "a tool argument marked x-mcp-header served without its header"),
         ("kept-params-unchecked", "Stateless._check_headers", "        self._check_params(request, params, request_id, annotated)\n        return None\n", "        return None\n", "a tools/call whose tool list is kept served without its Mcp-Param check"),
         ("fetched-params-unchecked", "Stateless._check_fetched", "        self._check_params(request, params, request_id, annotated)\n", "", "a tools/call whose tool list is fetched served without its Mcp-Param check"),
+        ("late-stream-unfinished", "Answer.opened", "            if self.answered:\n                stream.finished = True\n            else:\n", "            if False:\n                pass\n            else:\n", "a stream made after a stateless request was answered starts a second answer"),
+        ("sent-then-json", "Stateless.post", "        if stream is None:  # the handler sent nothing: its answer is plain JSON\n", "        if True:\n", "the notifications a stateless handler sent before its answer lost: answered plain JSON"),
         ("unknown-method-status", "Stateless._status", "        if code == METHOD_NOT_FOUND:\n            return 404\n", "", "a stateless request for an unknown method not answered 404"),
     ],
 )
