@@ -72,34 +72,41 @@ class Stateless:
                     raise Reject(400, {k: v for k, v in mapping(reply).items() if v is not None})
                 await respond(send, 202)
                 return
-            stream = Stream(None, "0", self.streams)
-            stream.start = lambda: start_sse(send, None)
-            self.open_streams.add(stream)
-            INBOUND.set(Inbound(server, stream, version))
+            answer = Answer(self, send)
+            INBOUND.set(Inbound(server, answer, version))
             endpoint = server._mcp
-            endpoint.attach(stream)  # what `server.attach` does
+            endpoint.attach(answer)  # what `server.attach` does
             try:
                 reply = await watched(
                     server.handle(body), receive, lambda: endpoint.cancel_in_flight(request_id)
                 )
             finally:
                 endpoint.attach(None)
-                self.open_streams.discard(stream)
+                answer.answered = True
+                if answer.stream is not None:
+                    self.open_streams.discard(answer.stream)
         finally:
             INBOUND.reset(token)
             server._mcp_release()
+        stream = answer.stream
+        if stream is None:  # the handler sent nothing: its answer is plain JSON
+            if reply is not None:
+                await respond_json(send, self._reply_status(reply), reply)
+            return
         if reply is None:
             if not await stream.answer_json():
                 await stream.close(final=True)
             return
         if await stream.answer_json():
-            error = (
-                reply.get("error") if type(reply) is dict or isinstance(reply, Mapping) else None
-            )
-            await respond_json(send, 200 if error is None else self._status(error), reply)
+            await respond_json(send, self._reply_status(reply), reply)
             return
         with contextlib.suppress(ConnectionError):
             await stream.emit(reply, final=True)
+
+    def _reply_status(self, reply: Any) -> int:
+        """The HTTP status of a JSON answer: 200 for a result, the error's status for an error."""
+        error = reply.get("error") if type(reply) is dict or isinstance(reply, Mapping) else None
+        return 200 if error is None else self._status(error)
 
     def _status(self, error: Any) -> int:
         """The HTTP status of a stateless-era answer: 404 for an unknown method, 400 for a refused request."""
@@ -197,3 +204,39 @@ class Stateless:
                 raise self._mismatch(
                     request_id, f"Mcp-Param-{header_name} header does not match the argument"
                 )
+
+
+class Answer:
+    """The channel of one stateless request's handler: the SSE stream of its answer, made when the
+    handler first sends something (most answer with plain JSON and never need one)."""
+
+    __slots__ = ("_owner", "_send", "stream", "answered")
+
+    def __init__(self, owner: Stateless, send: Send) -> None:
+        self._owner = owner
+        self._send = send
+        self.stream: Stream | None = None
+        self.answered = False
+        """Set once the handler returned: a stream made later is already finished (what it is sent is
+        dropped, as the stream that answered drops it)."""
+
+    def opened(self) -> Stream:
+        """The answer's stream, made on first use."""
+        stream = self.stream
+        if stream is None:
+            stream = self.stream = Stream(None, "0", self._owner.streams)
+            if self.answered:
+                stream.finished = True
+            else:
+                send = self._send
+                stream.start = lambda: start_sse(send, None)
+                self._owner.open_streams.add(stream)
+        return stream
+
+    async def request(self, method: str, params: dict[str, Any] | None) -> Any:
+        """Send a request to the client on the answer's stream."""
+        return await self.opened().request(method, params)
+
+    async def notify(self, method: str, params: dict[str, Any] | None) -> None:
+        """Send a notification on the answer's stream (which then answers with SSE)."""
+        await self.opened().notify(method, params)
