@@ -25,8 +25,9 @@ NAMES = [ABSENT, "echo", "=?base64?ZWNobw==?=", "other", "ech\x7f", "\xe9cho"]
 PARAMS = [ABSENT, "eu", "us", "=?base64?ZXU=?=", "e\x01u", " "]
 
 
-def region_server(pkg: ModuleType) -> type:
-    """A server whose `echo` tool mirrors its `region` argument in an `Mcp-Param-Region` header."""
+def region_server(pkg: ModuleType, ttl: int = 0) -> type:
+    """A server whose `echo` tool mirrors its `region` argument in an `Mcp-Param-Region` header (its
+    tool list kept `ttl` ms)."""
     t = pkg.types
 
     class Region(pkg.Server):
@@ -35,7 +36,7 @@ def region_server(pkg: ModuleType) -> type:
                 "type": "object",
                 "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
             }
-            listing = {"tools": [{"name": "echo", "inputSchema": schema}], "ttlMs": 0}
+            listing = {"tools": [{"name": "echo", "inputSchema": schema}], "ttlMs": ttl}
             listing.update(cacheScope="private", resultType="complete")
             return t.ListToolsResult.model_validate(listing)
 
@@ -54,6 +55,7 @@ CASES = st.fixed_dictionaries(
         "region": st.sampled_from([ABSENT, "eu", "us"]),
         "param": st.sampled_from(PARAMS),
         "other": st.sampled_from(PARAMS),
+        "ttl": st.sampled_from([0, 60_000]),
     }
 )
 
@@ -75,15 +77,50 @@ def refused(case: dict[str, Any]) -> bool:
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(case=CASES)
-@example(case=dict(claimed=V26, method="tools/call", name="echo", region="eu", param=None, other=None))
-@example(case=dict(claimed=V26, method="tools/call", name="echo", region="eu", param="us", other=None))
-@example(case=dict(claimed=V26, method="tools/call", name="echo", region="eu", param="eu", other=None))
+@example(
+    case=dict(
+        claimed=V26, method="tools/call", name="echo", region="eu", param=None, other=None, ttl=0
+    )
+)
+@example(
+    case=dict(
+        claimed=V26, method="tools/call", name="echo", region="eu", param="us", other=None, ttl=0
+    )
+)
+@example(
+    case=dict(
+        claimed=V26, method="tools/call", name="echo", region="eu", param="eu", other=None, ttl=0
+    )
+)
+@example(
+    case=dict(
+        claimed=V26,
+        method="tools/call",
+        name="echo",
+        region="eu",
+        param="us",
+        other=None,
+        ttl=60_000,
+    )
+)
+@example(
+    case=dict(
+        claimed=V26,
+        method="tools/call",
+        name="echo",
+        region="eu",
+        param="eu",
+        other=None,
+        ttl=60_000,
+    )
+)
 def test_any_header_set_is_refused_exactly_when_the_mirroring_rules_say(
     v26: ModuleType, case: dict[str, Any]
 ) -> None:
-    """Each combination of mirrored headers gets 400/-32020 when a rule refuses it, else the tool's answer."""
+    """Each combination of mirrored headers gets 400/-32020 when a rule refuses it, else the tool's answer;
+    with a tool list the server lets be kept, the same again from the kept list (sent twice)."""
     http = importlib.import_module(f"{v26.__name__}.http")
-    app = http.streamable_http_app(region_server(v26), keepalive=None)
+    app = http.streamable_http_app(region_server(v26, case["ttl"]), keepalive=None)
     arguments = {} if case["region"] is None else {"region": case["region"]}
     params = {"name": "echo", "arguments": arguments, "_meta": meta(case["claimed"])}
     extra = {
@@ -97,10 +134,15 @@ def test_any_header_set_is_refused_exactly_when_the_mirroring_rules_say(
         if value is not None
     }
     body = json.dumps(request("tools/call", params, 7)).encode()
-    answer = run(exchange(app, "POST", post_headers(None, V26, **extra), body))
-    message = json.loads(answer.body)
-    if refused(case):
-        assert (answer.status, message["error"]["code"], message["id"]) == (400, HEADER_MISMATCH, 7)
-    else:
-        assert answer.status == 200, message
-        assert json.loads(message["result"]["content"][0]["text"]) == arguments
+    for _ in range(2 if case["ttl"] else 1):
+        answer = run(exchange(app, "POST", post_headers(None, V26, **extra), body))
+        message = json.loads(answer.body)
+        if refused(case):
+            assert (answer.status, message["error"]["code"], message["id"]) == (
+                400,
+                HEADER_MISMATCH,
+                7,
+            )
+        else:
+            assert answer.status == 200, message
+            assert json.loads(message["result"]["content"][0]["text"]) == arguments

@@ -244,3 +244,100 @@ def test_a_revisions_lifecycle_facts_are_its_lifecycles(v26: ModuleType, multi: 
             assert revision.input_required == lifecycle.input_required
             expected = legacy.method if legacy else modern.discover if modern else None
             assert revision.handshake == expected and expected is not None
+
+
+ACTIONS = st.lists(st.sampled_from(["progress", "ask", "late", "fail"]), max_size=5)
+"""What a handler does before it answers: a progress notification, a request to the client (which this
+revision cannot send over HTTP), a notification sent after its answer, or failing with an error."""
+
+
+def acting_server(pkg: ModuleType, late: list[asyncio.Task[Any]]) -> type:
+    """A server whose `act` tool does the actions its `do` argument lists, in order, then answers what it saw."""
+    t = pkg.types
+    jsonrpc = importlib.import_module(f"{pkg.__name__}.runtime.jsonrpc")
+    peer = importlib.import_module(f"{pkg.__name__}.runtime.peer")
+
+    class Acting(pkg.Server):
+        async def on_list_tools(self, params: Any) -> Any:
+            listing = {"tools": [{"name": "act", "inputSchema": {"type": "object"}}], "ttlMs": 0}
+            listing.update(cacheScope="private", resultType="complete")
+            return t.ListToolsResult.model_validate(listing)
+
+        async def on_call_tool(self, params: Any) -> Any:
+            seen = []
+            for n, action in enumerate((params.arguments or {}).get("do", [])):
+                if action == "progress":
+                    await self.notify_progress({"progressToken": "p", "progress": n})
+                elif action == "ask":
+                    try:
+                        await self.send_request("ping", None)
+                    except jsonrpc.ProtocolError as exc:
+                        seen.append(exc.code)
+                elif action == "late":
+                    context = peer.CONTEXT.get()
+                    assert context is not None and context.route is not None
+                    route = context.route  # the channel of this request's answer, kept past it
+
+                    async def after(n: int = n, route: Any = route) -> None:
+                        await asyncio.sleep(0.01)
+                        progress = {"progressToken": "p", "progress": n}
+                        await route.notify("notifications/progress", progress)
+
+                    late.append(asyncio.ensure_future(after()))
+                else:
+                    raise jsonrpc.ProtocolError(-32042, f"failed at {n}")
+            text = json.dumps(seen)
+            return t.CallToolResult(content=[t.TextContent(type="text", text=text)])
+
+    return Acting
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(actions=st.lists(ACTIONS, min_size=1, max_size=4))
+def test_a_handler_answers_json_unless_it_sent_something_first(
+    v26: ModuleType, actions: list[list[str]]
+) -> None:
+    """Requests served at once, each doing its own actions: one that sent a notification before its answer
+    gets an SSE answer (its notifications in order, then the answer), any other a plain JSON answer; a
+    request to the client is refused (-32603) and a notification sent after the answer reaches no one.
+    """
+    http = importlib.import_module(f"{v26.__name__}.http")
+    late: list[asyncio.Task[Any]] = []
+    app = http.streamable_http_app(acting_server(v26, late), keepalive=None)
+
+    async def scenario() -> list[Any]:
+        calls = []
+        for n, do in enumerate(actions):
+            params = {"name": "act", "arguments": {"do": do}, "_meta": meta(progressToken="p")}
+            headers = post_headers(None, V26, **{"mcp-method": "tools/call", "mcp-name": "act"})
+            calls.append(
+                exchange(
+                    app, "POST", headers, json.dumps(request("tools/call", params, n)).encode()
+                )
+            )
+        answers = list(await asyncio.gather(*calls))
+        assert await asyncio.gather(*late) == [None] * len(late)  # dropped
+        assert not app._post_stateless.__self__.open_streams  # nothing kept once answered
+        return answers
+
+    for n, (do, answer) in enumerate(zip(actions, run(scenario()))):
+        done = do[: do.index("fail")] if "fail" in do else do
+        progress = [i for i, action in enumerate(done) if action == "progress"]
+        if "fail" in do:
+            last: dict[str, Any] = {"code": -32042, "message": f"failed at {len(done)}"}
+        else:
+            text = json.dumps([-32603] * done.count("ask"))
+            last = {"content": [{"type": "text", "text": text}], "resultType": "complete"}
+        messages = answer.json()
+        if progress:
+            assert answer.headers["content-type"] == "text/event-stream"
+            assert [m["params"]["progress"] for m in messages[:-1]] == progress
+            assert all(m["method"] == "notifications/progress" for m in messages[:-1])
+            final = messages[-1]
+        else:
+            assert answer.headers["content-type"] == "application/json"
+            final = messages
+        assert final["id"] == n
+        assert final.get("error", final.get("result")) == last

@@ -9,7 +9,7 @@ names are mirrored in headers that must agree with the body."""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from ..jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, valid_id
@@ -44,7 +44,7 @@ class Stateless:
         self, request: Request, body: Any, version: str, receive: Receive, send: Send
     ) -> None:
         """Serve one POSTed message in protocol `version`: a notification gets 202, a request its answer."""
-        if not isinstance(body, Mapping):
+        if type(body) is not dict and not isinstance(body, Mapping):
             raise Reject(
                 400,
                 error_body(
@@ -62,39 +62,50 @@ class Stateless:
         server = self.make_server()
         token = INBOUND.set(Inbound(server, None, version))
         try:
-            await self._check_headers(request, body, request_id, server)
+            pending = self._check_headers(request, body, request_id, server)
+            if pending is not None:
+                await pending
             if request_id is None:
                 reply = await server.handle(body)
                 if reply is not None:
                     raise Reject(400, {k: v for k, v in mapping(reply).items() if v is not None})
                 await respond(send, 202)
                 return
-            stream = Stream(None, "0", self.streams)
-            stream.start = lambda: start_sse(send, None)
-            self.open_streams.add(stream)
-            INBOUND.set(Inbound(server, stream, version))
+            answer = Answer(self, send)
+            INBOUND.set(Inbound(server, answer, version))
             endpoint = server._mcp
-            endpoint.attach(stream)  # what `server.attach` does
+            endpoint.attach(answer)  # what `server.attach` does
             try:
                 reply = await watched(
                     server.handle(body), receive, lambda: endpoint.cancel_in_flight(request_id)
                 )
             finally:
                 endpoint.attach(None)
-                self.open_streams.discard(stream)
+                answer.answered = True
+                if answer.stream is not None:
+                    self.open_streams.discard(answer.stream)
         finally:
             INBOUND.reset(token)
             server._mcp_release()
+        stream = answer.stream
+        if stream is None:  # the handler sent nothing: its answer is plain JSON
+            if reply is not None:
+                await respond_json(send, self._reply_status(reply), reply)
+            return
         if reply is None:
             if not await stream.answer_json():
                 await stream.close(final=True)
             return
         if await stream.answer_json():
-            error = reply.get("error") if isinstance(reply, Mapping) else None
-            await respond_json(send, 200 if error is None else self._status(error), reply)
+            await respond_json(send, self._reply_status(reply), reply)
             return
         with contextlib.suppress(ConnectionError):
             await stream.emit(reply, final=True)
+
+    def _reply_status(self, reply: Any) -> int:
+        """The HTTP status of a JSON answer: 200 for a result, the error's status for an error."""
+        error = reply.get("error") if type(reply) is dict or isinstance(reply, Mapping) else None
+        return 200 if error is None else self._status(error)
 
     def _status(self, error: Any) -> int:
         """The HTTP status of a stateless-era answer: 404 for an unknown method, 400 for a refused request."""
@@ -105,17 +116,21 @@ class Stateless:
             return 400
         return 200
 
-    async def _check_headers(
+    def _mismatch(self, request_id: Any, message: str) -> Reject:
+        """The refusal (400, -32020) of a request whose mirrored headers disagree with its body."""
+        modern = self.eras.modern
+        code = (modern.header_mismatch_code if modern is not None else None) or INVALID_REQUEST
+        return Reject(400, error_body(code, f"Header mismatch: {message}", request_id))
+
+    def _check_headers(
         self, request: Request, body: Mapping[str, Any], request_id: Any, server: Peer
-    ) -> None:
-        """Refuse (400, -32020) a stateless request whose mirrored headers are missing or disagree with its body."""
+    ) -> Awaitable[None] | None:
+        """Refuse (400, -32020) a stateless request whose mirrored headers are missing or disagree with its
+        body; what is left to await when its tool's annotations must be read from the server's list.
+        """
         modern = self.eras.modern
         assert modern is not None
-
-        def mismatch(message: str) -> Reject:
-            code = modern.header_mismatch_code or INVALID_REQUEST
-            return Reject(400, error_body(code, f"Header mismatch: {message}", request_id))
-
+        mismatch = self._mismatch
         method = body.get("method")
         params = mapping(body.get("params"))
         meta = mapping(params.get(modern.meta_key))
@@ -124,39 +139,103 @@ class Stateless:
         claimed = meta.get(modern.version_key)
         if claimed is not None and claimed != version:
             raise mismatch(
-                f"MCP-Protocol-Version header {version!r} does not match _meta {claimed!r:.100}"
+                request_id,
+                f"MCP-Protocol-Version header {version!r} does not match _meta {claimed!r:.100}",
             )
         header = headers.get("mcp-method")
         if request_id is not None and header is None:
-            raise mismatch("Mcp-Method header is required")
+            raise mismatch(request_id, "Mcp-Method header is required")
         if header is not None and header != method:
-            raise mismatch(f"Mcp-Method header {header!r:.100} does not match body method")
+            raise mismatch(
+                request_id, f"Mcp-Method header {header!r:.100} does not match body method"
+            )
         field = self.eras.name_headers.get(method) if isinstance(method, str) else None
         if field is not None:
             raw = headers.get("mcp-name")
             if raw is None:
-                raise mismatch("Mcp-Name header is required")
+                raise mismatch(request_id, "Mcp-Name header is required")
             if decode_header(raw) != params.get(field):
-                raise mismatch(f"Mcp-Name header does not match params.{field}")
+                raise mismatch(request_id, f"Mcp-Name header does not match params.{field}")
         for name in headers:
             if name.startswith("mcp-param-") and decode_header(headers[name]) is None:
-                raise mismatch(f"{name} header is malformed")
+                raise mismatch(request_id, f"{name} header is malformed")
         tools = self.eras.tool_headers
-        if tools is not None and method == tools.call:
-            tool = params.get(tools.name_key)
-            annotated = self._tools.kept(version or "", tool)
-            if annotated is None:
-                annotated = await self._tools.fetched(
-                    server, version or "", tool, params.get(modern.meta_key)
+        if tools is None or method != tools.call:
+            return None
+        tool = params.get(tools.name_key)
+        annotated = self._tools.kept(version or "", tool)
+        if annotated is None:
+            return self._check_fetched(request, params, request_id, server, tool)
+        self._check_params(request, params, request_id, annotated)
+        return None
+
+    async def _check_fetched(
+        self, request: Request, params: Mapping[str, Any], request_id: Any, server: Peer, tool: Any
+    ) -> None:
+        """The `Mcp-Param-*` check of a tool whose annotations are read from `server`'s tool list."""
+        modern = self.eras.modern
+        assert modern is not None
+        version = request.headers.get("mcp-protocol-version") or ""
+        annotated = await self._tools.fetched(server, version, tool, params.get(modern.meta_key))
+        self._check_params(request, params, request_id, annotated)
+
+    def _check_params(
+        self,
+        request: Request,
+        params: Mapping[str, Any],
+        request_id: Any,
+        annotated: Mapping[str, tuple[str, ...]],
+    ) -> None:
+        """Refuse a `tools/call` whose `Mcp-Param-*` headers miss or disagree with its annotated arguments."""
+        tools = self.eras.tool_headers
+        assert tools is not None
+        headers = request.headers
+        arguments = mapping(params.get(tools.arguments_key))
+        for header_name, path in annotated.items():
+            value = at(arguments, path)
+            sent = headers.get(f"mcp-param-{header_name.lower()}")
+            if value is None:
+                continue
+            if sent is None:
+                raise self._mismatch(request_id, f"Mcp-Param-{header_name} header is required")
+            decoded = decode_header(sent)
+            if decoded is None or not same(decoded, value):
+                raise self._mismatch(
+                    request_id, f"Mcp-Param-{header_name} header does not match the argument"
                 )
-            arguments = mapping(params.get(tools.arguments_key))
-            for header_name, path in annotated.items():
-                value = at(arguments, path)
-                sent = headers.get(f"mcp-param-{header_name.lower()}")
-                if value is None:
-                    continue
-                if sent is None:
-                    raise mismatch(f"Mcp-Param-{header_name} header is required")
-                decoded = decode_header(sent)
-                if decoded is None or not same(decoded, value):
-                    raise mismatch(f"Mcp-Param-{header_name} header does not match the argument")
+
+
+class Answer:
+    """The channel of one stateless request's handler: the SSE stream of its answer, made when the
+    handler first sends something (most answer with plain JSON and never need one)."""
+
+    __slots__ = ("_owner", "_send", "stream", "answered")
+
+    def __init__(self, owner: Stateless, send: Send) -> None:
+        self._owner = owner
+        self._send = send
+        self.stream: Stream | None = None
+        self.answered = False
+        """Set once the handler returned: a stream made later is already finished (what it is sent is
+        dropped, as the stream that answered drops it)."""
+
+    def opened(self) -> Stream:
+        """The answer's stream, made on first use."""
+        stream = self.stream
+        if stream is None:
+            stream = self.stream = Stream(None, "0", self._owner.streams)
+            if self.answered:
+                stream.finished = True
+            else:
+                send = self._send
+                stream.start = lambda: start_sse(send, None)
+                self._owner.open_streams.add(stream)
+        return stream
+
+    async def request(self, method: str, params: dict[str, Any] | None) -> Any:
+        """Send a request to the client on the answer's stream."""
+        return await self.opened().request(method, params)
+
+    async def notify(self, method: str, params: dict[str, Any] | None) -> None:
+        """Send a notification on the answer's stream (which then answers with SSE)."""
+        await self.opened().notify(method, params)
