@@ -22,7 +22,6 @@ model is kept only when no value the union read holds a key that another member 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from operator import attrgetter
 from typing import Annotated, Any, Callable, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -204,14 +203,17 @@ def _union_checks(schema: Any) -> tuple[_Check, ...] | None:
     """What to check in a model strict validation read by a core schema so that it is the one lax
     validation reads: () when every union is settled alike (`_undecided`); else, for each union (or
     tagged union) of models holding such a union, the path to its values and, for each member, the
-    field names and keys that another member reads by a lax coercion; None when such a union is
-    anywhere else (inside a member, another union, a cycle).
+    field names and keys that another member reads by a lax coercion (such unions inside a member
+    too, on the same path: a value of another member has no such field); None when such a union is
+    anywhere else (inside a union of other kinds, a map's keys, a cycle).
 
     Exact: strict and lax validation of a model read the same input alike unless one of its
     coercing fields is in it; so when no value the union read holds a key of a coercing field of
     another member, every member accepts or refuses it in lax mode as in strict mode, with the same
-    fields set and exactness, and lax mode picks the member strict mode picked. The value holds every
-    key it was given: its fields set (each by either of its names) and its extra keys."""
+    fields set and exactness (a coercing field holds any such union below it, so the fields-set count
+    a member passes up is the same too), and lax mode picks the member strict mode picked. The value
+    holds every key it was given: its fields set (each by either of its names) and its extra keys. Such unions inside
+    the member strict mode picked are checked on the same path."""
     targets = {id(node) for node in _undecided(schema)}
     if not targets:
         return ()
@@ -247,12 +249,14 @@ def _union_checks(schema: Any) -> tuple[_Check, ...] | None:
             inner = [c[0] if isinstance(c, tuple) else c for c in choices]
             spread = [node] + [c for c in inner if isinstance(c, dict) and c.get("type") == "union"]
             members = _member_models(spread, refs)
-            if members is None or any(_reaches(m, targets, refs) for m in members.values()):
-                return False
-            risky = _risky(members, refs)
-            if risky is None:
+            risky = None if members is None else _risky(members, refs)
+            if members is None or risky is None:
                 return False
             covered.update(id(n) for n in spread)
+            # A member's own such unions: a value of another member has no such field.
+            for member in members.values():
+                if not walk(member, path, seen | {str(member.get("ref"))}):
+                    return False
             checks.append((_steps(path), risky))
             return True
         return not _reaches(node, targets, refs)
@@ -321,17 +325,19 @@ def _clear(model: BaseModel, checks: tuple[_Check, ...]) -> bool:
     the check names."""
     for steps, risky in checks:
         values: list[Any] = [model]
-        for getter, each in steps:
+        for names, each in steps:
             found: list[Any] = []
             for value in values:
-                try:
-                    value = getter(value)
-                except AttributeError:  # None on the way: an omitted field (or null), nothing below
-                    continue
+                for name in names:  # a field's value; None where it is omitted or null, or where
+                    held = getattr(value, "__dict__", None)  # a value of another member of a union
+                    value = None if held is None else held.get(name)  # above has no such field
                 if not each:
-                    found.append(value)
-                elif value is not None:
-                    found.extend(value.values() if type(value) is dict else value)
+                    if value is not None:
+                        found.append(value)
+                elif type(value) is dict:
+                    found.extend(value.values())
+                elif type(value) is list:
+                    found.extend(value)
             values = found
         for value in values:
             entry = risky.get(type(value))
@@ -339,34 +345,28 @@ def _clear(model: BaseModel, checks: tuple[_Check, ...]) -> bool:
                 if value is None:
                     continue
                 return False
-            names, keys = entry
+            fields, keys = entry
             extra = value.__pydantic_extra__
             if extra and not keys.isdisjoint(extra):
                 return False
-            if names and not names.isdisjoint(value.__pydantic_fields_set__):
+            if fields and not fields.isdisjoint(value.__pydantic_fields_set__):
                 return False
     return True
 
 
-def _steps(path: tuple[Any, ...]) -> tuple[tuple[Callable[[Any], Any], bool], ...]:
-    """A path as steps: a getter of the fields between two `_EACH` (or the ends), and whether every
-    value or item of what it gets comes next."""
+def _steps(path: tuple[Any, ...]) -> tuple[tuple[tuple[str, ...], bool], ...]:
+    """A path as steps: the fields between two `_EACH` (or the ends), and whether every value or item
+    of what they lead to comes next."""
     steps = []
     names: list[str] = []
     for step in path + (None,):
         if step is _EACH or step is None:
-            getter: Any = attrgetter(".".join(names)) if names else _same
             if names or step is _EACH:
-                steps.append((getter, step is _EACH))
+                steps.append((tuple(names), step is _EACH))
             names = []
         else:
             names.append(step)
     return tuple(steps)
-
-
-def _same(value: Any) -> Any:
-    """The value itself: the getter between two `_EACH` steps."""
-    return value
 
 
 def _refs(nodes: list[Any]) -> dict[str, Any]:
@@ -448,7 +448,7 @@ _NOTHING, _NO_ID_FIELD, _EXTRA_ID, _EXTRA_NO_ID, _CHECKED = (
 )
 _EACH = ("each",)  # a path step: every value of a dict, every item of a list
 _Risky = tuple[frozenset[str], frozenset[str]]
-_Check = tuple[tuple[tuple[Callable[[Any], Any], bool], ...], dict[type, _Risky]]
+_Check = tuple[tuple[tuple[tuple[str, ...], bool], ...], dict[type, _Risky]]
 _NO_EXTRA: dict[str, Any] = {}
 _JSONRPC: Any = Literal["2.0"]
 _REQUEST_ID: Any = str | int
