@@ -469,6 +469,12 @@ class _Dropping(BaseModel):
     params: dict[str, _Short | _Quiet]
 
 
+def _one_method(model: type[BaseModel]) -> Registry:
+    """A registry of one request, `m`, whose messages `model` reads."""
+    spec = Method("m", "request", frozenset({"client"}), model, _Params, None, "m", False, False, None)
+    return Registry({"m": spec}, error=_Params, response=_Params, batching=False)
+
+
 CONTESTED = [
     {"type": "s", "e": ["x"], "n": "3", "s1": "a", "s2": "b"},  # `n`: a field of the strict member
     {"type": "s", "e": ["x"], "m": "4", "s1": "a", "s2": "b"},  # `m`: one of its extra keys
@@ -480,8 +486,7 @@ CONTESTED = [
 def test_a_union_of_models_is_checked_only_where_a_path_reaches_its_values(
     model: type[BaseModel], checked: bool
 ) -> None:
-    spec = Method("m", "request", frozenset({"client"}), model, _Params, None, "m", False, False, None)
-    registry = Registry({"m": spec}, error=_Params, response=_Params, batching=False)
+    registry = _one_method(model)
     plain = {"type": "s", "e": ["x"], "m": 4, "s1": "a", "s2": "b"}
     texts = []
     for value in [*CONTESTED, plain]:
@@ -528,8 +533,7 @@ class _Outer(BaseModel):
     ],
 )
 def test_a_union_inside_a_member_of_a_union_of_models_takes_the_full_path(params: Any) -> None:
-    spec = Method("m", "request", frozenset({"client"}), _Outer, _Params, None, "m", False, False, None)
-    registry = Registry({"m": spec}, error=_Params, response=_Params, batching=False)
+    registry = _one_method(_Outer)
     text = json.dumps(request("m", params)).encode()
     for _ in range(3):
         assert outcome(registry, text) == outcome(registry, bytearray(text))
