@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypeAliasType
 
 from mcpgen.runtime.jsonrpc import ProtocolError
 from mcpgen.runtime.onepass import Reader
@@ -538,3 +539,32 @@ def test_a_union_inside_a_member_of_a_union_of_models_takes_the_full_path(params
     for _ in range(3):
         assert outcome(registry, text) == outcome(registry, bytearray(text))
     assert not isinstance(registry._one_pass.read(text), BaseModel)  # decoded, for the full path
+
+
+_Pair = TypeAliasType("_Pair", "_Short | _Nesting")  # recursive: one union node, kept by reference
+
+
+class _Nesting(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    type: Literal["s"]
+    e: list[str]
+    more: list[_Pair] = []
+
+
+class _Shared(BaseModel):
+    """`_Pair` under `params`, and inside its member `_Nesting` too."""
+
+    model_config = ConfigDict(extra="allow")
+    jsonrpc: Literal["2.0"]
+    id: str | int
+    method: Literal["m"]
+    params: dict[str, _Pair]
+
+
+def test_a_union_inside_a_member_of_itself_takes_the_full_path() -> None:
+    registry = _one_method(_Shared)
+    inner = {"type": "s", "e": ["x"], "n": "3", "s1": "a", "s2": "b"}
+    text = json.dumps(request("m", {"a": {"type": "s", "e": [], "more": [inner]}})).encode()
+    for _ in range(3):
+        assert outcome(registry, text) == outcome(registry, bytearray(text))
+    assert type(registry.parse_message(text).params["a"].more[0]) is _Short
