@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterable
 
 from ..model import ir
 from .literals import py_literal, string_literal
@@ -114,11 +114,26 @@ def lazy_annotation(t: ir.TypeExpr, sym: Symbols, core: str = "") -> str:
 def dispatched(t: ir.UnionOf, d: ir.Dispatch, sym: Symbols, union: Callable[[tuple[ir.TypeExpr, ...]], str]) -> str:
     """A union validated through `d`: one `Tag` per value over the members that take it, the whole union
     under the fallback tag; type checkers see the union of the members."""
-    groups = [(tag, tuple(t.members[i] for i in at)) for tag, at in d.tags] + [(d.fallback, t.members)]
+    groups = [(tag, tuple(t.members[i] for i in at)) for tag, at in d.tags + d.narrowed] + [(d.fallback, t.members)]
     choices = ", ".join(f"{sym['Annotated']}[{union(group)}, {sym['Tag']}({string_literal(tag)})]" for tag, group in groups)
-    tags = ", ".join(string_literal(tag) for tag, _ in d.tags) + ("," if len(d.tags) == 1 else "")
-    call = f"{sym['_dispatch']}({string_literal(d.key)}, {string_literal(d.python_name)}, ({tags}), {string_literal(d.fallback)})"
-    return f"{sym['Annotated']}[{sym['Union']}[{choices}], {call}]"
+    tags = _strings(tag for tag, _ in d.tags)
+    presence = ", ".join(
+        f"{string_literal(value)}: ({_tuple([_strings(names) for names in keys])}, {_strings(table)})"
+        for value, keys, table in d.presence
+    )
+    call = f"{string_literal(d.key)}, {string_literal(d.python_name)}, {tags}, {string_literal(d.fallback)}"
+    call += f", {{{presence}}}" if presence else ""
+    return f"{sym['Annotated']}[{sym['Union']}[{choices}], {sym['_dispatch']}({call})]"
+
+
+def _strings(texts: Iterable[str]) -> str:
+    """A tuple of strings, as Python source."""
+    return _tuple([string_literal(text) for text in texts])
+
+
+def _tuple(items: list[str]) -> str:
+    """A tuple of Python expressions, as Python source."""
+    return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
 
 
 def _lazy_union(members: tuple[ir.TypeExpr, ...], sym: Symbols, core: str) -> str:

@@ -61,12 +61,21 @@ class DictOf:
 class Dispatch:
     """How a union of models that all require a literal `key` with overlapping values is validated: a
     value's tag (an exact string among `tags`) picks the members whose literal takes it (positions in
-    the union, in its order); any other input goes to every member (`fallback`), as a plain union."""
+    the union, in its order); any other input goes to every member (`fallback`), as a plain union.
+    Where a value has `presence`, the keys of the input narrow its members further, to a group of
+    `narrowed` (its tag, the members' positions)."""
 
     key: str
     python_name: str
     tags: tuple[tuple[str, tuple[int, ...]], ...]
     fallback: str
+    presence: tuple[Presence, ...] = ()
+    narrowed: tuple[tuple[str, tuple[int, ...]], ...] = ()
+
+
+Presence = tuple[str, tuple[tuple[str, ...], ...], tuple[str, ...]]
+"""How a `Dispatch` narrows a value's members by the keys they require: the value, those keys (each
+the names a field is read by), and the tag for each combination of them present (bit i: key i)."""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from .roles import derive_methods, envelope, load_pairings
 from .definitions import DISCRIMINATOR_KEYS, build_definitions
 from .names import taken_by_runtime, with_stems
 
+_MAX_PRESENCE_KEYS = 4  # a value's tag table has 2**n entries
+
 
 
 def build_protocol(
@@ -114,8 +116,50 @@ def _dispatch(members: tuple[ir.TypeExpr, ...], defs: dict[str, ir.Definition]) 
             while fallback in tags:
                 fallback += "*"
             name = next(f.python_name for f in fields if f is not None)
-            return ir.Dispatch(key, name, tuple((tag, tuple(group)) for tag, group in tags.items()), fallback)
+            groups = tuple((tag, tuple(group)) for tag, group in tags.items())
+            presence, narrowed = _presence(groups, models, key, {*tags, fallback})
+            return ir.Dispatch(key, name, groups, fallback, presence, narrowed)
     return None
+
+
+def _presence(
+    groups: tuple[tuple[str, tuple[int, ...]], ...], models: list[Any], key: str, taken: set[str]
+) -> tuple[tuple[ir.Presence, ...], tuple[tuple[str, tuple[int, ...]], ...]]:
+    """For each value whose members require other keys: those keys (each field's wire and Python
+    name) and, for each combination of them present, the tag of the members that may accept the
+    input; and the tags (named after the members) this adds.
+
+    Exact: a member a required key is missing from under both its names rejects the input, and the
+    members left keep their order, so a smart union picks the same one. A combination that leaves
+    no member, or all, keeps the value's tag (the error of an input no member takes is unchanged).
+    """
+    presence: list[ir.Presence] = []
+    narrowed: dict[tuple[int, ...], str] = {}
+    for value, group in groups:
+        needs = {
+            i: {tuple(dict.fromkeys((f.wire_name, f.python_name))) for f in models[i].fields if f.required and f.wire_name != key}
+            for i in group
+        }
+        keys = list(dict.fromkeys(names for i in group for names in sorted(needs[i])))
+        if not keys or len(keys) > _MAX_PRESENCE_KEYS:
+            continue
+        table: list[str] = []
+        for mask in range(1 << len(keys)):
+            present = {names for bit, names in enumerate(keys) if mask >> bit & 1}
+            left = tuple(i for i in group if needs[i] <= present)
+            if not left or left == group:
+                table.append(value)
+                continue
+            if left not in narrowed:
+                tag = value + ":" + "|".join(models[i].name for i in left)
+                while tag in taken:
+                    tag += "*"
+                taken.add(tag)
+                narrowed[left] = tag
+            table.append(narrowed[left])
+        if any(tag != value for tag in table):
+            presence.append((value, tuple(keys), tuple(table)))
+    return tuple(presence), tuple((tag, left) for left, tag in narrowed.items())
 
 
 def _string_literal(f: ir.Field | None) -> tuple[str, ...] | None:

@@ -9,10 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Union
+from typing import Any, Union, get_args, get_origin
 
 import pydantic
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from .oracle import assert_agrees
 from .packages import generate_package
@@ -24,7 +25,9 @@ INTEGER = {"type": "integer"}
 
 def dispatch_schema() -> Schema:
     """`Item`: two members share `text`, one takes `int` and `float`; `Outcome`: tagged by `resultType`
-    (Python name `result_type`), two members share `done`; both nested in a list and a map."""
+    (Python name `result_type`), two members share `done`; both nested in a list and a map. `Shape`:
+    three members share `round`, two of them each requiring one more key (`blobSize`: Python name
+    `blob_size`), one requiring none."""
     return mcp_schema(
         {
             "Text": obj({"type": const("text"), "text": STRING}, ["type", "text"]),
@@ -39,6 +42,11 @@ def dispatch_schema() -> Schema:
             "Also": obj({"resultType": const("done"), "y": INTEGER}, ["resultType", "y"]),
             "Wait": obj({"resultType": const("wait")}, ["resultType"]),
             "Outcome": {"anyOf": [ref("Done"), ref("Also"), ref("Wait")]},
+            "Round": obj({"kind": const("round"), "radius": INTEGER}, ["kind", "radius"]),
+            "Blob": obj({"kind": const("round"), "blobSize": INTEGER}, ["kind", "blobSize"]),
+            "Dot": obj({"kind": const("round"), "radius": STRING}, ["kind"]),
+            "Square": obj({"kind": const("square")}, ["kind"]),
+            "Shape": {"anyOf": [ref("Round"), ref("Blob"), ref("Dot"), ref("Square")]},
             "Holder": obj(
                 {
                     "items": {"type": "array", "items": ref("Item")},
@@ -117,12 +125,35 @@ OUTCOMES: list[Any] = [
 ]
 
 
-MEMBERS = {"Item": ("Text", "Note", "Num", "Flag"), "Outcome": ("Done", "Also", "Wait")}
+SHAPES: list[Any] = [
+    {"kind": "round", "radius": 2},
+    {"kind": "round", "radius": "2"},
+    {"kind": "round", "radius": "r"},
+    {"kind": "round", "blobSize": 3},
+    {"kind": "round", "blob_size": 3},
+    {"kind": "round", "blob_size": "3", "radius": 1},
+    {"kind": "round", "blobSize": 3, "radius": "r"},
+    {"kind": "round", "blobSize": "x", "radius": "x"},
+    {"kind": "round", "blobSize": "x"},
+    {"kind": "round"},
+    {"kind": "round", "radius": None},
+    {"kind": "square", "radius": 1},
+]
+MEMBERS = {
+    "Item": ("Text", "Note", "Num", "Flag"),
+    "Outcome": ("Done", "Also", "Wait"),
+    "Shape": ("Round", "Blob", "Dot", "Square"),
+}
 """Each dispatched union of the schema (`Outcome` on a key whose Python name differs) and its members."""
 
 
 @pytest.mark.parametrize(
-    ("union", "value"), [*(("Item", v) for v in ITEMS), *(("Outcome", v) for v in OUTCOMES)]
+    ("union", "value"),
+    [
+        *(("Item", v) for v in ITEMS),
+        *(("Outcome", v) for v in OUTCOMES),
+        *(("Shape", v) for v in SHAPES),
+    ],
 )
 @pytest.mark.parametrize("strict", [False, True])
 def test_a_dispatched_union_picks_what_the_plain_union_picks(
@@ -160,6 +191,92 @@ def test_only_the_members_that_take_the_tag_are_tried(pkg: ModuleType) -> None:
         ("done", "Done"),
         ("done", "Also"),
     }
+
+
+def test_the_keys_a_member_requires_leave_it_out_when_absent(pkg: ModuleType) -> None:
+    shape = pydantic.TypeAdapter(pkg.types.Shape)
+    # No `blobSize` under either name: `Blob` cannot accept it and is not tried.
+    assert {loc[0] for loc in _errors(shape, {"kind": "round", "radius": 1.5})} == {
+        "round:Round|Dot"
+    }
+    tag = get_args(pkg.types.Shape)[1].discriminator
+    assert [tag({"kind": "round", k: 1}) for k in ("blobSize", "blob_size", "radius", "x")] == [
+        "round:Blob|Dot",
+        "round:Blob|Dot",
+        "round:Round|Dot",
+        "round:Dot",
+    ]
+    # Both keys: every member of the value, under its own tag.
+    assert {loc[:2] for loc in _errors(shape, {"kind": "round", "radius": [], "blobSize": []})} == {
+        ("round", "Round"),
+        ("round", "Blob"),
+        ("round", "Dot"),
+    }
+    item = pydantic.TypeAdapter(pkg.types.Item)
+    # No member of the value left by the keys: the value's members all report.
+    assert {loc[:2] for loc in _errors(item, {"type": "text", "size": 1})} == {
+        ("text", "Text"),
+        ("text", "Note"),
+    }
+
+
+KEYS = st.sampled_from(["radius", "blobSize", "blob_size", "text", "note", "size", "x", "y"])
+FILLS = st.one_of(
+    st.integers(-2, 2), st.just("2"), st.just("r"), st.just(2.0), st.none(), st.just([])
+)
+SHAPED = st.tuples(
+    st.sampled_from(["round", "square", "text", "done", "int", "flag", "other"]),
+    st.sampled_from(["kind", "type", "resultType", "result_type"]),
+    st.dictionaries(KEYS, FILLS, max_size=4),
+).map(lambda parts: {parts[1]: parts[0], **parts[2]})
+
+
+@settings(
+    max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    value=SHAPED,
+    strict=st.booleans(),
+    as_json=st.booleans(),
+    union=st.sampled_from(sorted(MEMBERS)),
+)
+def test_a_narrowed_dispatch_answers_as_the_plain_union(
+    pkg: ModuleType, value: Any, strict: bool, as_json: bool, union: str
+) -> None:
+    """Alone, in a list, and inside a smart union with another model (whose pick reads the fields set)."""
+    dispatched = getattr(pkg.types, union)
+    plain: Any = Union[tuple(getattr(pkg.types, n) for n in MEMBERS[union])]  # type: ignore[arg-type]
+    for shape in (lambda t: t, lambda t: list[t], lambda t: Union[t, pkg.types.Flag]):  # type: ignore[valid-type]
+        mine = _adapter(shape(dispatched))
+        theirs = _adapter(shape(plain))
+        given = [value] if get_origin(shape(plain)) is list else value
+        assert _answer(mine, given, strict, as_json) == _answer(theirs, given, strict, as_json)
+
+
+_ADAPTERS: dict[Any, pydantic.TypeAdapter[Any]] = {}
+
+
+def _adapter(shape: Any) -> pydantic.TypeAdapter[Any]:
+    found = _ADAPTERS.get(repr(shape))
+    if found is None:
+        found = _ADAPTERS[repr(shape)] = pydantic.TypeAdapter(shape)
+    return found
+
+
+def _answer(adapter: pydantic.TypeAdapter[Any], value: Any, strict: bool, as_json: bool) -> Any:
+    try:
+        got = (
+            adapter.validate_json(json.dumps(value), strict=strict)
+            if as_json
+            else adapter.validate_python(value, strict=strict)
+        )
+    except pydantic.ValidationError:
+        return "rejected"
+    items = got if isinstance(got, list) else [got]
+    return [
+        (type(i).__name__, i.model_dump(by_alias=True, exclude_unset=True), i.model_fields_set)
+        for i in items
+    ]
 
 
 def test_anything_else_goes_to_every_member(pkg: ModuleType) -> None:

@@ -139,6 +139,8 @@ VALUES = {
     "enum": st.one_of(STRINGS, st.lists(SCALARS, max_size=2)),
     "enumNames": STRINGS,
     "oneOf": st.one_of(OPTIONS, st.just([{"const": 1}])),
+    "one_of": OPTIONS,
+    "enum_names": STRINGS,
     "items": st.one_of(
         st.fixed_dictionaries({"type": st.just("string"), "enum": STRINGS}),
         st.fixed_dictionaries({"anyOf": OPTIONS}),
@@ -152,6 +154,7 @@ SHAPES = st.one_of(
     st.fixed_dictionaries({"type": st.sampled_from(["string", "number", "integer", "boolean"])}),
     st.fixed_dictionaries({"type": st.just("string"), "enum": STRINGS}),
     st.fixed_dictionaries({"type": st.just("string"), "oneOf": OPTIONS}),
+    st.fixed_dictionaries({"type": st.just("string"), "one_of": OPTIONS}),
     st.fixed_dictionaries({"type": st.just("string"), "enum": STRINGS, "enumNames": STRINGS}),
     st.fixed_dictionaries({"type": st.just("array"), "items": VALUES["items"]}),
 )
@@ -226,6 +229,11 @@ def form(value: Any, mode: bool) -> dict[str, Any]:
 @example(value={"type": "string", "enum": ["x"], "minLength": "3"}, strict=False, as_json=False)
 @example(value={"type": "string", "enum": ["x"], "minLength": "3"}, strict=True, as_json=True)
 @example(value={"type": "integer", "minimum": "1"}, strict=False, as_json=True)
+@example(value={"type": "string", "one_of": [], "minLength": "3"}, strict=False, as_json=False)
+@example(
+    value={"type": "string", "enum": ["x"], "oneOf": [{"const": 1}]}, strict=True, as_json=True
+)
+@example(value={"type": "string", "maxLength": "x"}, strict=False, as_json=True)
 @example(
     value={"type": "array", "items": {"anyOf": []}, "minItems": "1"}, strict=False, as_json=False
 )
@@ -248,6 +256,7 @@ def test_the_dispatch_accepts_in_strict_json_what_the_upstream_schema_accepts(
     adapters: Adapters, upstream: Any, value: Any
 ) -> None:
     assume(not integral_floats(value))  # JSON Schema counts 2.0 as an integer; strict mode does not
+    assume(not (isinstance(value, dict) and {"one_of", "enum_names"} & set(value)))  # Python names
     accepted = outcome(adapters.dispatched, value, True, True) != "refused"
     assert accepted == upstream.is_valid(value), json.dumps(value)
 
@@ -341,6 +350,9 @@ def test_the_oracle_is_the_plain_union_and_the_package_dispatches(
         "integer",
         "number",
         "string",
+        "string:StringSchema",
+        "string:StringSchema|TitledSingleSelectEnumSchema",
+        "string:StringSchema|UntitledSingleSelectEnumSchema|LegacyTitledEnumSchema",
     ]
     assert theirs["type"] == "union" and len(theirs["choices"]) == len(MEMBERS)
 

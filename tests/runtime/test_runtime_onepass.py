@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypeAliasType
 
 from mcpgen.runtime.jsonrpc import ProtocolError
 from mcpgen.runtime.onepass import Reader
@@ -248,8 +249,10 @@ def test_documented_messages_are_read_in_one_pass_except_where_unions_forbid(
     corpus: dict[str, tuple[Any, list[dict[str, Any]]]],
 ) -> None:
     """Strict validation settles a union of models as lax validation does unless a lax coercion can
-    make another member set more fields: the methods whose models hold such a union (2025-11-25's
-    elicitation/create, whose property schemas are one) always take the full path."""
+    make another member set more fields: the methods whose models hold such a union where a check of
+    the values it read cannot reach it (2025-11-25's elicitation/create: its params are a union of
+    models one of which holds the property schemas) always take the full path; where one can
+    (2025-06-18's property schemas), they are read in one pass and checked."""
     skipped = set()
     for revision, (registry, messages) in corpus.items():
         for message in messages:
@@ -259,7 +262,8 @@ def test_documented_messages_are_read_in_one_pass_except_where_unions_forbid(
                 skipped.add((revision, message["method"]))
             else:
                 assert snapshot(read) == snapshot(registry.parse_message(bytearray(data)))
-    assert ("2025-11-25", "elicitation/create") in skipped
+    assert ("2025-11-25", "elicitation/create") in skipped  # its params are a union of such members
+    assert ("2025-06-18", "elicitation/create") not in skipped  # read in one pass, and checked
     assert len(skipped) < sum(len(m) for _, m in corpus.values()) / 5
 
 
@@ -332,3 +336,235 @@ def test_models_whose_fields_require_less_than_the_full_path_are_never_read_in_o
     ]
     for text in texts * 2:  # the second time round, after the full path has read a message of `m`
         assert outcome(registry, text) == outcome(registry, bytearray(text))
+
+
+PROPERTY_KEYS = [
+    "type", "enum", "enumNames", "enum_names", "oneOf", "anyOf", "items", "format", "title", "description",
+    "minLength", "maxLength", "min_length", "max_length", "minimum", "maximum", "default", "minItems",
+]  # fmt: skip
+PROPERTY_VALUES = st.sampled_from(
+    ["string", "number", "integer", "boolean", "array", "3", "x", "email", "true", 3, 3.0, 2.5, True, 0, None]
+    + [["a"], ["a", "b"], [], [{"const": "a", "title": "A"}], {"type": "string", "enum": ["a"]}]
+)
+property_schemas = st.tuples(
+    st.dictionaries(st.sampled_from(PROPERTY_KEYS), PROPERTY_VALUES | values, max_size=4),
+    st.fixed_dictionaries({"type": st.sampled_from(["string", "number", "integer", "boolean", "array"])})
+    | st.just({}),
+).map(lambda pair: {**pair[0], **pair[1]})  # a type of the union's tags, mostly
+
+
+@FUZZ
+@given(
+    revision=st.sampled_from(["2025-06-18", "2025-11-25", "2026-07-28"]),
+    schemas=st.lists(property_schemas, min_size=1, max_size=3),
+    form=st.booleans(),
+)
+def test_elicitation_property_schemas_are_read_as_the_full_path_reads_them(
+    corpus: dict[str, tuple[Any, list[dict[str, Any]]]], revision: str, schemas: list[Any], form: bool
+) -> None:
+    """Each property schema is a value of a union of models strict and lax mode may settle otherwise
+    (a key a coercion reads, such as `minLength: "3"`, beside another member's keys)."""
+    registry, _ = corpus[revision]
+    properties = {f"p{i}": schema for i, schema in enumerate(schemas)}
+    params = {"message": "m", "requestedSchema": {"type": "object", "properties": properties}}
+    if form:
+        params["mode"] = "form"
+    text = json.dumps(request("elicitation/create", params)).encode()
+    assert outcome(registry, text) == outcome(registry, bytearray(text))
+
+
+RESPONSE_KEYS = ["role", "content", "model", "stopReason", "roots", "action", "_meta", "x", "type", "text"]
+RESPONSE_VALUES = st.sampled_from(
+    ["user", "assistant", "accept", "decline", "m", "3", 3, 1.5, True, None, {"a": "3"}, {"a": 3}]
+    + [{"type": "text", "text": "t"}, [{"uri": "file:///a"}], [], {"type": "text", "text": 3}]
+)
+
+
+@FUZZ
+@given(
+    method=st.sampled_from(["tools/call", "prompts/get", "resources/read"]),
+    responses=st.dictionaries(
+        st.sampled_from(["a", "b"]),
+        st.dictionaries(st.sampled_from(RESPONSE_KEYS), RESPONSE_VALUES | values, max_size=4),
+        max_size=2,
+    ),
+)
+def test_input_responses_are_read_as_the_full_path_reads_them(
+    corpus: dict[str, tuple[Any, list[dict[str, Any]]]], method: str, responses: dict[str, Any]
+) -> None:
+    """2026-07-28's input responses are a plain union of three results: checked like elicitation's."""
+    registry, messages = corpus["2026-07-28"]
+    message = copy.deepcopy(next(m for m in messages if m["method"] == method))
+    message.setdefault("params", {})["inputResponses"] = responses
+    text = json.dumps(message).encode()
+    assert outcome(registry, text) == outcome(registry, bytearray(text))
+
+
+def test_a_checked_union_read_otherwise_by_a_coercion_takes_the_full_path(
+    corpus: dict[str, tuple[Any, list[dict[str, Any]]]],
+) -> None:
+    """2025-06-18: strict mode reads `{"type": "string", "enum": [...], "minLength": "3", ...}` as an
+    `EnumSchema`, lax mode (more fields set) as a `StringSchema`; the key `minLength`, which
+    `StringSchema` reads by a coercion, sends it the full path. Without it, one pass reads it."""
+    registry, _ = corpus["2025-06-18"]
+    model = registry.methods["elicitation/create"].message
+    plain = {"type": "string", "enum": ["x"]}
+    for schema, one_pass in [({**plain, "minLength": "3", "maxLength": "5"}, False), (plain, True)]:
+        params = {"message": "m", "requestedSchema": {"type": "object", "properties": {"a": schema}}}
+        data = json.dumps(request("elicitation/create", params)).encode()
+        strictly = model.__pydantic_validator__.validate_json(data, strict=True)
+        assert type(strictly.params.requested_schema.properties["a"]).__name__ == "EnumSchema"
+        assert isinstance(registry._one_pass.read(data), BaseModel) is one_pass
+        read = registry.parse_message(data).params.requested_schema.properties["a"]
+        assert snapshot(read) == snapshot(registry.parse_message(bytearray(data)).params.requested_schema.properties["a"])
+        assert type(read).__name__ == ("EnumSchema" if one_pass else "StringSchema")
+
+
+class _Short(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    type: Literal["s"]
+    n: int = 0
+    m: int = 0
+    s1: str = ""
+    s2: str = ""
+
+
+class _Listed(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    type: Literal["s"]
+    e: list[str]
+    n: str = ""
+
+
+class _Quiet(BaseModel):
+    """Drops the keys it does not know: a value of it cannot show what another member would coerce."""
+
+    model_config = ConfigDict(extra="ignore")
+    type: Literal["s"]
+    e: list[str]
+
+
+class _Mapped(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    jsonrpc: Literal["2.0"]
+    id: str | int
+    method: Literal["m"]
+    params: dict[str, _Short | _Listed] | None = None
+
+
+class _Inside(BaseModel):
+    """The union inside another union: no path leads a check to its values."""
+
+    model_config = ConfigDict(extra="allow")
+    jsonrpc: Literal["2.0"]
+    id: str | int
+    method: Literal["m"]
+    params: list[dict[str, _Short | _Listed] | int]
+
+
+class _Dropping(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    jsonrpc: Literal["2.0"]
+    id: str | int
+    method: Literal["m"]
+    params: dict[str, _Short | _Quiet]
+
+
+def _one_method(model: type[BaseModel]) -> Registry:
+    """A registry of one request, `m`, whose messages `model` reads."""
+    spec = Method("m", "request", frozenset({"client"}), model, _Params, None, "m", False, False, None)
+    return Registry({"m": spec}, error=_Params, response=_Params, batching=False)
+
+
+CONTESTED = [
+    {"type": "s", "e": ["x"], "n": "3", "s1": "a", "s2": "b"},  # `n`: a field of the strict member
+    {"type": "s", "e": ["x"], "m": "4", "s1": "a", "s2": "b"},  # `m`: one of its extra keys
+]
+"""Strict mode reads each as a `_Listed`, lax mode (a coercion, more fields set) as a `_Short`."""
+
+
+@pytest.mark.parametrize(("model", "checked"), [(_Mapped, True), (_Inside, False), (_Dropping, False)])
+def test_a_union_of_models_is_checked_only_where_a_path_reaches_its_values(
+    model: type[BaseModel], checked: bool
+) -> None:
+    registry = _one_method(model)
+    plain = {"type": "s", "e": ["x"], "m": 4, "s1": "a", "s2": "b"}
+    texts = []
+    for value in [*CONTESTED, plain]:
+        params: Any = {"a": value, "b": {"type": "s", "e": []}}
+        texts.append(json.dumps(request("m", [params, 1] if model is _Inside else params)).encode())
+    for text in texts * 2:
+        assert outcome(registry, text) == outcome(registry, bytearray(text))
+    assert [isinstance(registry._one_pass.read(t), BaseModel) for t in texts] == [False, False, checked]
+    if model is _Mapped:
+        assert [type(registry.parse_message(t).params["a"]) for t in texts] == [_Short] * 3
+
+
+class _WithMap(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    kind: Literal["map"]
+    inner: dict[str, _Short | _Listed]
+
+
+class _WithInt(BaseModel):
+    """`inner` a number where the other member has a map of a checked union."""
+
+    model_config = ConfigDict(extra="allow")
+    kind: Literal["int"]
+    inner: int = 0
+
+
+class _Outer(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    jsonrpc: Literal["2.0"]
+    id: str | int
+    method: Literal["m"]
+    params: _WithMap | _WithInt
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"kind": "int", "inner": 5},
+        {"kind": "int", "inner": "5"},
+        {"kind": "int", "x": {"a": CONTESTED[0]}},
+        {"kind": "map", "inner": {"a": CONTESTED[0]}},
+        {"kind": "map", "inner": {"a": {"type": "s", "e": []}}},
+        {"kind": "map", "inner": {}, "count": "3"},
+    ],
+)
+def test_a_union_inside_a_member_of_a_union_of_models_takes_the_full_path(params: Any) -> None:
+    registry = _one_method(_Outer)
+    text = json.dumps(request("m", params)).encode()
+    for _ in range(3):
+        assert outcome(registry, text) == outcome(registry, bytearray(text))
+    assert not isinstance(registry._one_pass.read(text), BaseModel)  # decoded, for the full path
+
+
+_Pair = TypeAliasType("_Pair", "_Short | _Nesting")  # recursive: one union node, kept by reference
+
+
+class _Nesting(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    type: Literal["s"]
+    e: list[str]
+    more: list[_Pair] = []
+
+
+class _Shared(BaseModel):
+    """`_Pair` under `params`, and inside its member `_Nesting` too."""
+
+    model_config = ConfigDict(extra="allow")
+    jsonrpc: Literal["2.0"]
+    id: str | int
+    method: Literal["m"]
+    params: dict[str, _Pair]
+
+
+def test_a_union_inside_a_member_of_itself_takes_the_full_path() -> None:
+    registry = _one_method(_Shared)
+    inner = {"type": "s", "e": ["x"], "n": "3", "s1": "a", "s2": "b"}
+    text = json.dumps(request("m", {"a": {"type": "s", "e": [], "more": [inner]}})).encode()
+    for _ in range(3):
+        assert outcome(registry, text) == outcome(registry, bytearray(text))
+    assert type(registry.parse_message(text).params["a"].more[0]) is _Short

@@ -218,18 +218,36 @@ def _const(value: _T, alias: str | None = None) -> _T:
     return cast(_T, marker)
 
 
-def _dispatch(key: str, name: str, tags: tuple[str, ...], fallback: str) -> Discriminator:
+def _dispatch(
+    key: str,
+    name: str,
+    tags: tuple[str, ...],
+    fallback: str,
+    presence: dict[str, tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]] | None = None,
+) -> Discriminator:
     """The tag of a union's input: the value of `key` (Python name `name`) when the input is a dict holding an
     exact str among `tags` (and not `name` too), else `fallback`, whose member is the whole union; its JSON
-    Schema is the whole union's."""
+    Schema is the whole union's. Where `presence` has the value: the keys its members require (each by its
+    names) and, for each combination of them in the input (bit i: key i), the tag of the members left."""
     known = frozenset(tags)
     other = None if name == key else name
+    narrow = {
+        value: (tuple((n, 1 << bit) for bit, names in enumerate(keys) for n in names), table)
+        for value, (keys, table) in (presence or {}).items()
+    }
 
     def tag(value: Any) -> str:
         if type(value) is dict:
             found = value.get(key)
             if type(found) is str and found in known and (other is None or other not in value):
-                return found
+                by = narrow.get(found)
+                if by is None:
+                    return found
+                present = 0
+                for n, bit in by[0]:
+                    if n in value:
+                        present |= bit
+                return by[1][present]
         return fallback
 
     class Dispatch(Discriminator):
@@ -1302,6 +1320,11 @@ EnumSchema = Annotated[
         ],
         Annotated[UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSchema, Tag("array")],
         Annotated[
+            UntitledSingleSelectEnumSchema | LegacyTitledEnumSchema,
+            Tag("string:UntitledSingleSelectEnumSchema|LegacyTitledEnumSchema"),
+        ],
+        Annotated[TitledSingleSelectEnumSchema, Tag("string:TitledSingleSelectEnumSchema")],
+        Annotated[
             UntitledSingleSelectEnumSchema
             | TitledSingleSelectEnumSchema
             | UntitledMultiSelectEnumSchema
@@ -1310,7 +1333,23 @@ EnumSchema = Annotated[
             Tag("*"),
         ],
     ],
-    _dispatch("type", "type", ("string", "array"), "*"),
+    _dispatch(
+        "type",
+        "type",
+        ("string", "array"),
+        "*",
+        {
+            "string": (
+                (("enum",), ("oneOf", "one_of")),
+                (
+                    "string",
+                    "string:UntitledSingleSelectEnumSchema|LegacyTitledEnumSchema",
+                    "string:TitledSingleSelectEnumSchema",
+                    "string",
+                ),
+            )
+        },
+    ),
 ]
 
 
@@ -1750,6 +1789,15 @@ PrimitiveSchemaDefinition = Annotated[
         Annotated[NumberSchema, Tag("number")],
         Annotated[BooleanSchema, Tag("boolean")],
         Annotated[UntitledMultiSelectEnumSchema | TitledMultiSelectEnumSchema, Tag("array")],
+        Annotated[StringSchema, Tag("string:StringSchema")],
+        Annotated[
+            StringSchema | UntitledSingleSelectEnumSchema | LegacyTitledEnumSchema,
+            Tag("string:StringSchema|UntitledSingleSelectEnumSchema|LegacyTitledEnumSchema"),
+        ],
+        Annotated[
+            StringSchema | TitledSingleSelectEnumSchema,
+            Tag("string:StringSchema|TitledSingleSelectEnumSchema"),
+        ],
         Annotated[
             StringSchema
             | NumberSchema
@@ -1762,7 +1810,23 @@ PrimitiveSchemaDefinition = Annotated[
             Tag("*"),
         ],
     ],
-    _dispatch("type", "type", ("string", "integer", "number", "boolean", "array"), "*"),
+    _dispatch(
+        "type",
+        "type",
+        ("string", "integer", "number", "boolean", "array"),
+        "*",
+        {
+            "string": (
+                (("enum",), ("oneOf", "one_of")),
+                (
+                    "string:StringSchema",
+                    "string:StringSchema|UntitledSingleSelectEnumSchema|LegacyTitledEnumSchema",
+                    "string:StringSchema|TitledSingleSelectEnumSchema",
+                    "string",
+                ),
+            )
+        },
+    ),
 ]
 """Restricted schema definitions that only allow primitive types
 without nested objects or arrays."""
