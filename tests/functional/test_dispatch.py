@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from .oracle import assert_agrees
+from .outcomes import outcome
 from .packages import generate_package
 from .schemas import Schema, const, mcp_schema, obj, ref, request, result
 
@@ -76,18 +77,6 @@ def pkg(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
 
 def _plain(types: ModuleType, *names: str) -> pydantic.TypeAdapter[Any]:
     return pydantic.TypeAdapter(Union[tuple(getattr(types, n) for n in names)])  # type: ignore[arg-type]
-
-
-def _outcome(adapter: pydantic.TypeAdapter[Any], value: Any, strict: bool) -> Any:
-    try:
-        got = adapter.validate_python(value, strict=strict)
-    except pydantic.ValidationError:
-        return "rejected"
-    return (
-        type(got).__name__,
-        got.model_dump(by_alias=True, exclude_unset=True),
-        got.model_fields_set,
-    )
 
 
 def _errors(adapter: pydantic.TypeAdapter[Any], value: Any) -> list[tuple[Any, ...]]:
@@ -161,7 +150,7 @@ def test_a_dispatched_union_picks_what_the_plain_union_picks(
 ) -> None:
     dispatched = pydantic.TypeAdapter(getattr(pkg.types, union))
     plain = _plain(pkg.types, *MEMBERS[union])
-    assert _outcome(dispatched, value, strict) == _outcome(plain, value, strict)
+    assert outcome(dispatched, value, strict, False) == outcome(plain, value, strict, False)
 
 
 def _wire(value: Any) -> bool:
@@ -250,7 +239,7 @@ def test_a_narrowed_dispatch_answers_as_the_plain_union(
         mine = _adapter(shape(dispatched))
         theirs = _adapter(shape(plain))
         given = [value] if get_origin(shape(plain)) is list else value
-        assert _answer(mine, given, strict, as_json) == _answer(theirs, given, strict, as_json)
+        assert outcome(mine, given, strict, as_json) == outcome(theirs, given, strict, as_json)
 
 
 _ADAPTERS: dict[Any, pydantic.TypeAdapter[Any]] = {}
@@ -261,22 +250,6 @@ def _adapter(shape: Any) -> pydantic.TypeAdapter[Any]:
     if found is None:
         found = _ADAPTERS[repr(shape)] = pydantic.TypeAdapter(shape)
     return found
-
-
-def _answer(adapter: pydantic.TypeAdapter[Any], value: Any, strict: bool, as_json: bool) -> Any:
-    try:
-        got = (
-            adapter.validate_json(json.dumps(value), strict=strict)
-            if as_json
-            else adapter.validate_python(value, strict=strict)
-        )
-    except pydantic.ValidationError:
-        return "rejected"
-    items = got if isinstance(got, list) else [got]
-    return [
-        (type(i).__name__, i.model_dump(by_alias=True, exclude_unset=True), i.model_fields_set)
-        for i in items
-    ]
 
 
 def test_anything_else_goes_to_every_member(pkg: ModuleType) -> None:

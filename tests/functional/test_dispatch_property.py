@@ -19,6 +19,8 @@ import mcpgen.model.protocol as protocol
 from mcpgen.commands.generate import GenerateConfig, generate
 from shared import load_package
 
+from .outcomes import described, outcome
+
 REVISION = "2025-11-25"
 MEMBERS = (
     "StringSchema",
@@ -176,35 +178,6 @@ PROPERTY = st.one_of(
 )
 """Objects shaped like a member with keys of any member added (values that fit or not, the added keys
 winning half the time), and any other JSON value."""
-
-
-def outcome(adapter: pydantic.TypeAdapter[Any], value: Any, strict: bool, as_json: bool) -> Any:
-    """What validating `value` gives: refused, or the winning class, its dump and the fields it set (nested too)."""
-    try:
-        got = (
-            adapter.validate_json(json.dumps(value), strict=strict)
-            if as_json
-            else adapter.validate_python(value, strict=strict)
-        )
-    except pydantic.ValidationError:
-        return "refused"
-    return described(got)
-
-
-def described(value: Any) -> Any:
-    """A model as its class name, its fields set and its dump, models inside it alike."""
-    if isinstance(value, pydantic.BaseModel):
-        fields = {name: described(getattr(value, name)) for name in sorted(value.model_fields_set)}
-        return (
-            type(value).__name__,
-            fields,
-            value.model_dump(mode="json", by_alias=True, exclude_unset=True),
-        )
-    if isinstance(value, dict):
-        return {k: described(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [described(v) for v in value]
-    return value
 
 
 def integral_floats(value: Any) -> bool:
