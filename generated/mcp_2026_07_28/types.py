@@ -208,10 +208,11 @@ def _dispatch(
     fallback: str,
     presence: dict[str, tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]] | None = None,
 ) -> Discriminator:
-    """The tag of a union's input: the value of `key` (Python name `name`) when the input is a dict holding an
-    exact str among `tags` (and not `name` too), else `fallback`, whose member is the whole union; its JSON
-    Schema is the whole union's. Where `presence` has the value: the keys its members require (each by its
-    names) and, for each combination of them in the input (bit i: key i), the tag of the members left."""
+    """The tag of a union's input: the value of `key` (Python name `name`) when the input is a dict
+    holding an exact str among `tags` (and not `name` too), else `fallback`, whose member is the whole
+    union; its JSON Schema is the whole union's. Where `presence` has the value: the keys its members
+    require (each by its names) and, for each combination of them in the input (bit i: key i), the tag
+    of the members left."""
     known = frozenset(tags)
     other = None if name == key else name
     narrow = {
