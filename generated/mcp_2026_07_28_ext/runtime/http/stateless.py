@@ -167,19 +167,20 @@ class Stateless:
         tool = params.get(tools.name_key)
         annotated = self._tools.kept(version or "", tool)
         if annotated is None:
-            return self._check_fetched(request, params, request_id, server, tool)
+            fetched = self._tools.fetched(server, version or "", tool, params.get(modern.meta_key))
+            return self._check_fetched(fetched, request, params, request_id)
         self._check_params(request, params, request_id, annotated)
         return None
 
     async def _check_fetched(
-        self, request: Request, params: Mapping[str, Any], request_id: Any, server: Peer, tool: Any
+        self,
+        fetched: Awaitable[Mapping[str, tuple[str, ...]]],
+        request: Request,
+        params: Mapping[str, Any],
+        request_id: Any,
     ) -> None:
-        """The `Mcp-Param-*` check of a tool whose annotations are read from `server`'s tool list."""
-        modern = self.eras.modern
-        assert modern is not None
-        version = request.headers.get("mcp-protocol-version") or ""
-        annotated = await self._tools.fetched(server, version, tool, params.get(modern.meta_key))
-        self._check_params(request, params, request_id, annotated)
+        """The `Mcp-Param-*` check of a tool whose annotations are being read from the server's list."""
+        self._check_params(request, params, request_id, await fetched)
 
     def _check_params(
         self,
