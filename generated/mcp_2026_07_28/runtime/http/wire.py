@@ -218,7 +218,8 @@ async def watched(coro: Coroutine[Any, Any, T], receive: Receive, gone: Callable
     try:
         waiting = coro.send(None)
     except StopIteration as done:
-        return cast(T, done.value)
+        value: T = done.value  # not `cast`: a call of its own, on every request's path
+        return value
     stop = watch_disconnect(receive, gone)
     try:
         return await _resumed(coro, waiting)
