@@ -182,9 +182,10 @@ class ServerEndpoint(Endpoint):
         if method == revision.handshake:
             if revision is not self.surface or overridden(self.peer, method) is None:
                 return self.answer_handshake(revision, message)
-        bridged = self.session_request(revision, method, message)
-        if bridged is not None:
-            return bridged
+        if revision.legacy is not None and self.surface.modern is not None:
+            bridged = self.session_request(revision, method, message)
+            if bridged is not None:
+                return bridged
         modern = revision.modern
         if modern is not None and method == modern.listen:
             self.listening()
@@ -222,11 +223,13 @@ class ServerEndpoint(Endpoint):
     def session_request(
         self, revision: Revision, method: str, message: Any
     ) -> Awaitable[Any] | None:
-        """A session's request that a stateless-era surface replaced with per-request facts, answered
-        by the runtime: the log level goes into the `_meta` of the session's later requests, and
-        resource subscriptions run the surface's listen handler for the session (if overridden)."""
+        """A session's request (of a session-era `revision`) that a stateless-era surface replaced with
+        per-request facts, answered by the runtime: the log level goes into the `_meta` of the session's
+        later requests, and resource subscriptions run the surface's listen handler for the session (if
+        overridden)."""
         keys, modern = revision.legacy, self.surface.modern
-        if keys is None or modern is None or method in self.surface.registry.methods:
+        assert keys is not None and modern is not None
+        if method in self.surface.registry.methods:
             return None
         params = dump(getattr(message, "params", None)) or {}
         if method == keys.set_level and keys.level_key and modern.log_level_key:
@@ -408,13 +411,13 @@ class ServerEndpoint(Endpoint):
         self.within(extensions=on)
         return await super().serve(revision, method, message, obj)
 
-    async def fulfil_on_session(
+    def fulfil_on_session(
         self, revision: Revision, method: str, handler: str, params: Any, result: Any
-    ) -> Any:
+    ) -> Awaitable[Any] | None:
         """An extension's result (a task) answers only a client that negotiated the extension (else
         the missing-capability error: the server cannot serve it without). In a session, a
         stateless-era surface handler's request for input is sent to the client as requests of the
-        session's revision, and the handler runs again with the answers."""
+        session's revision, and the handler runs again with the answers (`_input_rounds`)."""
         surface = self.surface
         if surface.extensions:
             for extension, model in surface.extension_results.get(method, ()):
@@ -425,10 +428,17 @@ class ServerEndpoint(Endpoint):
                     raise missing_extension(revision, extension.identifier, method)
         need = surface.input_required
         if need is None or revision.legacy is None:
-            return result
+            return None
         answer_model = surface.model(need.result)
-        if answer_model is None:
-            return result
+        if answer_model is None or not isinstance(result, answer_model):
+            return None
+        return self._input_rounds(method, handler, params, result, answer_model)
+
+    async def _input_rounds(
+        self, method: str, handler: str, params: Any, result: Any, answer_model: type[Any]
+    ) -> Any:
+        need = self.surface.input_required
+        assert need is not None
         for _ in range(MAX_INPUT_ROUNDS):
             if not isinstance(result, answer_model):
                 return result

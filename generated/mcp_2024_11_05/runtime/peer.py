@@ -42,6 +42,12 @@ if TYPE_CHECKING:
 Reply = Union[dict[str, Any], list[dict[str, Any]], None]
 """What `handle` returns: the JSON-RPC response to send back, or None when nothing is owed."""
 
+
+async def _answered(reply: Reply) -> Reply:
+    """A reply known before any work: as the awaitable `Endpoint.handle` returns."""
+    return reply
+
+
 MAX_INPUT_ROUNDS = 8
 """How often one request may ask for input before it is given up (multi round-trip requests)."""
 
@@ -308,8 +314,9 @@ class Endpoint:
 
     # --- incoming
 
-    async def handle(self, message: str | bytes | Mapping[str, Any] | list[Any]) -> Reply:
-        """`Peer.handle`: for a message a transport received (`INBOUND`), on its route and version."""
+    def handle(self, message: str | bytes | Mapping[str, Any] | list[Any]) -> Awaitable[Reply]:
+        """`Peer.handle`: for a message a transport received (`INBOUND`), on its route and version.
+        One message's coroutine is handed on, not awaited in one of this method's own."""
         inbound = INBOUND.get()
         route: Channel | None = None
         version: str | None = None
@@ -318,26 +325,29 @@ class Endpoint:
         try:
             obj = load(message)
         except ProtocolError as exc:
-            return error_response(None, exc)
+            return _answered(error_response(None, exc))
         if isinstance(obj, list):
-            session = self.session()
-            allowed = (
-                session.batching
-                if session is not None
-                else any(r.batching for r in self.revisions.values())
-            )
-            if not allowed or not obj:
-                reason = "batches are not allowed" if not allowed else "empty batch"
-                return error_response(
-                    None, ProtocolError(INVALID_REQUEST, f"Invalid Request: {reason}")
-                )
-            import asyncio
+            return self._handle_batch(obj, route, version)
+        return self._handle_one(obj, route, version)
 
-            replies = await asyncio.gather(
-                *(self._handle_one(item, route, version) for item in obj)
+    async def _handle_batch(
+        self, obj: list[Any], route: Channel | None, version: str | None
+    ) -> Reply:
+        session = self.session()
+        allowed = (
+            session.batching
+            if session is not None
+            else any(r.batching for r in self.revisions.values())
+        )
+        if not allowed or not obj:
+            reason = "batches are not allowed" if not allowed else "empty batch"
+            return error_response(
+                None, ProtocolError(INVALID_REQUEST, f"Invalid Request: {reason}")
             )
-            return [r for r in replies if r is not None] or None
-        return await self._handle_one(obj, route, version)
+        import asyncio
+
+        replies = await asyncio.gather(*(self._handle_one(item, route, version) for item in obj))
+        return [r for r in replies if r is not None] or None
 
     async def _handle_one(
         self, obj: Any, route: Channel | None, version: str | None
@@ -508,7 +518,9 @@ class Endpoint:
             if exc.code == INTERNAL_ERROR:
                 logger.error("handler %s raised an internal error: %s", handler, exc.message)
             raise
-        result = await self.fulfil_on_session(revision, method, handler, params, result)
+        fulfilled = self.fulfil_on_session(revision, method, handler, params, result)
+        if fulfilled is not None:
+            result = await fulfilled
         try:
             return self.result_to_wire(revision, method, result)
         except ProtocolError as exc:
@@ -676,11 +688,12 @@ class Endpoint:
         """A Client answers a stateless-era input-required result with its own handlers and retries."""
         return model
 
-    async def fulfil_on_session(
+    def fulfil_on_session(
         self, revision: Revision, method: str, handler: str, params: Any, result: Any
-    ) -> Any:
-        """A Server bridges a stateless-era input-required result over a session."""
-        return result
+    ) -> Awaitable[Any] | None:
+        """A Server bridges a stateless-era input-required result over a session: what to await for
+        the result to send instead of the handler's (None: the handler's stands)."""
+        return None
 
     def surface_result(self, revision: Revision, method: str, model: Any) -> Any:
         """A result of `revision` as the surface revision's model."""
