@@ -493,7 +493,7 @@ RUNTIME_CONVERT = _group(
         ("fill-items-skipped", "objects", "        for item in items:\n            yield from objects(item, rest)\n", "        pass\n", "a fill (or strip) under `*` (every item of a list) not made"),
         ("prune-items-skipped", "_each", "        for item in value:\n            inner(item)\n", "        pass\n", "a field an older revision lacks left in every item of a list (a tool's title sent to 2024-11-05)"),
         ("prune-disjoint-inverted", "_drop", "if isinstance(value, dict) and not keys.isdisjoint(value):", "if isinstance(value, dict) and keys.isdisjoint(value):", "fields an older revision lacks never taken out below the top level"),
-        ("prune-level-keys-skipped", "_level", "    _drop(keys, value)\n", "", "fields an older revision lacks left in an object whose members are walked too (a tool's title next to its inputSchema)"),
+        ("prune-level-steps-cut", "_steps", "    for step in steps:\n        step(value)\n", "    steps[0](value)\n", "a level that drops keys and walks below takes only its first step: an inputSchema's $schema left in a tool whose title is dropped"),
         ("prune-member-skipped", "_member", "        found = value.get(head)\n", "        found = value\n", "the walk below a member runs on the object holding it: fields below it left in, same-named ones above taken out"),
         ("result-defaults-ignored", "with_defaults", "(path, key, defaults.get(key, value) if not path else value)", "(path, key, value)", "result_defaults do not override the documented fill values"),
         ("strict-drops", "convert", '        if dropped and policy == "strict":\n', "        if False:\n", "the strict policy drops what the target cannot represent instead of refusing"),
