@@ -66,22 +66,21 @@ def fill(value: Any, path: tuple[str, ...], key: str, constant: Any) -> None:
 def pruner(tree: Prune) -> Callable[[Any], None]:
     """The walk taking out of a value, in place, the members `tree` names, built once per plan: a key
     out of each object its path leads to (`*`: each item of a list or value of an object), one level
-    at a time, each level a function of its own shape (keys only, one member, every item, or both)."""
-    keys = tree.keys
-    steps = tuple((head, pruner(below)) for head, below in tree.below)
-    if not steps:
-        return partial(_drop, keys)
-    if not keys and len(steps) == 1:
-        head, inner = steps[0]
-        return partial(_each, inner) if head == "*" else partial(_member, head, inner)
-    return partial(_level, keys, steps)
+    at a time, each level its steps (the keys out, then a walk below each member it names)."""
+    steps = [
+        partial(_each, pruner(below)) if head == "*" else partial(_member, head, pruner(below))
+        for head, below in tree.below
+    ]
+    if tree.keys:
+        steps.insert(0, partial(_drop, tree.keys))
+    return steps[0] if len(steps) == 1 else partial(_steps, tuple(steps))
 
 
 def _drop(keys: frozenset[str], value: Any) -> None:
     """Take `keys` out of `value`, when it is an object holding any of them."""
     if isinstance(value, dict) and not keys.isdisjoint(value):
-        for key in keys:
-            value.pop(key, None)
+        for key in keys.intersection(value):
+            del value[key]
 
 
 def _member(head: str, inner: Callable[[Any], None], value: Any) -> None:
@@ -102,16 +101,10 @@ def _each(inner: Callable[[Any], None], value: Any) -> None:
             inner(item)
 
 
-def _level(
-    keys: frozenset[str], steps: tuple[tuple[str, Callable[[Any], None]], ...], value: Any
-) -> None:
-    """Take `keys` out of `value`, then walk each step below it (a member, or `*`: every item)."""
-    _drop(keys, value)
-    for head, inner in steps:
-        if head == "*":
-            _each(inner, value)
-        else:
-            _member(head, inner, value)
+def _steps(steps: tuple[Callable[[Any], None], ...], value: Any) -> None:
+    """Take each step of a level over `value` in turn."""
+    for step in steps:
+        step(value)
 
 
 def _walk(value: Any, loc: tuple[Any, ...]) -> tuple[list[tuple[Any, Any]], bool]:

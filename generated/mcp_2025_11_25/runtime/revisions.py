@@ -100,6 +100,12 @@ class Revision:
         return batching
 
     @cached_property
+    def input_required_model(self) -> type[BaseModel] | None:
+        """The model of that result, where the revision has one."""
+        need = self.input_required
+        return self.model(need.result) if need is not None else None
+
+    @cached_property
     def ping(self) -> str | None:
         """The liveness request, where the revision has it."""
         return self.lifecycle.ping
