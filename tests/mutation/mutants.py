@@ -280,6 +280,15 @@ GENERATE = _group(
     ],
 )
 
+PACKAGE_CACHE = _group(
+    "generator/cache.py",
+    [
+        ("entry-digest-unchecked", "load", 'if header["key"] != key or header["sha256"] != hashlib.sha256(body).hexdigest():', 'if header["key"] != key:', "an altered package cache entry served as what generate stored (check passes a package it should not)"),
+        ("entry-key-unchecked", "load", 'if header["key"] != key or header["sha256"] != hashlib.sha256(body).hexdigest():', 'if header["sha256"] != hashlib.sha256(body).hexdigest():', "an entry stored under another key served"),
+        ("fingerprint-skips-a-part", "fingerprint", "    for part in _PARTS:\n", "    for part in _PARTS[:1]:\n", "an edit of the runtime, templates or errata served the package generated before it"),
+    ],
+)
+
 PACKAGEVIEWS = _group(
     "generator/emit/package_views.py",
     [
@@ -949,6 +958,7 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + EXTENSION_VIEWS
     + ERRATA
     + GENERATE
+    + PACKAGE_CACHE
     + FORMATTING
     + PACKAGED_RUNTIME
     + TYPES_TEMPLATE
