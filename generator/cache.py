@@ -14,14 +14,13 @@ import importlib.util
 import json
 import os
 import sys
-import tempfile
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
-from typing import Any
+
+from .folders import package_folder
 
 DISABLE_ENV = "MCPGEN_NO_CACHE"
-FORMAT = 3
+FORMAT = 4
 _LIBRARIES = {"black": "black", "datamodel-code-generator": "datamodel_code_generator", "jinja2": "jinja2", "pydantic": "pydantic"}
 _PARTS = ("mcpgen", "mcpgen.runtime", "mcpgen.templates", "mcpgen.schema")
 _SUFFIXES = (".py", ".jinja", ".json")
@@ -32,15 +31,17 @@ def enabled() -> bool:
     return os.environ.get(DISABLE_ENV, "") in ("", "0")
 
 
-def _tree_files(root: Any, prefix: str) -> list[tuple[str, Any]]:
+def _tree_files(root: str, prefix: str) -> list[tuple[str, str]]:
+    """(name under `prefix`, path) of every source, template and data file below `root`."""
     found = []
-    for entry in root.iterdir():
-        name = f"{prefix}/{entry.name}"
-        if entry.is_dir():
-            if entry.name != "__pycache__":
-                found += _tree_files(entry, name)
-        elif entry.name.endswith(_SUFFIXES):
-            found.append((name, entry))
+    with os.scandir(root) as entries:
+        for entry in entries:
+            name = f"{prefix}/{entry.name}"
+            if entry.is_dir():
+                if entry.name != "__pycache__":
+                    found += _tree_files(entry.path, name)
+            elif entry.name.endswith(_SUFFIXES):
+                found.append((name, entry.path))
     return found
 
 
@@ -78,12 +79,12 @@ def fingerprint() -> str:
         digest.update(f"{library}=={installed_version(library, module)}\0".encode())
     seen = set()
     for part in _PARTS:
-        root = resources.files(part)
-        for name, entry in sorted(_tree_files(root, part), key=lambda item: item[0]):
+        for name, path in sorted(_tree_files(str(package_folder(part)), part)):
             if name in seen:
                 continue
             seen.add(name)
-            data = entry.read_bytes()
+            with open(path, "rb") as handle:
+                data = handle.read()
             digest.update(f"{name}\0{len(data)}\0".encode())
             digest.update(data)
     return digest.hexdigest()
@@ -105,17 +106,15 @@ def _entry(cache_dir: Path, key: str) -> Path:
     return cache_dir / "packages" / f"{key}.json"
 
 
-def _files_digest(files: dict[str, str]) -> str:
-    return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
-
-
 def load(cache_dir: Path, key: str) -> tuple[dict[str, str], tuple[str, ...]] | None:
     """The cached files of `key` and their package's warnings, or None when absent, unreadable or not intact."""
     try:
-        entry = json.loads(_entry(cache_dir, key).read_bytes())
-        files, warnings = entry["files"], entry["warnings"]
-        if entry["key"] != key or entry["sha256"] != _files_digest(files):
+        head, _, body = _entry(cache_dir, key).read_bytes().partition(b"\n")
+        header = json.loads(head)
+        if header["key"] != key or header["sha256"] != hashlib.sha256(body).hexdigest():
             return None
+        entry = json.loads(body)
+        files, warnings = entry["files"], entry["warnings"]
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in files.items()):
             return None
         if not all(isinstance(w, str) for w in warnings):
@@ -126,17 +125,21 @@ def load(cache_dir: Path, key: str) -> tuple[dict[str, str], tuple[str, ...]] | 
 
 
 def store(cache_dir: Path, key: str, files: dict[str, str], warnings: tuple[str, ...] = ()) -> None:
-    """Save `files` and their warnings under `key` atomically; a cache that cannot be written is skipped silently."""
+    """Save `files` and their warnings under `key` atomically; a cache that cannot be written is skipped silently.
+
+    An entry is a line of JSON naming its key and the sha256 of the rest, then the JSON of the files and
+    warnings (one line: JSON text holds no raw newline), so `load` checks it without encoding it again."""
+    import tempfile  # only a cache miss writes
+
     path = _entry(cache_dir, key)
-    data = json.dumps(
-        {"key": key, "sha256": _files_digest(files), "files": files, "warnings": list(warnings)}, sort_keys=True
-    )
+    body = json.dumps({"files": files, "warnings": list(warnings)}, sort_keys=True).encode()
+    head = json.dumps({"key": key, "sha256": hashlib.sha256(body).hexdigest()}).encode()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(data)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(head + b"\n" + body)
             os.replace(tmp, path)
         except BaseException:
             os.unlink(tmp)

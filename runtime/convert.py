@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from functools import lru_cache
-from typing import Any, Iterator, Literal, get_args, get_type_hints
+from functools import lru_cache, partial
+from typing import Any, Callable, Iterator, Literal, get_args, get_type_hints
 
 from pydantic import BaseModel, ValidationError
 
@@ -57,23 +57,48 @@ def fill(value: Any, path: tuple[str, ...], key: str, constant: Any) -> None:
         found.setdefault(key, constant)
 
 
-def prune(value: Any, tree: Prune) -> None:
-    """Take out of `value`, in place, the members `tree` names, in one walk: a key out of each object
-    its path leads to (`*`: each item of a list or value of an object), one level at a time."""
-    keys, below = tree
-    if keys and isinstance(value, dict) and not keys.isdisjoint(value):
-        for key in keys:
-            value.pop(key, None)
-    for head, subtree in below:
-        if head != "*":
-            if isinstance(value, dict) and head in value:
-                prune(value[head], subtree)
-        elif isinstance(value, list):
-            for item in value:
-                prune(item, subtree)
-        elif isinstance(value, dict):
-            for item in list(value.values()):
-                prune(item, subtree)
+def pruner(tree: Prune) -> Callable[[Any], None]:
+    """The walk taking out of a value, in place, the members `tree` names, built once per plan: a key
+    out of each object its path leads to (`*`: each item of a list or value of an object), one level
+    at a time, each level its steps (the keys out, then a walk below each member it names)."""
+    steps = [
+        partial(_each, pruner(below)) if head == "*" else partial(_member, head, pruner(below))
+        for head, below in tree.below
+    ]
+    if tree.keys:
+        steps.insert(0, partial(_drop, tree.keys))
+    return steps[0] if len(steps) == 1 else partial(_steps, tuple(steps))
+
+
+def _drop(keys: frozenset[str], value: Any) -> None:
+    """Take `keys` out of `value`, when it is an object holding any of them."""
+    if isinstance(value, dict) and not keys.isdisjoint(value):
+        for key in keys.intersection(value):
+            del value[key]
+
+
+def _member(head: str, inner: Callable[[Any], None], value: Any) -> None:
+    """Walk `inner` over the member `head` of `value`, when it is an object with that member."""
+    if isinstance(value, dict):
+        found = value.get(head)
+        if found is not None:
+            inner(found)
+
+
+def _each(inner: Callable[[Any], None], value: Any) -> None:
+    """Walk `inner` over each item of `value`, a list, or each value of it, an object."""
+    if isinstance(value, list):
+        for item in value:
+            inner(item)
+    elif isinstance(value, dict):
+        for item in list(value.values()):
+            inner(item)
+
+
+def _steps(steps: tuple[Callable[[Any], None], ...], value: Any) -> None:
+    """Take each step of a level over `value` in turn."""
+    for step in steps:
+        step(value)
 
 
 def _walk(value: Any, loc: tuple[Any, ...]) -> tuple[list[tuple[Any, Any]], bool]:
@@ -146,6 +171,31 @@ def with_defaults(fills: tuple[FillRule, ...], defaults: Mapping[str, Any]) -> t
     )
 
 
+def _reshaped(
+    value: dict[str, Any], how: Plan, owned: bool, defaults: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """`value` with the top-level keys in `how.strip` left out, the fields below it in `how.unfills`
+    taken out and `how.fills` filled in: changed in place when `owned`, else a copy (a deep one when
+    a change goes below the top level)."""
+    strip = how.strip
+    if strip:
+        if owned:
+            for key in strip.intersection(value):
+                del value[key]
+        else:
+            value = {key: item for key, item in value.items() if key not in strip}
+            owned = not how.deep
+    fills = with_defaults(how.fills, defaults) if defaults else how.fills
+    if fills or how.prune is not None:
+        if not owned:
+            value = copy.deepcopy(value) if how.deep else dict(value)
+        if how.prune is not None:
+            how.prune(value)
+        for path, key, constant in fills:
+            fill(value, path, key, constant)
+    return value
+
+
 def convert(
     value: Any,
     how: Plan,
@@ -166,18 +216,9 @@ def convert(
     with `code`. A message `from_peer` is only repaired when it fails for newer content alone, else
     refused as it is. An `owned` value (fresh wire data of ours) is changed in place, not copied.
     """
-    strip, validate = how.strip, how.validate
-    fills = with_defaults(how.fills, defaults) if defaults else how.fills
-    if strip and isinstance(value, dict):
-        value = {key: item for key, item in value.items() if key not in strip}
-        owned = owned or not how.deep
-    if (fills or how.unfills is not None) and isinstance(value, dict):
-        if not owned:
-            value = copy.deepcopy(value) if how.deep else dict(value)
-        if how.unfills is not None:
-            prune(value, how.unfills)
-        for path, key, constant in fills:
-            fill(value, path, key, constant)
+    if how.reshapes and isinstance(value, dict):
+        value = _reshaped(value, how, owned, defaults)
+    validate = how.validate
     try:
         return validate(value), value
     except ValidationError as exc:

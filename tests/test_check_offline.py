@@ -136,12 +136,14 @@ def test_an_edit_of_the_runtime_source_misses_the_package_cache(tmp_path: Path, 
 
     from mcpgen import cache
 
-    real = resources.files
+    real = cache.package_folder
     before = cache.fingerprint.__wrapped__()
     copy = tmp_path / "runtime"
-    shutil.copytree(Path(str(real("mcpgen.runtime"))), copy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(Path(str(resources.files("mcpgen.runtime"))), copy, ignore=shutil.ignore_patterns("__pycache__"))
+    assert cache.fingerprint.__wrapped__() == before  # the folder the runtime is read from, as importlib finds it
+    monkeypatch.setattr(cache, "package_folder", lambda part: copy if part == "mcpgen.runtime" else real(part))
+    assert cache.fingerprint.__wrapped__() == before  # a copy of the same bytes
     (copy / "peer.py").write_text((copy / "peer.py").read_text() + "\n# edited\n")
-    monkeypatch.setattr(cache.resources, "files", lambda part: copy if part == "mcpgen.runtime" else real(part))
     assert cache.fingerprint.__wrapped__() != before
 
 

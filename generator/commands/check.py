@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..console import current
 from ..errors import McpgenError
-from .generate import PackageRequest, cache_root, package_dirs, render_packages
+from .rendered import PackageRequest, cache_root, render_packages
 from ..emit.provenance import Provenance, read
 from ..inputs.sources import SchemaSource, recorded_schema, remember_schema
 
@@ -128,6 +128,7 @@ def requests_for_config(entries: list[dict[str, Any]], overrides: dict[str, Any]
     """A request per package the configured generations write, with the command line's schema options on top,
     each fixed by `fix` (the command that regenerates every configured package)."""
     from ..config import merged
+    from .generate import package_dirs
 
     requests = []
     for entry in entries:

@@ -12,7 +12,8 @@ from ..emit.output import is_dist_project
 from ..inputs.extensions import ExtensionSource
 from ..inputs.sources import SchemaSource, cache_path
 from ..pyproject import PYPROJECT, ConfigError, read_toml
-from .generate import GenerateConfig, cache_root, default_package
+from .generate import GenerateConfig, default_package
+from .rendered import cache_root
 
 _SCHEMA_OPTIONS = (("--schema", "schema_file"), ("--schema-dir", "schema_dir"), ("--cache-dir", "cache_dir"))
 

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Iterator
 from ..console import current
 from ..errors import McpgenError, SchemaError
 from ..inputs.pins import known_revisions, latest_revision, revision_set
-from ..inputs.sources import SchemaSource, default_cache_dir, remember_schema, resolve_schema
+from ..inputs.sources import SchemaSource, remember_schema, resolve_schema
+from .rendered import PackageRequest, Rendered, cache_root, render_packages
 
 if TYPE_CHECKING:
     from multiprocessing.synchronize import Lock
@@ -50,23 +51,6 @@ class GenerateConfig:
     """Where default outputs go: the config file's directory (default: the working directory)."""
     extensions: tuple[str, ...] = ()
     """Extensions to bind to the surface revision: known names (`tasks`), schema files or `IDENTIFIER=FILE`."""
-
-
-@dataclass(frozen=True)
-class PackageRequest:
-    """What shapes a package's bytes (the schemas of its revisions, oldest first; its surface; the
-    pairings; its extensions' schemas), and where a copy of it may be cached."""
-
-    sources: tuple[SchemaSource, ...]
-    surface: str
-    pairings: tuple[tuple[str, str], ...] = ()
-    cache_dir: Path | None = None
-    extensions: tuple[ExtensionSource, ...] = ()
-
-    @property
-    def revisions(self) -> tuple[str, ...]:
-        """The revision names, oldest first."""
-        return tuple(s.revision for s in self.sources)
 
 
 @dataclass(frozen=True)
@@ -172,15 +156,6 @@ def package_sources(
 def package_files(request: PackageRequest | SchemaSource) -> dict[str, str]:
     """Every file of a package, formatted, by relative path."""
     return render_packages([_requested(request)], cached=False)[0].files
-
-
-@dataclass(frozen=True)
-class Rendered:
-    """A package's formatted files, and what its user should know (from its IR: drafts' gaps)."""
-
-    files: dict[str, str]
-    """By relative path, in sorted order (as the package cache returns them), however they were rendered."""
-    warnings: tuple[str, ...] = ()
 
 
 def package_warnings(package: ir.Package) -> tuple[str, ...]:
@@ -333,46 +308,6 @@ def generate_all(configs: list[GenerateConfig]) -> list[GeneratedPackage]:
             )
         )
     return written
-
-
-def cache_root(cache_dir: Path | None) -> Path:
-    """The cache directory in use: `--cache-dir`, else the user's default."""
-    return cache_dir or default_cache_dir()
-
-
-def render_packages(requests: list[PackageRequest], cached: bool = True) -> list[Rendered]:
-    """Every package's files, formatted: from the package cache when generated before, else afresh."""
-    from .. import cache
-
-    keys = (
-        [
-            cache.package_key(
-                tuple((s.revision, s.sha256) for s in r.sources),
-                r.surface,
-                r.pairings,
-                tuple((e.name, e.identifier, e.sha256) for e in r.extensions),
-            )
-            for r in requests
-        ]
-        if cached and cache.enabled()
-        else []
-    )
-    found: list[Rendered | None] = [None] * len(requests)
-    for i, (r, key) in enumerate(zip(requests, keys)):
-        hit = cache.load(cache_root(r.cache_dir), key)
-        found[i] = Rendered(*hit) if hit is not None else None
-    missing = [i for i, made in enumerate(found) if made is None]
-    current().detail(
-        f"package cache: {len(requests) - len(missing)} of {len(requests)} found" if keys else "package cache: off"
-    )
-    for i, made in zip(missing, _render_fresh([requests[i] for i in missing])):
-        found[i] = made
-        if keys:
-            cache.store(cache_root(requests[i].cache_dir), keys[i], made.files, made.warnings)
-    complete = [made for made in found if made is not None]
-    if len(complete) != len(requests):
-        raise McpgenError("internal error: a package was neither cached nor rendered (please report this)")
-    return complete
 
 
 def _render_fresh(requests: list[PackageRequest]) -> list[Rendered]:

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..errors import McpgenError
-from .literals import comment
 
 if TYPE_CHECKING:
     from ..model import ir
@@ -53,6 +52,8 @@ class Provenance:
 
     def header(self, record: bool = False) -> str:
         """The comment block a generated file starts with (`record`: with the JSON line `read` parses)."""
+        from .literals import comment  # only generation writes a header; a check only reads one
+
         lines = [f"{HEADER_MARK}{self.mcpgen}: do not edit, regenerate (`mcpgen check` detects drift)."]
         errata = dict(self.errata)
         eras = dict(self.eras)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
 from ..errors import SourceError
+from ..folders import package_folder
 
 _PINS_FILE = "revisions.json"
 
@@ -31,7 +31,7 @@ class Pin:
 @lru_cache(maxsize=None)
 def _pins() -> tuple[Pin, ...]:
     try:
-        text = resources.files("mcpgen.schema").joinpath(_PINS_FILE).read_text("utf-8")
+        text = (package_folder("mcpgen.schema") / _PINS_FILE).read_text("utf-8")
         table = json.loads(text)
         return tuple(
             Pin(revision=rev, commit=table["commit"], path=e["path"], sha256=e["sha256"], raw_url=table["raw_url"])

@@ -6,7 +6,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
@@ -274,6 +273,8 @@ def _download(cache: Path, pin: Pin, fetch: Fetch) -> SchemaSource:
 def store_bytes(cache: Path, sha256: str, data: bytes) -> None:
     """Keep `data` in the cache under `sha256`, written atomically; a cache that cannot be written only
     costs a later download."""
+    import tempfile  # only a schema not cached yet is written
+
     try:
         cache.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=cache, prefix=".tmp-", suffix=".json")

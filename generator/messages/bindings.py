@@ -13,7 +13,8 @@ from types import ModuleType
 from typing import Mapping, Sequence
 
 from ..errors import McpgenError
-from ..commands.generate import PackageRequest, default_package, render_packages
+from ..commands.generate import default_package
+from ..commands.rendered import PackageRequest, render_packages
 from ..inputs.sources import resolve_schema
 
 _ORACLE = "_mcpgen_under_test_"

@@ -280,6 +280,15 @@ GENERATE = _group(
     ],
 )
 
+PACKAGE_CACHE = _group(
+    "generator/cache.py",
+    [
+        ("entry-digest-unchecked", "load", 'if header["key"] != key or header["sha256"] != hashlib.sha256(body).hexdigest():', 'if header["key"] != key:', "an altered package cache entry served as what generate stored (check passes a package it should not)"),
+        ("entry-key-unchecked", "load", 'if header["key"] != key or header["sha256"] != hashlib.sha256(body).hexdigest():', 'if header["sha256"] != hashlib.sha256(body).hexdigest():', "an entry stored under another key served"),
+        ("fingerprint-skips-a-part", "fingerprint", "    for part in _PARTS:\n", "    for part in _PARTS[:1]:\n", "an edit of the runtime, templates or errata served the package generated before it"),
+    ],
+)
+
 PACKAGEVIEWS = _group(
     "generator/emit/package_views.py",
     [
@@ -485,12 +494,16 @@ RUNTIME_CONVERT = _group(
     [
         ("dump-python-names", "dump", 'value, mode="json", by_alias=True, exclude_unset=True', 'value, mode="json", by_alias=False, exclude_unset=True', "models sent under Python names"),
         ("dump-unset", "dump", 'value, mode="json", by_alias=True, exclude_unset=True', 'value, mode="json", by_alias=True', "unset fields sent as null"),
-        ("strips-skipped", "convert", "value = {key: item for key, item in value.items() if key not in strip}", "value = dict(value)", "fields the target revision does not define sent anyway"),
-        ("fills-skipped", "convert", "fill(value, path, key, constant)", "pass", "required fields the target revision has and the source lacks not filled in"),
+        ("strips-skipped", "_reshaped", "value = {key: item for key, item in value.items() if key not in strip}", "value = dict(value)", "fields the target revision does not define sent anyway"),
+        ("owned-strips-skipped", "_reshaped", "            for key in strip.intersection(value):\n                del value[key]\n", "            pass\n", "fields the target revision does not define left in a result of ours (changed in place)"),
+        ("copy-changed-in-place", "_reshaped", "        if owned:\n", "        if True:\n", "a value not ours (a peer's params) changed in place: its holder sees the fields left out"),
+        ("fills-skipped", "_reshaped", "fill(value, path, key, constant)", "pass", "required fields the target revision has and the source lacks not filled in"),
         ("fill-overwrites", "fill", "        found.setdefault(key, constant)\n", "        found[key] = constant\n", "a conversion fill overwrites a value that is there"),
         ("fill-items-skipped", "objects", "        for item in items:\n            yield from objects(item, rest)\n", "        pass\n", "a fill (or strip) under `*` (every item of a list) not made"),
-        ("prune-items-skipped", "prune", "            for item in value:\n                prune(item, subtree)\n", "            pass\n", "a field an older revision lacks left in every item of a list (a tool's title sent to 2024-11-05)"),
-        ("prune-disjoint-inverted", "prune", "if keys and isinstance(value, dict) and not keys.isdisjoint(value):", "if keys and isinstance(value, dict) and keys.isdisjoint(value):", "fields an older revision lacks never taken out below the top level"),
+        ("prune-items-skipped", "_each", "        for item in value:\n            inner(item)\n", "        pass\n", "a field an older revision lacks left in every item of a list (a tool's title sent to 2024-11-05)"),
+        ("prune-disjoint-inverted", "_drop", "if isinstance(value, dict) and not keys.isdisjoint(value):", "if isinstance(value, dict) and keys.isdisjoint(value):", "fields an older revision lacks never taken out below the top level"),
+        ("prune-level-steps-cut", "_steps", "    for step in steps:\n        step(value)\n", "    steps[0](value)\n", "a level that drops keys and walks below takes only its first step: an inputSchema's $schema left in a tool whose title is dropped"),
+        ("prune-member-skipped", "_member", "        found = value.get(head)\n", "        found = value\n", "the walk below a member runs on the object holding it: fields below it left in, same-named ones above taken out"),
         ("result-defaults-ignored", "with_defaults", "(path, key, defaults.get(key, value) if not path else value)", "(path, key, value)", "result_defaults do not override the documented fill values"),
         ("strict-drops", "convert", '        if dropped and policy == "strict":\n', "        if False:\n", "the strict policy drops what the target cannot represent instead of refusing"),
         ("peer-newer-content-refused", "convert", "not _newer_content(value, failure.errors(include_url=False))", "True", "a peer's message with newer content (a union member its revision lacks) refused instead of repaired"),
@@ -563,7 +576,7 @@ RUNTIME_SERVER = _group(
         ("log-level-meta-stale", "ServerEndpoint._set_log_level", "        self.forget_session_meta()\n", "", "a session's logging/setLevel does not reach its later requests' `_meta`"),
         ("session-meta-unfrozen", "ServerEndpoint.session_meta_model", "_frozen(model).model_validate(", "model.model_validate(", "one request's handler may change the `_meta` every request of the session shares"),
         ("session-capabilities-unprojected", "ServerEndpoint.session_meta", "        offered = project_capabilities(\n            session.get(keys.capabilities_key) or {}, revision.client_capabilities\n        )\n", "        offered = session.get(keys.capabilities_key) or {}\n", "a session's client appears to support what its negotiated revision does not have"),
-        ("session-input-not-bridged", "ServerEndpoint.fulfil_on_session", "if need is None or revision.legacy is None:", "if True:", "a stateless surface handler's input-required result sent to a session-era client, which cannot read it"),
+        ("session-input-not-bridged", "ServerEndpoint.fulfil_on_session", "            or revision.legacy is None\n", "            or True\n", "a stateless surface handler's input-required result sent to a session-era client, which cannot read it"),
         ("listens-outlive-input", "ServerEndpoint.input_closed", "            task.cancel()\n", "", "listen requests keep running after the client's input closed"),
         ("acknowledgement-sent-to-session", "ServerEndpoint.notify", "if mine is not None and mine.for_session and method not in revision.registry.methods:", "if False:", "the listen handler run for a session sends it the acknowledgement its revision lacks (and fails)"),
         ("listen-notifications-unnamed", "ServerEndpoint.stamped", "if listening is None or modern is None or not modern.subscription_id_key:", "if True:", "notifications sent for a listen request do not name it in `_meta`"),
@@ -945,6 +958,7 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + EXTENSION_VIEWS
     + ERRATA
     + GENERATE
+    + PACKAGE_CACHE
     + FORMATTING
     + PACKAGED_RUNTIME
     + TYPES_TEMPLATE

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpgen.runtime.convert import dump, objects, prune
+from mcpgen.runtime.convert import dump, objects, pruner
 from mcpgen.runtime.plan import pruning
 from wiring import V25, V26, meta, request, run, started
 
@@ -131,7 +131,7 @@ def test_a_peer_s_invalid_message_is_refused_not_repaired(linked: dict[str, Modu
     assert reply["error"]["code"] == -32602 and received == []
 
 
-# --- fields left out below the top level: one walk of a tree (`prune`) for the walks of each path
+# --- fields left out below the top level: one walk of a tree (`pruner`) for the walks of each path
 
 
 def _unfills(revision: Any, method: str, part: str) -> list[tuple[tuple[str, ...], str]]:
@@ -207,7 +207,8 @@ def test_every_pruning_plan_takes_out_of_the_documented_examples_what_each_path_
                         _planted(value, path, key, {"planted": key})
                 expected = copy.deepcopy(value)
                 _unfilled_path_by_path(expected, unfills)
-                prune(value, plan.unfills)
+                assert plan.prune is not None
+                plan.prune(value)
                 assert value == expected, (revision.version, method, part, example)
                 checked += 1
     assert checked >= 20  # the corpus documents tools, prompts, messages and results of each
@@ -272,5 +273,69 @@ def test_a_tree_walk_leaves_what_walking_each_path_in_turn_leaves(
     _unfilled_path_by_path(expected, unfills)
     tree = pruning(unfills)
     if tree is not None:
-        prune(value, tree)
+        pruner(tree)(value)
     assert value == expected
+
+
+# --- a conversion, in place (a value of ours) or on a copy, changes what the revision's facts say
+
+
+def _facts_applied(revision: Any, method: str, part: str, value: Any) -> Any:
+    """What converting `value` to `revision` leaves, read from the revision's facts path by path: the
+    top-level strips left out, each lower one walked to, then each fill made where it is missing."""
+    out = copy.deepcopy(value)
+    for s in revision.strips:
+        if (s.method, s.part) == (method, part):
+            for found in objects(out, s.path):
+                found.pop(s.wire_name, None)
+    for f in revision.fills:
+        if (f.method, f.part) == (method, part):
+            for found in objects(out, f.path):
+                found.setdefault(f.wire_name, f.value)
+    return out
+
+
+def _reshaping_plans(multi: ModuleType) -> list[tuple[Any, str, str]]:
+    """(revision, method, part) of every plan of the multi-revision package that strips or fills."""
+    return [
+        (revision, method, part)
+        for revision in multi.REVISIONS.values()
+        for method in multi.REVISIONS.surface.registry.methods
+        for part in ("params", "result")
+        if getattr(revision.registry.methods.get(method), part, None) is not None
+        and revision.plan(method, part).reshapes
+    ]
+
+
+def test_a_conversion_in_place_or_on_a_copy_leaves_out_and_fills_in_what_the_facts_say(
+    multi: ModuleType, schema_dir: Path
+) -> None:
+    """Every plan of the package that strips or fills, on the surface's documented examples with each
+    field it leaves out planted where its path leads: a value of ours (`owned`) is changed in place,
+    one that is not is left as it was, and both give what applying the facts path by path gives."""
+    from mcpgen.runtime.convert import convert
+    from mcpgen.runtime.jsonrpc import ProtocolError
+
+    checked = 0
+    for revision, method, part in _reshaping_plans(multi):
+        plan = revision.plan(method, part)
+        spec = multi.REVISIONS.surface.registry.methods[method]
+        unfills = [(s.path, s.wire_name) for s in revision.strips if (s.method, s.part) == (method, part)]
+        for example in _surface_examples(schema_dir, getattr(spec, part)):
+            value = copy.deepcopy(example)
+            for path, key in unfills:
+                _planted(value, path, key, {"planted": key})
+            expected = _facts_applied(revision, method, part, value)
+            for owned in (False, True):
+                given_value = copy.deepcopy(value)
+                try:
+                    _, wire = convert(given_value, plan, policy="strict", code=-1, owned=owned)
+                except ProtocolError:
+                    continue  # not valid in the revision: nothing is sent
+                assert wire == expected, (revision.version, method, part, owned)
+                if owned:
+                    assert wire is given_value
+                else:
+                    assert given_value == value, (revision.version, method, part)
+                checked += 1
+    assert checked >= 20

@@ -55,3 +55,7 @@ class Plan(NamedTuple):
     """Whether a fill or a strip goes below the top level (so a value not our own is copied whole first)."""
     unfills: Prune | None = None
     """The fields left out below the top level."""
+    prune: Callable[[Any], None] | None = None
+    """The walk taking `unfills` out of a value in place (`convert.pruner` of the tree)."""
+    reshapes: bool = False
+    """Whether anything is left out or filled in (else the value is validated as it is)."""

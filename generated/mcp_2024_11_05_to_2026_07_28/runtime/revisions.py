@@ -18,6 +18,7 @@ from typing import Any, Iterable, Iterator, Union
 from pydantic import BaseModel
 
 from .facts import Era, Extension, Fill, InputRequired, Legacy, Lifecycle, Modern, Strip
+from .convert import pruner
 from .plan import Plan, pruning
 from .registry import Method, Part, Registry
 
@@ -37,7 +38,7 @@ class Revision:
     extensions: tuple[Extension, ...] = ()
     """The extensions (SEP-2133) this revision carries: the surface revision of a package generated with them."""
     _plans: dict[tuple[str, Part, bool], Plan] = field(default_factory=dict, repr=False)
-    _models: dict[str, type[BaseModel] | None] = field(default_factory=dict, repr=False)
+    _models: dict[str | None, type[BaseModel] | None] = field(default_factory=dict, repr=False)
 
     @cached_property
     def registry(self) -> Registry:
@@ -100,6 +101,12 @@ class Revision:
         return batching
 
     @cached_property
+    def input_required_model(self) -> type[BaseModel] | None:
+        """The model of that result, where the revision has one."""
+        need = self.input_required
+        return self.model(need.result) if need is not None else None
+
+    @cached_property
     def ping(self) -> str | None:
         """The liveness request, where the revision has it."""
         return self.lifecycle.ping
@@ -124,14 +131,13 @@ class Revision:
     def model(self, name: str | None) -> type[BaseModel] | None:
         """The model class a fact names, from this revision's types (None when it has no such definition),
         looked up once."""
-        if not name:
-            return None
-        if name in self._models:
+        try:
             return self._models[name]
-        found = getattr(self.types, name, None)
-        model = found if isinstance(found, type) and issubclass(found, BaseModel) else None
-        self._models[name] = model
-        return model
+        except KeyError:
+            found = getattr(self.types, name, None) if name else None
+            model = found if isinstance(found, type) and issubclass(found, BaseModel) else None
+            self._models[name] = model
+            return model
 
     @cached_property
     def server_capabilities(self) -> type[BaseModel] | None:
@@ -145,11 +151,11 @@ class Revision:
 
     def plan(self, method: str, part: Part, peer: bool = False) -> Plan:
         """How `method`'s `part` is converted to this revision (`peer`: as a peer sent it), worked out once."""
-        key = (method, part, peer)
-        found = self._plans.get(key)
-        if found is None:
-            found = self._plans[key] = _make_plan(self, method, part, peer)
-        return found
+        try:
+            return self._plans[method, part, peer]
+        except KeyError:
+            found = self._plans[method, part, peer] = _make_plan(self, method, part, peer)
+            return found
 
 
 def extension_methods(extension: Extension) -> ModuleType:
@@ -173,7 +179,9 @@ def _make_plan(revision: Revision, method: str, part: Part, peer: bool) -> Plan:
         if f.method == method and f.part == part
     )
     deep = unfills is not None or any(path for path, _, _ in fills)
-    return Plan(validate, revision.version, what, strip, fills, deep, unfills)
+    prune = pruner(unfills) if unfills is not None else None
+    reshapes = bool(strip or fills or unfills)
+    return Plan(validate, revision.version, what, strip, fills, deep, unfills, prune, reshapes)
 
 
 class Revisions(Mapping[str, Revision]):

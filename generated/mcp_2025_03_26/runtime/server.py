@@ -138,7 +138,8 @@ class ServerEndpoint(Endpoint):
         self.peer_info: Any = None
         self.log_level: Any = None
         self._session_meta: dict[str, Any] | None = None
-        self._session_models: dict[type[BaseModel], BaseModel] = {}
+        self._session_models: dict[str, Any] = {}
+        """The session's `_meta` as each method's surface params hold it (`session_meta_model`)."""
         self.listens: dict[asyncio.Future[Any], Any] = {}
         """The listen requests being served (their ids by task): they end when the client can no longer
         hear them."""
@@ -351,13 +352,12 @@ class ServerEndpoint(Endpoint):
         """The session's `_meta` as the model `method`'s surface params hold, validated once a session
         (pydantic takes an instance of a field's own model as it is), and frozen: the session's
         requests share it, so none of their handlers may change it for the others."""
-        model = _meta_model(self.surface, method)
-        if model is None:
-            return self.session_meta(revision)
-        found = self._session_models.get(model)
+        found = self._session_models.get(method)
         if found is None:
-            found = self._session_models[model] = _frozen(model).model_validate(
-                self.session_meta(revision)
+            model = _meta_model(self.surface, method)
+            meta = self.session_meta(revision)
+            found = self._session_models[method] = (
+                meta if model is None else _frozen(model).model_validate(meta)
             )
         return found
 
@@ -431,11 +431,13 @@ class ServerEndpoint(Endpoint):
                     and extension.identifier not in self.peer.negotiated_extensions()
                 ):
                     raise missing_extension(revision, extension.identifier, method)
-        need = surface.input_required
-        if need is None or revision.legacy is None:
-            return None
-        answer_model = surface.model(need.result)
-        if answer_model is None or not isinstance(result, answer_model):
+        need, answer_model = surface.input_required, surface.input_required_model
+        if (
+            need is None
+            or answer_model is None
+            or revision.legacy is None
+            or not isinstance(result, answer_model)
+        ):
             return None
         return self._input_rounds(method, handler, params, result, answer_model)
 

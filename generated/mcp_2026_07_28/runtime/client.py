@@ -327,7 +327,7 @@ class ClientEndpoint(Endpoint):
         request is sent again with the answers; when a handler cannot answer, the caller gets the
         input-required result."""
         need = revision.input_required
-        asking = revision.model(need.result) if need is not None else None
+        asking = revision.input_required_model
         for _ in range(MAX_INPUT_ROUNDS):
             if need is None or asking is None or not isinstance(model, asking):
                 return model
