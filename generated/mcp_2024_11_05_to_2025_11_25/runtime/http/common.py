@@ -122,7 +122,7 @@ def is_object(value: Any) -> TypeGuard[Mapping[str, Any]]:
 
 def mapping(value: Any) -> Mapping[str, Any]:
     """`value` when it is a JSON object, else an empty one."""
-    return value if is_object(value) else {}
+    return value if type(value) is dict or isinstance(value, Mapping) else {}
 
 
 def is_response(obj: Any) -> TypeGuard[Mapping[str, Any]]:
