@@ -746,13 +746,15 @@ RUNTIME_HTTP_SESSION_ERA = _group(
 RUNTIME_HTTP_STATELESS = _group(
     "runtime/http/stateless.py",
     [
-        ("server-not-released", "Stateless.post", "            server._mcp_release()\n", "", "a stateless request's server and endpoint left to the cycle collector"),
+        ("server-not-released", "Stateless.post", "            server._mcp_release()\n", "            pass\n", "a stateless request's server and endpoint left to the cycle collector"),
         ("meta-version-unchecked", "Stateless._check_headers", "if claimed is not None and claimed != version:", "if False:", "a stateless request whose `_meta` version disagrees with MCP-Protocol-Version served"),
         ("method-header-unchecked", "Stateless._check_headers", "if header is not None and header != method:", "if False:", "an Mcp-Method header that disagrees with the body served"),
         ("name-header-unchecked", "Stateless._check_headers", "if decode_header(raw) != params.get(field):", "if False:", "an Mcp-Name header that disagrees with the body served"),
         ("param-header-unchecked", "Stateless._check_params", "if decoded is None or not same(decoded, value):", "if decoded is None:", "an Mcp-Param header that disagrees with the tool argument served"),
         ("param-header-optional", "Stateless._check_params", '            if sent is None:\n                raise self._mismatch(request_id, f"Mcp-Param-{header_name} header is required")\n', "            if sent is None:\n                continue\n", "a tool argument marked x-mcp-header served without its header"),
-        ("kept-params-unchecked", "Stateless._check_headers", "        self._check_params(request, params, request_id, annotated)\n        return None\n", "        return None\n", "a tools/call whose tool list is kept served without its Mcp-Param check"),
+        ("kept-params-unchecked", "Stateless._check_headers", "        if annotated:  # most tools mirror no argument\n            self._check_params(request, params, request_id, annotated)\n", "", "a tools/call whose tool list is kept served without its Mcp-Param check"),
+        ("param-names-learned", "malformed_param", "        elif len(NOT_PARAMS) < NOT_PARAMS_KEPT:\n            NOT_PARAMS.add(name)\n", "        NOT_PARAMS.add(name)\n", "an Mcp-Param-* header name remembered as plain: a later malformed value of it served"),
+        ("param-names-unbounded", "malformed_param", "        elif len(NOT_PARAMS) < NOT_PARAMS_KEPT:\n", "        else:\n", "the header names remembered for the Mcp-Param-* scan grow without bound"),
         ("fetched-params-unchecked", "Stateless._check_fetched", "        self._check_params(request, params, request_id, await fetched)\n", "        await fetched\n", "a tools/call whose tool list is fetched served without its Mcp-Param check"),
         ("late-stream-unfinished", "Answer.opened", "            if self.answered:\n                stream.finished = True\n            else:\n", "            if False:\n                pass\n            else:\n", "a stream made after a stateless request was answered starts a second answer"),
         ("sent-then-json", "Stateless.post", "        if stream is None:  # the handler sent nothing: its answer is plain JSON\n", "        if True:\n", "the notifications a stateless handler sent before its answer lost: answered plain JSON"),

@@ -60,19 +60,18 @@ class Stateless:
             )
         request_id = body.get("id") if is_request(body) and valid_id(body.get("id")) else None
         server = self.make_server()
-        token = INBOUND.set(Inbound(server, None, version))
         try:
             pending = self._check_headers(request, body, request_id, server)
-            if pending is not None:
-                await pending
+            if pending is not None:  # the tool list is read from the server
+                await _inbound(server, version, pending)
             if request_id is None:
-                reply = await server.handle(body)
+                reply = await _inbound(server, version, server.handle(body))
                 if reply is not None:
                     raise Reject(400, {k: v for k, v in mapping(reply).items() if v is not None})
                 await respond(send, 202)
                 return
             answer = Answer(self, send)
-            INBOUND.set(Inbound(server, answer, version))
+            token = INBOUND.set(Inbound(server, answer, version))
             endpoint = server._mcp
             endpoint.attach(answer)  # what `server.attach` does
             try:
@@ -82,10 +81,10 @@ class Stateless:
             finally:
                 endpoint.attach(None)
                 answer.answered = True
+                INBOUND.reset(token)
                 if answer.stream is not None:
                     self.open_streams.discard(answer.stream)
         finally:
-            INBOUND.reset(token)
             server._mcp_release()
         stream = answer.stream
         if stream is None:  # the handler sent nothing: its answer is plain JSON
@@ -156,9 +155,9 @@ class Stateless:
                 raise mismatch(request_id, "Mcp-Name header is required")
             if decode_header(raw) != params.get(field):
                 raise mismatch(request_id, f"Mcp-Name header does not match params.{field}")
-        for name in headers:
-            if name.startswith("mcp-param-") and decode_header(headers[name]) is None:
-                raise mismatch(request_id, f"{name} header is malformed")
+        malformed = malformed_param(headers)
+        if malformed is not None:
+            raise mismatch(request_id, f"{malformed} header is malformed")
         tools = self.eras.tool_headers
         if tools is None or method != tools.call:
             return None
@@ -167,7 +166,8 @@ class Stateless:
         if annotated is None:
             fetched = self._tools.fetched(server, version or "", tool, params.get(modern.meta_key))
             return self._check_fetched(fetched, request, params, request_id)
-        self._check_params(request, params, request_id, annotated)
+        if annotated:  # most tools mirror no argument
+            self._check_params(request, params, request_id, annotated)
         return None
 
     async def _check_fetched(
@@ -204,6 +204,35 @@ class Stateless:
                 raise self._mismatch(
                     request_id, f"Mcp-Param-{header_name} header does not match the argument"
                 )
+
+
+PARAM_PREFIX = "mcp-param-"
+NOT_PARAMS: set[str] = set()
+"""Header names already seen that are no `Mcp-Param-*` (a client sends the same ones every time)."""
+NOT_PARAMS_KEPT = 1024
+
+
+def malformed_param(headers: Mapping[str, str]) -> str | None:
+    """The first `Mcp-Param-*` header (by its lower-case name) whose value is malformed, else None."""
+    if NOT_PARAMS.issuperset(headers):  # no Mcp-Param-* header: the usual request, checked in C
+        return None
+    for name in headers:
+        if name.startswith(PARAM_PREFIX):
+            if decode_header(headers[name]) is None:
+                return name
+        elif len(NOT_PARAMS) < NOT_PARAMS_KEPT:
+            NOT_PARAMS.add(name)
+    return None
+
+
+async def _inbound(server: Peer, version: str, handled: Awaitable[Any]) -> Any:
+    """Await what `server` handles for a request received in `version` with no channel of its own (a
+    notification, the tool list read for the header check)."""
+    token = INBOUND.set(Inbound(server, None, version))
+    try:
+        return await handled
+    finally:
+        INBOUND.reset(token)
 
 
 class Answer:

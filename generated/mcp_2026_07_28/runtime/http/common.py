@@ -121,17 +121,21 @@ def is_object(value: Any) -> TypeGuard[Mapping[str, Any]]:
 
 def mapping(value: Any) -> Mapping[str, Any]:
     """`value` when it is a JSON object, else an empty one."""
-    return value if is_object(value) else {}
+    return value if type(value) is dict or isinstance(value, Mapping) else {}
 
 
 def is_response(obj: Any) -> TypeGuard[Mapping[str, Any]]:
     """True for a JSON-RPC response (a result or an error, no method)."""
-    return is_object(obj) and "method" not in obj and ("result" in obj or "error" in obj)
+    if type(obj) is not dict and not isinstance(obj, Mapping):
+        return False
+    return "method" not in obj and ("result" in obj or "error" in obj)
 
 
 def is_request(obj: Any) -> bool:
     """True for a JSON-RPC request (a string method and an id)."""
-    return is_object(obj) and isinstance(obj.get("method"), str) and "id" in obj
+    if type(obj) is not dict and not isinstance(obj, Mapping):
+        return False
+    return isinstance(obj.get("method"), str) and "id" in obj
 
 
 def decode_header(value: str) -> str | None:
