@@ -99,13 +99,13 @@ def test_check_is_served_by_the_package_cache(
     cache, pkg = tmp_path / "cache", tmp_path / "pkg"
     assert run("-r", REVISION, "-o", str(pkg), "--schema-dir", str(schema_dir), cache=cache).exit_code == 0
     rendered: list[int] = []
-    real = mcpgen.commands.generate._render_fresh
+    real = mcpgen.commands.generate.render_fresh
 
     def counting(jobs: list[mcpgen.commands.generate.Job]) -> list[dict[str, str]]:
         rendered.append(len(jobs))
         return real(jobs)
 
-    monkeypatch.setattr(mcpgen.commands.generate, "_render_fresh", counting)
+    monkeypatch.setattr(mcpgen.commands.generate, "render_fresh", counting)
     assert run("check", str(pkg), cache=cache).exit_code == 0
     assert sum(rendered) == 0  # what generate stored, under the same key
     for entry in (cache / "packages").iterdir():

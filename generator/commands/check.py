@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..console import current
 from ..errors import McpgenError
+from .fresh import render_fresh
 from .rendered import PackageRequest, cache_root, render_packages
 from ..emit.provenance import Provenance, read
 from ..inputs.sources import SchemaSource, recorded_schema, remember_schema
@@ -70,7 +71,7 @@ def check_package(
         remember_schema(cache_root(cache_dir), extension.sha256, extension.data)
         extensions.append(extension)
     request = PackageRequest(tuple(sources), made.surface, made.pairings, cache_dir, tuple(extensions))
-    expected = render_packages([request])[0].files
+    expected = render_packages([request], render_fresh)[0].files
     actual = _files(package)
     chunks: list[str] = []
     for name in sorted(set(expected) | set(actual)):

@@ -155,7 +155,7 @@ def package_sources(
 
 def package_files(request: PackageRequest | SchemaSource) -> dict[str, str]:
     """Every file of a package, formatted, by relative path."""
-    return render_packages([_requested(request)], cached=False)[0].files
+    return render_packages([_requested(request)], render_fresh, cached=False)[0].files
 
 
 def package_warnings(package: ir.Package) -> tuple[str, ...]:
@@ -289,7 +289,7 @@ def generate_all(configs: list[GenerateConfig]) -> list[GeneratedPackage]:
             remember_schema(cache_root(job.request.cache_dir), source.sha256, source.data)
         for extension in job.request.extensions:
             remember_schema(cache_root(job.request.cache_dir), extension.sha256, extension.data)
-    rendered = render_packages([job.request for _, job in planned])
+    rendered = render_packages([job.request for _, job in planned], render_fresh)
     updates = []  # all planned before any is written: a refusal leaves every package as it was
     for (config, job), made in zip(planned, rendered):
         if job.dist is not None:
@@ -310,7 +310,7 @@ def generate_all(configs: list[GenerateConfig]) -> list[GeneratedPackage]:
     return written
 
 
-def _render_fresh(requests: list[PackageRequest]) -> list[Rendered]:
+def render_fresh(requests: list[PackageRequest]) -> list[Rendered]:
     """Render and format packages, spread over up to `_MAX_WORKERS` processes where more than one core is ours
     and there is more than one revision's work: one revision's package costs less CPU and no more time in
     this process than workers cost to start."""

@@ -1,4 +1,5 @@
-"""A package's files by what shapes its bytes: from the package cache, else rendered by `generate`.
+"""A package's files by what shapes its bytes: from the package cache, else rendered by the renderer
+the caller gives (`generate.render_fresh`, or `fresh.render_fresh`, which imports it only when called).
 
 `mcpgen check` of a current package needs only this (and the cache): it never imports the generation.
 """
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ..console import current
 from ..errors import McpgenError
@@ -48,8 +49,10 @@ def cache_root(cache_dir: Path | None) -> Path:
     return cache_dir or default_cache_dir()
 
 
-def render_packages(requests: list[PackageRequest], cached: bool = True) -> list[Rendered]:
-    """Every package's files, formatted: from the package cache when generated before, else afresh."""
+def render_packages(
+    requests: list[PackageRequest], fresh: Callable[[list[PackageRequest]], list[Rendered]], cached: bool = True
+) -> list[Rendered]:
+    """Every package's files, formatted: from the package cache when generated before, else by `fresh`."""
     from .. import cache
 
     keys = (
@@ -74,9 +77,7 @@ def render_packages(requests: list[PackageRequest], cached: bool = True) -> list
         f"package cache: {len(requests) - len(missing)} of {len(requests)} found" if keys else "package cache: off"
     )
     if missing:
-        from .generate import _render_fresh  # only a package not cached is rendered
-
-        for i, made in zip(missing, _render_fresh([requests[i] for i in missing])):
+        for i, made in zip(missing, fresh([requests[i] for i in missing])):
             found[i] = made
             if keys:
                 cache.store(cache_root(requests[i].cache_dir), keys[i], made.files, made.warnings)

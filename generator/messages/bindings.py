@@ -14,6 +14,7 @@ from typing import Mapping, Sequence
 
 from ..errors import McpgenError
 from ..commands.generate import default_package
+from ..commands.fresh import render_fresh
 from ..commands.rendered import PackageRequest, render_packages
 from ..inputs.sources import resolve_schema
 
@@ -72,5 +73,5 @@ def generated_package(revision: str, schema_dir: Path | None = None) -> ModuleTy
     """The package the code under test generates for `revision` (through mcpgen's package cache), imported from memory."""
     source = resolve_schema(revision, schema_dir=schema_dir)
     name = default_package(revision)
-    [made] = render_packages([PackageRequest((source,), source.revision)])
+    [made] = render_packages([PackageRequest((source,), source.revision)], render_fresh)
     return import_files(made.files, _ORACLE + name)

@@ -390,7 +390,7 @@ def test_an_unknown_extension_without_an_identifier_needs_one(tmp_path: Path) ->
 def test_in_a_multi_revision_package_the_extension_binds_to_the_surface(tmp_path: Path) -> None:
     """OLD has a `jobs/get` of its own; NEW (the surface) has none: the extension's copies are NEW's classes,
     its handler serves NEW's clients, and generation says OLD keeps its own method."""
-    from mcpgen.commands.generate import PackageRequest, package_ir, package_warnings, render_packages
+    from mcpgen.commands.generate import PackageRequest, package_ir, package_warnings, render_fresh, render_packages
     from mcpgen.emit.output import write_package
     from mcpgen.inputs.extensions import resolve_extension
     from mcpgen.inputs.sources import SchemaSource, sha256_of
@@ -411,7 +411,7 @@ def test_in_a_multi_revision_package_the_extension_binds_to_the_surface(tmp_path
     package = package_ir(request_)
     (note,) = [w for w in package_warnings(package) if "2099-01-01" in w]
     assert note == "extension jobs: jobs/get is also revision 2099-01-01's own; in sessions of that revision it is that revision's method, not the extension's"
-    write_package(render_packages([request_], cached=False)[0].files, tmp_path / "fn_jobs_multi")
+    write_package(render_packages([request_], render_fresh, cached=False)[0].files, tmp_path / "fn_jobs_multi")
     pkg = load_package(tmp_path / "fn_jobs_multi", "fn_jobs_multi")
     import importlib
 
