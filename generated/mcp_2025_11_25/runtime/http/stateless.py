@@ -194,7 +194,7 @@ class Stateless:
         arguments = mapping(params.get(tools.arguments_key))
         for header_name, path in annotated.items():
             value = at(arguments, path)
-            sent = headers.get(f"mcp-param-{header_name.lower()}")
+            sent = headers.get(PARAM_PREFIX + header_name.lower())
             if value is None:
                 continue
             if sent is None:
