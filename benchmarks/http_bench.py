@@ -174,6 +174,14 @@ def measure(port: int, mode: str, session: str | None, seconds: float, pid: int)
     return Rate(done / elapsed, done / max(cpu, 0.01), cuts[49] * 1000, cuts[98] * 1000)
 
 
+def paired(ours: list[Rate], base: list[Rate], field: str) -> tuple[float, float, float]:
+    """The median, lowest and highest of the ratios of `field` between `ours` and `base` round by round: a
+    round's servers run one after the other, so a change of the machine's speed between rounds falls on
+    both sides of a ratio alike."""
+    ratios = [getattr(o, field) / getattr(b, field) for o, b in zip(ours, base)]
+    return statistics.median(ratios), min(ratios), max(ratios)
+
+
 def bench_http(
     package_dir: Path,
     reps: int,
@@ -183,7 +191,8 @@ def bench_http(
     mode: str = "session",
 ) -> None:
     """Interleaved runs against the three servers; `add(what, ours, baseline, ratio, target)` records the
-    medians (`target` names what the ratio is held to: "http" for the SDK, "http-floor" for the bare app)."""
+    median rates and the median of the ratios paired by round (`target` names what the ratio is held to:
+    "http" for the SDK, "http-floor" for the bare app)."""
     kinds = ("sdk", "bare", "mcpgen")
     ports = {kind: _free_port() for kind in kinds}
     servers = {
@@ -199,8 +208,8 @@ def bench_http(
         sessions = {kind: open_session(port, MODES[mode]) if mode == "session" else None for kind, port in ports.items()}
         for kind in kinds:
             measure(ports[kind], mode, sessions[kind], min(seconds, 1.0), servers[kind].pid)  # warm up
-        for _ in range(reps):
-            for kind in kinds:
+        for rep in range(reps):
+            for kind in kinds[rep % 3 :] + kinds[: rep % 3]:  # each server in turn first, middle and last
                 rates[kind].append(measure(ports[kind], mode, sessions[kind], seconds, servers[kind].pid))
     finally:
         for server in servers.values():
@@ -209,10 +218,16 @@ def bench_http(
     med = {kind: Rate(*(statistics.median(getattr(r, f) for r in rates[kind]) for f in ("wall", "cpu", "p50", "p99"))) for kind in kinds}
     what = f"tools/call echo over HTTP {MODES[mode]} ({mode}), {http}"
     ours, sdk, bare = med["mcpgen"], med["sdk"], med["bare"]
-    add(f"{what}, req/CPU-s", f"{ours.cpu / 1000:.2f}k", f"{sdk.cpu / 1000:.2f}k MCPServer", ours.cpu / sdk.cpu, "http")
-    add(f"{what}, req/CPU-s, the floor", f"{ours.cpu / 1000:.2f}k", f"{bare.cpu / 1000:.2f}k bare ASGI", ours.cpu / bare.cpu, "http-floor")
-    add(f"{what}, req/s", f"{ours.wall / 1000:.2f}k", f"{sdk.wall / 1000:.2f}k MCPServer", ours.wall / sdk.wall, "")
-    add(f"{what}, req/s, the floor", f"{ours.wall / 1000:.2f}k", f"{bare.wall / 1000:.2f}k bare ASGI", ours.wall / bare.wall, "")
+    for field, unit, held in (("cpu", "req/CPU-s", True), ("wall", "req/s", False)):
+        for kind, name, target in (("sdk", "MCPServer", "http"), ("bare", "bare ASGI", "http-floor")):
+            ratio, low, high = paired(rates["mcpgen"], rates[kind], field)
+            add(
+                f"{what}, {unit}" + (", the floor" if kind == "bare" else ""),
+                f"{getattr(ours, field) / 1000:.2f}k",
+                f"{getattr(med[kind], field) / 1000:.2f}k {name} (rounds {low:.2f}-{high:.2f}x)",
+                ratio,
+                target if held else "",
+            )
     for name, rate in (("MCPServer", sdk), ("bare ASGI", bare)):
         add(f"{what}, p50/p99 ms", f"{ours.p50:.2f}/{ours.p99:.2f}", f"{rate.p50:.2f}/{rate.p99:.2f} {name}", rate.p50 / ours.p50, "")
 

@@ -495,7 +495,7 @@ def bench_http_echo(schema_dir: Path, reps: int, seconds: float, work: Path, tab
     the bare ASGI floor, in session mode (2025-11-25) and stateless mode (2026-07-28)."""
     from http_bench import MODES, bench_http
 
-    print("\n== Streamable HTTP (uvicorn, loopback; medians) ==", flush=True)
+    print("\n== Streamable HTTP (uvicorn, loopback; median rates, ratios paired by round) ==", flush=True)
     out = work / "http"
     for version in MODES.values():
         run_child(mcpgen_argv(version, out / ("mcp_" + version.replace("-", "_")), schema_dir))
