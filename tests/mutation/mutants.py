@@ -660,9 +660,9 @@ RUNTIME_HTTP_COMMON = _group(
 RUNTIME_HTTP_SERVER = _group(
     "runtime/http/server.py",
     [
-        ("wrong-path-served", "StreamableHTTP.__call__", "if (path != self.path or scope.get(\"root_path\")) and paths(scope)[0] != self.path:", "if False:", "requests to any path served as the MCP endpoint"),
-        ("mount-ignored", "StreamableHTTP.__call__", "if (path != self.path or scope.get(\"root_path\")) and", "if path != self.path and", "a request to the endpoint's path under a mount point served as the endpoint (its path below the mount is another)"),
-        ("metadata-unguarded", "StreamableHTTP.__call__", "                self._check_origin(request)\n                await respond_json(send, 200, protection.metadata(request, scope))", "                await respond_json(send, 200, protection.metadata(request, scope))", "the protected-resource metadata served to a forged Host, which it reflects"),
+        ("wrong-path-served", "StreamableHTTP.__call__", "                and paths(scope)[0] != self.path\n", "                and False\n", "requests to any path served as the MCP endpoint"),
+        ("mount-ignored", "StreamableHTTP.__call__", "and (path != self.path or scope.get(\"root_path\"))", "and path != self.path", "a request to the endpoint's path under a mount point served as the endpoint (its path below the mount is another)"),
+        ("metadata-unguarded", "StreamableHTTP.__call__", "            if refused is not None:\n", "            if refused is not None and not metadata:\n", "the protected-resource metadata served to a forged Host, which it reflects"),
     ],
 )
 
@@ -678,8 +678,8 @@ RUNTIME_HTTP_PROTECTION = _group(
 RUNTIME_HTTP_GUARD = _group(
     "runtime/http/guard.py",
     [
-        ("rebinding-unchecked", "_refusal", "if name is None or (hosts is None and not _unrebindable(name)):", "if name is None:", "a server without allow-lists admits any Host (DNS rebinding)"),
-        ("origin-unchecked", "_refusal", '    return None if admitted else "Forbidden: Origin not allowed"', "    return None", "a foreign Origin admitted"),
+        ("rebinding-unchecked", "refusal", "if name is None or (hosts is None and not _unrebindable(name)):", "if name is None:", "a server without allow-lists admits any Host (DNS rebinding)"),
+        ("origin-unchecked", "refusal", '    return None if admitted else "Forbidden: Origin not allowed"', "    return None", "a foreign Origin admitted"),
         ("host-port-refused", "_matches", " or a.lower() == name", "", "an allowed host without port refuses that host on a port"),
     ],
 )
@@ -688,7 +688,7 @@ RUNTIME_HTTP_WIRE = _group(
     "runtime/http/wire.py",
     [
         ("content-type-unchecked", "refused_content", 'if media_types(content_type)[:1] != ["application/json"]:', "if False:", "a POST that is not application/json read anyway"),
-        ("body-limit-unenforced", "read_body", "        if size > limit:\n", "        if False:\n", "a body over max_body read whole (no 413) when it has no Content-Length"),
+        ("body-limit-unenforced", "read_json", "        if size > limit:\n", "        if False:\n", "a body over max_body read whole (no 413) when it has no Content-Length"),
         ("header-names-cased", "Request.__init__", 'known.get(n) or n.decode("latin-1").lower()', 'known.get(n) or n.decode("latin-1")', "a header whose name the server did not write in lower case is not found"),
         ("disconnect-unwatched", "watched", "    stop = watch_disconnect(receive, gone)\n", "    stop = lambda: None\n", "a client that goes while its request's handler waits is not noticed (its stream kept attached)"),
         ("cancel-not-passed-on", "_resumed", "                waiting = coro.throw(exc)\n", "                waiting = coro.send(None)\n", "a cancellation of a waiting request never reaches its handler"),
@@ -717,6 +717,9 @@ RUNTIME_HTTP_STREAM = _group(
 RUNTIME_HTTP_SESSION = _group(
     "runtime/http/session.py",
     [
+        ("key-taken-late", "Answer.opened", "str(self.key)", "str(next(session.keys))", "a POST's stream numbered when it is made, not when the POST came: its event ids are not those a stream made at once carries"),
+        ("late-send-answers-again", "Answer.opened", "            if self.answered:\n                stream.claim()\n", "", "what a handler sends after its JSON answer starts a second answer on the POST's connection, not the session's GET stream"),
+        ("disconnect-kept-attached", "Answer._let_go", "            await self.stream.detach(self.send)\n", "            pass\n", "a client gone while the handler waits keeps its POST's stream attached: what follows is lost, not kept for `Last-Event-ID`"),
         ("unhashable-id-settled", "Session.settle", "future = self.pending.get(request_id) if type(request_id) is int else None", "future = self.pending.get(request_id)", "a POSTed response with an unhashable id (a list) crashes the request"),
     ],
 )
@@ -735,9 +738,9 @@ RUNTIME_HTTP_SESSION_ERA = _group(
         ("unknown-session-400", "SessionEra._session", 'raise Reject(404, error_body(INVALID_REQUEST, "Session not found"))', 'raise Reject(400, error_body(INVALID_REQUEST, "Session not found"))', "an unknown session answered 400: the client does not know to start a new one"),
         ("delete-keeps-session", "SessionEra.delete", "        await self.sessions.end(session)\n", "", "DELETE does not end the session"),
         ("session-batch-unchecked", "SessionEra.post", "if batch and session.version not in self.eras.batching:", "if False:", "a batch in a session whose revision has none answered 200, not refused with 400"),
-        ("session-of-another-principal", "SessionEra._session", "if session is None or session.owner != principal(ACCESS.get()):", "if session is None:", "another user's token finds a session (a session not bound to its token's subject and client)"),
+        ("session-of-another-principal", "SessionEra._session", "if session is None or session.owner != (None if token is None else token.principal):", "if session is None:", "another user's token finds a session (a session not bound to its token's subject and client)"),
         ("batch-limit-unenforced", "SessionEra.post", "if batch and len(messages) > self.max_batch:", "if False:", "a batch over max_batch run"),
-        ("session-version-header-unchecked", "SessionEra._same_version", "if version not in (None, session.version, ASSUMED_VERSION):", "if False:", "a session's request under another session-era MCP-Protocol-Version served"),
+        ("session-version-header-unchecked", "SessionEra._session", "if version not in (None, session.version, ASSUMED_VERSION):", "if False:", "a session's request under another session-era MCP-Protocol-Version served"),
         ("null-method-response", "sort_messages", 'elif "method" not in m and ("result" in m or "error" in m):', 'elif "result" in m or "error" in m:', "a message with a non-string method and a result settled as a response instead of refused as a request"),
         ("notification-asks", "sort_messages", '            asks = asks or "id" in m\n', "            asks = True\n", "a POST of notifications answered as a request (200 with a body, not 202)"),
     ],

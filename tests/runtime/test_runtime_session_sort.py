@@ -4,12 +4,13 @@ handshake, whether any is a request, and a 400 for anything that is not a JSON o
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpgen.runtime.http.common import is_object, is_request, is_response
+from mcpgen.runtime.http.common import is_request, is_response
 from mcpgen.runtime.http.session_era import sort_messages
 from mcpgen.runtime.http.wire import Reject
 
@@ -33,7 +34,7 @@ def sorted_as_before(messages: list[Any]) -> Any:
     rest: list[Any] = []
     initialize = asks = False
     for m in messages:
-        if not is_object(m):
+        if not isinstance(m, Mapping):
             return 400
         method = m.get("method")
         initialize = initialize or (isinstance(method, str) and method in HANDSHAKES)
