@@ -113,12 +113,6 @@ async def cancel(channel: Any, revisions: Revisions, version: str | None, reques
         await channel.notify(revision.cancelled, {revision.cancelled_id_key: request_id})
 
 
-def is_object(value: Any) -> TypeGuard[Mapping[str, Any]]:
-    """True for a JSON object: a dict (what JSON decodes to, told apart without the abstract-class
-    check) or another Mapping."""
-    return type(value) is dict or isinstance(value, Mapping)
-
-
 def mapping(value: Any) -> Mapping[str, Any]:
     """`value` when it is a JSON object, else an empty one."""
     return value if type(value) is dict or isinstance(value, Mapping) else {}

@@ -95,9 +95,9 @@ class Request:
         raw = raw if isinstance(raw, (list, tuple)) else list(raw)
         known = _KNOWN
         values = _VALUES
-        headers = {
-            known.get(n) or n.decode("latin-1").lower(): values.get(v) or _value(v) for n, v in raw
-        }
+        headers: dict[str, str] = {}
+        for n, v in raw:  # a loop, not a comprehension: no call of its own (Python 3.11)
+            headers[known.get(n) or n.decode("latin-1").lower()] = values.get(v) or _value(v)
         if len(headers) != len(raw):  # a repeated field: its values joined, in order
             headers = {}
             for raw_name, raw_value in raw:
@@ -148,21 +148,16 @@ def refused_content(content_type: str, accept: str) -> tuple[int, str] | None:
     return None
 
 
-def read_json(request: Request, receive: Receive, limit: int) -> Awaitable[Any]:
-    """The JSON body of a POST, refused unless it is `application/json` of at most `limit` bytes and the
-    client accepts both JSON and SSE answers (its headers checked now, `read_body` handed on)."""
+async def read_json(request: Request, receive: Receive, limit: int) -> Any:
+    """The JSON body of a POST (400 unless it is JSON), refused unless it is `application/json` of at most
+    `limit` bytes, whatever its Content-Length says (413), and the client accepts both JSON and SSE answers.
+    """
     refused = refused_content(request.get("content-type") or "", request.get("accept") or "")
     if refused is not None:
         raise Reject(refused[0], error_body(INVALID_REQUEST, refused[1]))
     length = request.get("content-length")
     if length is not None and length.strip().isdigit() and int(length) > limit:
         raise Reject(413, error_body(INVALID_REQUEST, f"Request body larger than {limit} bytes"))
-    return read_body(receive, limit)
-
-
-async def read_body(receive: Receive, limit: int) -> Any:
-    """The request's body decoded as JSON (400 unless it is), refused (413) beyond `limit` bytes
-    whatever its Content-Length says."""
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -258,7 +253,10 @@ async def respond_json(
     send: Send, status: int, body: Any, headers: Iterable[tuple[str, str]] = ()
 ) -> None:
     """Write a whole `application/json` answer."""
-    data = encoded(body)
+    try:  # `encoded`, inline: every JSON answer comes here
+        data = encode(body)
+    except ValueError as exc:
+        data = _unwritable(body, exc)
     await send(_start(status, len(data), b"application/json", headers))
     await send({"type": "http.response.body", "body": data})
 
@@ -267,7 +265,9 @@ def _start(
     status: int, length: int, content_type: bytes | None, headers: Iterable[tuple[str, str]]
 ) -> Message:
     """The `http.response.start` message of a whole answer of `length` bytes."""
-    raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+    raw = []
+    for name, value in headers:  # a loop, not a comprehension: no call of its own (Python 3.11)
+        raw.append((name.encode("latin-1"), value.encode("latin-1")))
     raw.append((b"content-length", b"%d" % length))
     if content_type is not None:
         raw.append((b"content-type", content_type))
@@ -279,11 +279,16 @@ def encoded(message: Any) -> bytes:
     try:
         return encode(message)
     except ValueError as exc:
-        logger.error("an answer could not be written as JSON (%s): answered -32603 instead", exc)
-        request_id = message.get("id") if isinstance(message, Mapping) else None
-        return encode(
-            error_body(INTERNAL_ERROR, "Internal error: the answer is not valid JSON", request_id)
-        )
+        return _unwritable(message, exc)
+
+
+def _unwritable(message: Any, exc: ValueError) -> bytes:
+    """The internal error (-32603) written instead of an answer JSON cannot carry."""
+    logger.error("an answer could not be written as JSON (%s): answered -32603 instead", exc)
+    request_id = message.get("id") if isinstance(message, Mapping) else None
+    return encode(
+        error_body(INTERNAL_ERROR, "Internal error: the answer is not valid JSON", request_id)
+    )
 
 
 async def start_sse(send: Send, session_id: str | None) -> Send:

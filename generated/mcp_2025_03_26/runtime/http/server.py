@@ -14,16 +14,17 @@ the guard has admitted its Host and Origin and the resource server its token.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
-from typing import Any
 
-from ..auth.resource import ACCESS, AccessToken, ResourceServer
+from ..auth.resource import ACCESS, ResourceServer
 from ..jsonrpc import INVALID_REQUEST, valid_id
 from ..peer import CONTEXT, Peer
 from ..revisions import Revisions
 from .common import Eras, error_body, is_request
-from .guard import Guard
+from .guard import refusal
 from .lifecycle import Lifecycle, Sessions
+from .session import Answer
 from .session_era import SessionEra
 from .stateless import Stateless
 from .stream import Stream, StreamOptions
@@ -81,8 +82,11 @@ class StreamableHTTP:
         self._sessions = bool(self.eras.session)
         """Whether any version is served in sessions (GET and DELETE then have a meaning)."""
         self._allow = "GET, POST, DELETE" if self._sessions else "POST"
-        self._check_origin = Guard(self.allowed_hosts, self.allowed_origins).check
+        self._refusal = functools.partial(refusal, self.allowed_hosts, self.allowed_origins)
+        """Why a Host and Origin are refused (`guard.refusal` with the app's lists), None if admitted."""
         self._era = versions.era
+        self._stateless = self.eras.stateless
+        self._sessioned = frozenset(self.eras.session)
         self._post_stateless = stateless.post
         self._post_session = session_era.post
         self._get = session_era.get
@@ -98,31 +102,53 @@ class StreamableHTTP:
                 await send({"type": "websocket.close", "code": 1003})
             return
         request = Request(scope)
-        sessions = self._sessions
+        method = request.method
         if not self._signals:
             self._lifecycle.watch_signals()
         access = ACCESS.set(None)
         try:
             protection = self._protection
-            if request.method == "GET" and protection is not None and protection.is_metadata(scope):
-                self._check_origin(request)
-                await respond_json(send, 200, protection.metadata(request, scope))
-                return
+            metadata = method == "GET" and protection is not None and protection.is_metadata(scope)
             path = scope.get("path")  # the endpoint's own path, unmounted: no need to work it out
-            if (path != self.path or scope.get("root_path")) and paths(scope)[0] != self.path:
+            if (
+                not metadata
+                and (path != self.path or scope.get("root_path"))
+                and paths(scope)[0] != self.path
+            ):
                 raise Reject(404, None)
-            self._check_origin(request)
+            refused = self._refusal(request.get("host"), request.get("origin"))
+            if refused is not None:
+                raise Reject(403, error_body(INVALID_REQUEST, refused))
             token = None
-            if protection is not None:  # the token first: nothing of the request is read before
+            if protection is not None:
+                if metadata:
+                    await respond_json(send, 200, protection.metadata(request, scope))
+                    return
+                # the token first: nothing of the request is read before
                 token = await protection.authenticate(request, scope)
                 ACCESS.set(token)
-                if request.method != "POST":
+                if method != "POST":
                     protection.authorize(token, request, scope, None)
-            if request.method == "POST":
-                await self._post(request, scope, token, receive, send)
-            elif request.method == "GET" and sessions:
+            if method == "POST":
+                body = await read_json(request, receive, self.max_body)
+                if protection is not None and token is not None:
+                    protection.authorize(token, request, scope, body)
+                version = request.get("mcp-protocol-version")
+                stateless = version if version in self._stateless else None
+                if stateless is None and version not in self._sessioned:  # absent, or neither's
+                    try:
+                        stateless = self._era(request, body)
+                    except Reject as reject:
+                        if reject.body is not None and is_request(body) and valid_id(body["id"]):
+                            reject.body["id"] = body["id"]
+                        raise
+                if stateless is not None:
+                    await self._post_stateless(request, body, stateless, receive, send)
+                else:
+                    await self._post_session(request, body, receive, send)
+            elif method == "GET" and self._sessions:
                 await self._get(request, receive, send)
-            elif request.method == "DELETE" and sessions:
+            elif method == "DELETE" and self._sessions:
                 await self._delete(request, send)
             else:
                 raise Reject(
@@ -136,28 +162,6 @@ class StreamableHTTP:
         finally:
             ACCESS.reset(access)
 
-    async def _post(
-        self,
-        request: Request,
-        scope: Scope,
-        token: AccessToken | None,
-        receive: Receive,
-        send: Send,
-    ) -> None:
-        body = await read_json(request, receive, self.max_body)
-        if self._protection is not None and token is not None:
-            self._protection.authorize(token, request, scope, body)
-        try:
-            stateless = self._era(request, body)
-        except Reject as reject:
-            if reject.body is not None and is_request(body) and valid_id(body["id"]):
-                reject.body["id"] = body["id"]
-            raise
-        if stateless is not None:
-            await self._post_stateless(request, body, stateless, receive, send)
-        else:
-            await self._post_session(request, body, receive, send)
-
     async def aclose(self) -> None:
         """End every session (as the server shuts down)."""
         await self._lifecycle.aclose()
@@ -168,7 +172,8 @@ async def close_sse_stream() -> bool:
     resumable with `Last-Event-ID` after the `retry` delay (SSE polling). False when there is no such stream.
     """
     context = CONTEXT.get()
-    stream = context.route if context is not None else None
+    route = context.route if context is not None else None
+    stream = route.opened() if isinstance(route, Answer) else route
     if not isinstance(stream, Stream) or stream.session is None or stream.finished:
         return False
     await stream.close()

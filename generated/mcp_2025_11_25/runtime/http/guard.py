@@ -11,39 +11,21 @@ import ipaddress
 from collections.abc import Iterable
 from functools import lru_cache
 
-from ..jsonrpc import INVALID_REQUEST
-from .common import error_body
-from .wire import Reject, Request
-
-
-class Guard:
-    """Refuses (403) a Host or Origin outside the allow-lists ("*" admits all; an entry without port admits
-    that host on every port)."""
-
-    def __init__(self, hosts: tuple[str, ...] | None, origins: tuple[str, ...] | None) -> None:
-        self.hosts = hosts
-        self.origins = origins
-
-    def check(self, request: Request) -> None:
-        """Refuse (403) a Host or Origin outside the allow-lists: DNS rebinding protection.
-
-        Without lists, only what DNS rebinding cannot forge is admitted, wherever the server listens
-        (a loopback, wildcard or public address, a Unix socket behind a proxy): IP literals and
-        localhost, and Origins naming one of those. A server known by a DNS name lists it."""
-        refused = _refusal(self.hosts, self.origins, request.get("host"), request.get("origin"))
-        if refused is not None:
-            raise Reject(403, error_body(INVALID_REQUEST, refused))
-
 
 @lru_cache(maxsize=64)
-def _refusal(
+def refusal(
     hosts: tuple[str, ...] | None,
     origins: tuple[str, ...] | None,
     host: str | None,
     origin: str | None,
 ) -> str | None:
-    """Why a Host and Origin are refused, None when they are admitted (remembered: a client sends the
-    same headers every time)."""
+    """Why a request's Host and Origin are refused (403) by the allow-lists, None when they are admitted:
+    DNS rebinding protection ("*" admits all; an entry without port admits that host on every port).
+
+    Without lists, only what DNS rebinding cannot forge is admitted, wherever the server listens
+    (a loopback, wildcard or public address, a Unix socket behind a proxy): IP literals and
+    localhost, and Origins naming one of those. A server known by a DNS name lists it. Remembered:
+    a client sends the same headers every time."""
     name = _host_name(host) if host is not None else None
     if name is None or (hosts is None and not _unrebindable(name)):
         return "Forbidden: Host not allowed"

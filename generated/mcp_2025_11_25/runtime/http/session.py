@@ -15,13 +15,13 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ..auth.resource import AccessToken
 from ..jsonrpc import settle
 from ..log import logger
 from ..peer import Peer
 from ..revisions import Revisions
 from .common import cancel
 from .stream import Stream, StreamOptions
+from .wire import Send, start_sse
 
 
 class Session:
@@ -43,22 +43,12 @@ class Session:
         self.streams: collections.OrderedDict[str, Stream] = collections.OrderedDict()
         self.closed = False
         self.active = 0
-        """Requests of this session being served right now (POSTs and an attached GET stream)."""
+        """Requests of this session being served right now (POSTs and an attached GET stream): each counts
+        itself in and, when it ends, out, setting `last_seen` (a session is never idle while it serves)."""
         self.owner: tuple[Any, ...] | None = None
         """Whom the session belongs to on a server with `auth`: its access token's issuer, subject and
         client (`AccessToken.principal`)."""
         server.attach(self)
-
-    def working(self) -> Session:
-        """Count the `with` block as activity: a session is never idle while it serves something."""
-        return self
-
-    def __enter__(self) -> None:
-        self.active += 1
-
-    def __exit__(self, *exc: object) -> None:
-        self.active -= 1
-        self.last_seen = time.monotonic()
 
     def idle_for(self, now: float) -> float:
         """Seconds the session has done nothing: nothing served, nothing in flight, no stream attached."""
@@ -77,10 +67,6 @@ class Session:
                 before = stream.kept
                 stream.forget()
                 total -= before - stream.kept
-
-    def stream(self) -> Stream:
-        """A new stream for one POST."""
-        return Stream(self, str(next(self.keys)), self.options)
 
     def keep(self, stream: Stream) -> None:
         """Keep a stream that went SSE for resumption, forgetting the oldest beyond the bound."""
@@ -153,6 +139,52 @@ class Session:
         self.server.attach(None)
 
 
-def principal(token: AccessToken | None) -> tuple[Any, ...] | None:
-    """Whom a verified access token speaks for (its issuer, subject and client), None without `auth`."""
-    return None if token is None else token.principal
+class Answer:
+    """The channel of one POSTed request's handler: the SSE stream of its answer, made when the handler
+    first sends something (most answer with plain JSON and never need one). Its key is taken when the
+    POST comes, so every event id is the one a stream made at once would carry."""
+
+    __slots__ = ("session", "key", "send", "stream", "answered")
+
+    def __init__(self, session: Session, send: Send) -> None:
+        self.session = session
+        self.key = next(session.keys)
+        self.send = send
+        self.stream: Stream | None = None
+        self.answered = False
+        """Set once the POST was claimed for a JSON answer: a stream made later is finished already (what
+        it is sent goes to the session's GET stream)."""
+
+    def opened(self) -> Stream:
+        """The answer's stream, made on first use."""
+        stream = self.stream
+        if stream is None:
+            session = self.session
+            stream = self.stream = Stream(session, str(self.key), session.options)
+            stream.start = self._begin
+            if self.answered:
+                stream.claim()
+        return stream
+
+    async def _begin(self) -> Send:
+        """Begin the POST's SSE answer, keeping its stream for resumption."""
+        assert self.stream is not None
+        self.session.keep(self.stream)
+        return await start_sse(self.send, self.session.id)
+
+    def gone(self) -> None:
+        """The client went while the handler waits: let go of the stream's connection (the handler goes
+        on; the client resumes the stream with `Last-Event-ID`)."""
+        asyncio.ensure_future(self._let_go())
+
+    async def _let_go(self) -> None:
+        if self.stream is not None:
+            await self.stream.detach(self.send)
+
+    async def request(self, method: str, params: dict[str, Any] | None) -> Any:
+        """Send a request to the client on the answer's stream and wait for its answer."""
+        return await self.opened().request(method, params)
+
+    async def notify(self, method: str, params: dict[str, Any] | None) -> None:
+        """Send a notification on the answer's stream (which then answers with SSE)."""
+        await self.opened().notify(method, params)

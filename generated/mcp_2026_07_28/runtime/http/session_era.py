@@ -18,9 +18,9 @@ from typing import Any
 from ..auth.resource import ACCESS
 from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST
 from ..peer import INBOUND, Inbound, Peer
-from .common import ASSUMED_VERSION, error_body, is_object, mapping
+from .common import ASSUMED_VERSION, error_body, mapping
 from .lifecycle import Sessions
-from .session import Session, principal
+from .session import Answer, Session
 from .stream import StreamOptions
 from .versions import Versions
 from .wire import (
@@ -71,8 +71,6 @@ class SessionEra:
                 400, error_body(INVALID_REQUEST, "Invalid Request: initialize must not be batched")
             )
         session = self._new_session() if initialize else self._session(request)
-        if not initialize:
-            self._same_version(request, session)
         if batch and len(messages) > self.max_batch:
             raise Reject(
                 400,
@@ -92,64 +90,64 @@ class SessionEra:
         for response in responses:
             session.settle(response)
         if not asks:
-            with session.working():
+            session.active += 1
+            try:
                 for message in rest:
                     reply = await session.server.handle(message)
                     if reply is not None:
                         raise Reject(
                             400, {k: v for k, v in mapping(reply).items() if v is not None}
                         )
+            finally:
+                session.active -= 1
+                session.last_seen = time.monotonic()
             await respond(send, 202)
             return
-        answered: Any = rest if batch else rest[0]
         if initialize:
             self._opening += 1
+        session.active += 1
         try:
-            with session.working():
-                await self._answer(session, answered, receive, send, initialize)
+            answer = Answer(session, send)
+            server = session.server
+            # made by tuple.__new__: a named tuple's own __new__ is a Python function (a call per request)
+            token = INBOUND.set(tuple.__new__(Inbound, (server, answer, None)))
+            try:
+                reply = await watched(
+                    server.handle(rest if batch else rest[0]), receive, answer.gone
+                )
+            finally:
+                INBOUND.reset(token)
+            if initialize:
+                if isinstance(reply, Mapping) and "result" in reply:
+                    self.sessions.add(session)
+                    session.version = self._negotiated(mapping(reply).get("result"))
+                else:
+                    await session.close()
+            if reply is None and not session.closed:
+                # a cancelled request: its stream ends without an answer (a POST of a request gets SSE or JSON)
+                await answer.opened().close(final=True)
+                return
+            stream = answer.stream
+            if stream is None:  # the handler sent nothing: the POST is claimed for a JSON answer
+                answer.answered = True
+            elif not await stream.answer_json():
+                if reply is None:
+                    await stream.close(final=True)
+                else:
+                    with contextlib.suppress(ConnectionError):
+                        await stream.emit(reply, final=True)
+                return
+            if reply is None:  # the session ended (DELETE) while its handler ran
+                await respond(send, 404, headers=[("mcp-session-id", session.id)])
+            elif session.id in self.sessions:
+                await respond_json(send, 200, reply, [("mcp-session-id", session.id)])
+            else:
+                await respond_json(send, 200, reply)
         finally:
+            session.active -= 1
+            session.last_seen = time.monotonic()
             if initialize:
                 self._opening -= 1
-
-    async def _answer(
-        self, session: Session, message: Any, receive: Receive, send: Send, initialize: bool
-    ) -> None:
-        stream = session.stream()
-        headers = [("mcp-session-id", session.id)]
-
-        async def begin() -> Send:
-            session.keep(stream)
-            return await start_sse(send, session.id)
-
-        stream.start = begin
-        token = INBOUND.set(Inbound(session.server, stream))
-        try:
-            # A dropped connection lets go of the stream (the handler goes on; the client resumes it).
-            reply = await watched(
-                session.server.handle(message),
-                receive,
-                lambda: asyncio.ensure_future(stream.detach(send)),
-            )
-        finally:
-            INBOUND.reset(token)
-        if initialize:
-            ok = isinstance(reply, Mapping) and "result" in reply
-            if ok:
-                self.sessions.add(session)
-                session.version = self._negotiated(mapping(reply).get("result"))
-            else:
-                await session.close()
-        if reply is None:
-            if session.closed and await stream.answer_json():
-                await respond(send, 404, headers=headers)
-            else:  # a cancelled request: its stream ends without an answer (a POST of a request gets SSE or JSON)
-                await stream.close(final=True)
-            return
-        if await stream.answer_json():
-            await respond_json(send, 200, reply, headers if session.id in self.sessions else ())
-            return
-        with contextlib.suppress(ConnectionError):
-            await stream.emit(reply, final=True)
 
     def _negotiated(self, result: Any) -> str | None:
         """The protocol version a handshake result names."""
@@ -169,7 +167,6 @@ class SessionEra:
                 405, error_body(INVALID_REQUEST, "Method not allowed"), [("allow", "POST")]
             )
         session = self._session(request)
-        self._same_version(request, session)
         last = request.get("last-event-id")
         if last is not None:
             found = session.find(last)
@@ -192,10 +189,12 @@ class SessionEra:
         await stream.resume(send, after)
         watcher = asyncio.ensure_future(disconnected(receive))
         ended = asyncio.ensure_future(stream.ended.wait())
+        session.active += 1
         try:
-            with session.working():
-                await asyncio.wait({watcher, ended}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({watcher, ended}, return_when=asyncio.FIRST_COMPLETED)
         finally:
+            session.active -= 1
+            session.last_seen = time.monotonic()
             watcher.cancel()
             ended.cancel()
             await stream.detach(send)
@@ -204,21 +203,30 @@ class SessionEra:
         """End the session the request names."""
         self._era(request, None)
         session = self._session(request)
-        self._same_version(request, session)
         await self.sessions.end(session)
         await respond(send, 200)
 
     def _session(self, request: Request) -> Session:
+        """The session a request's `Mcp-Session-Id` names, refusing a request whose `MCP-Protocol-Version`
+        is not its session's (absent, or the version the transport chapter says to assume, is the session's).
+        """
         session_id = request.get("mcp-session-id")
         if session_id is None:
             raise Reject(
                 400, error_body(INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required")
             )
         session = self.sessions.get(session_id)
-        if session is None or session.owner != principal(ACCESS.get()):
+        token = ACCESS.get()
+        if session is None or session.owner != (None if token is None else token.principal):
             # Another user's session is not found either: its id alone grants nothing.
             raise Reject(404, error_body(INVALID_REQUEST, "Session not found"))
         session.last_seen = time.monotonic()
+        version = request.get("mcp-protocol-version")
+        if version not in (None, session.version, ASSUMED_VERSION):
+            message = (
+                f"MCP-Protocol-Version {version[:100]} is not the session's ({session.version})"
+            )
+            raise Reject(400, error_body(INVALID_REQUEST, f"Bad Request: {message}"))
         return session
 
     def _new_session(self) -> Session:
@@ -229,18 +237,9 @@ class SessionEra:
         session = Session(
             secrets.token_urlsafe(24), self.make_server(), self.streams, self.revisions
         )
-        session.owner = principal(ACCESS.get())
+        token = ACCESS.get()
+        session.owner = None if token is None else token.principal
         return session
-
-    def _same_version(self, request: Request, session: Session) -> None:
-        """Refuse a request whose `MCP-Protocol-Version` is not its session's (absent, or the version the
-        transport chapter says to assume, is the session's)."""
-        version = request.get("mcp-protocol-version")
-        if version not in (None, session.version, ASSUMED_VERSION):
-            message = (
-                f"MCP-Protocol-Version {version[:100]} is not the session's ({session.version})"
-            )
-            raise Reject(400, error_body(INVALID_REQUEST, f"Bad Request: {message}"))
 
 
 def sort_messages(
@@ -252,7 +251,7 @@ def sort_messages(
     rest: list[Any] = []
     initialize = asks = False
     for m in messages:
-        if not is_object(m):
+        if type(m) is not dict and not isinstance(m, Mapping):  # not a JSON object
             raise Reject(
                 400, error_body(INVALID_REQUEST, "Invalid Request: not a JSON-RPC message")
             )

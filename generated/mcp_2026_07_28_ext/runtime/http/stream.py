@@ -167,11 +167,12 @@ class Stream:
         lock = self._lock
         # nobody holds or waits for the lock (acquiring would not wait): skip its coroutines
         if lock is None or (not lock.locked() and not lock._waiters):
-            return self._claim_json()
+            return self.claim()
         async with lock:
-            return self._claim_json()
+            return self.claim()
 
-    def _claim_json(self) -> bool:
+    def claim(self) -> bool:
+        """Claim the POST for a plain JSON answer now, unlocked; False when it already went SSE."""
         if self.start is None:
             return False
         self.start = None
