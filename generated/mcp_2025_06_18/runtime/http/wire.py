@@ -252,10 +252,7 @@ async def respond_json(
     send: Send, status: int, body: Any, headers: Iterable[tuple[str, str]] = ()
 ) -> None:
     """Write a whole `application/json` answer."""
-    try:  # `encoded`, inline: every JSON answer comes here
-        data = encode(body)
-    except ValueError as exc:
-        data = _unwritable(body, exc)
+    data = encoded(body)
     await send(_start(status, len(data), b"application/json", headers))
     await send({"type": "http.response.body", "body": data})
 
@@ -278,16 +275,11 @@ def encoded(message: Any) -> bytes:
     try:
         return encode(message)
     except ValueError as exc:
-        return _unwritable(message, exc)
-
-
-def _unwritable(message: Any, exc: ValueError) -> bytes:
-    """The internal error (-32603) written instead of an answer JSON cannot carry."""
-    logger.error("an answer could not be written as JSON (%s): answered -32603 instead", exc)
-    request_id = message.get("id") if isinstance(message, Mapping) else None
-    return encode(
-        error_body(INTERNAL_ERROR, "Internal error: the answer is not valid JSON", request_id)
-    )
+        logger.error("an answer could not be written as JSON (%s): answered -32603 instead", exc)
+        request_id = message.get("id") if isinstance(message, Mapping) else None
+        return encode(
+            error_body(INTERNAL_ERROR, "Internal error: the answer is not valid JSON", request_id)
+        )
 
 
 async def start_sse(send: Send, session_id: str | None) -> Send:

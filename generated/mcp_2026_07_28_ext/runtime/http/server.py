@@ -87,8 +87,6 @@ class StreamableHTTP:
         self._refusal = functools.partial(refusal, self.allowed_hosts, self.allowed_origins)
         """Why a Host and Origin are refused (`guard.refusal` with the app's lists), None if admitted."""
         self._era = versions.era
-        self._stateless = self.eras.stateless
-        self._sessioned = frozenset(self.eras.session)
         self._post_stateless = stateless.post
         self._post_session = session_era.post
         self._get = session_era.get
@@ -135,15 +133,12 @@ class StreamableHTTP:
                 body = await read_json(request, receive, self.max_body)
                 if protection is not None and token is not None:
                     protection.authorize(token, request, scope, body)
-                version = request.get("mcp-protocol-version")
-                stateless = version if version in self._stateless else None
-                if stateless is None and version not in self._sessioned:  # absent, or neither's
-                    try:
-                        stateless = self._era(request, body)
-                    except Reject as reject:
-                        if reject.body is not None and is_request(body) and valid_id(body["id"]):
-                            reject.body["id"] = body["id"]
-                        raise
+                try:
+                    stateless = self._era(request, body)
+                except Reject as reject:
+                    if reject.body is not None and is_request(body) and valid_id(body["id"]):
+                        reject.body["id"] = body["id"]
+                    raise
                 if stateless is not None:
                     await self._post_stateless(request, body, stateless, receive, send)
                 else:
