@@ -59,21 +59,31 @@ class Reader:
         validate = self._validate
         if type(data) is bytes and validate is not None and not may_not_be_finite(data):
             try:
-                found = validate(data, strict=True)
+                model = validate(data, strict=True)
             except ValidationError:
                 return self._full(data, None)
-            left = self._members.get(type(found))
+            left = self._members.get(type(model))
             if left is _NOTHING:
-                return found
+                return model
             if left is None:  # the decoded object, for the full path to check
-                if found["method"] in self._pending:
+                if model["method"] in self._pending:
                     self._take_pending()
-                return self._full(data, found)
+                return self._full(data, model)
+            if left is _CHECKED:
+                left, checks = self._checked[type(model)]
+                if not _clear(model, checks):
+                    return self._full(data, None)
+                if left is _NOTHING:
+                    return model
             if left is _NO_ID_FIELD:
-                if "id" not in found.__pydantic_fields_set__:
-                    return found
-            elif _kept(found, left, self._checked):
-                return found
+                if "id" not in model.__pydantic_fields_set__:
+                    return model
+            else:  # `jsonrpc` and `id` are extra keys: "2.0", and a request's id or no notification's
+                extra = model.__pydantic_extra__ or _NO_EXTRA
+                if extra.get("jsonrpc") == "2.0" and (
+                    type(extra.get("id")) in _ID_TYPES if left is _EXTRA_ID else "id" not in extra
+                ):
+                    return model
         return self._full(data, None)
 
     def learn(self, model: type[BaseModel]) -> None:
@@ -121,27 +131,6 @@ class Reader:
             return TypeAdapter(members[0]).validator.validate_json
         union: Any = Annotated[Union[members], Field(discriminator="method")]
         return TypeAdapter(union).validator.validate_json
-
-
-def _kept(
-    model: BaseModel, left: str, checked: Mapping[type[BaseModel], tuple[str, tuple[_Check, ...]]]
-) -> bool:
-    """True when the envelope strict validation left to check (`left`, not nothing) holds what the full
-    path requires, and the model's unions (`_CHECKED`) were settled as lax mode settles them."""
-    if left is _CHECKED:
-        left, checks = checked[type(model)]
-        if not _clear(model, checks):
-            return False
-        if left is _NOTHING:
-            return True
-    if left is _NO_ID_FIELD:
-        return "id" not in model.__pydantic_fields_set__
-    extra = model.__pydantic_extra__ or _NO_EXTRA
-    if extra.get("jsonrpc") != "2.0":
-        return False
-    if left is _EXTRA_ID:
-        return type(extra.get("id")) in _ID_TYPES
-    return "id" not in extra
 
 
 def _decoded(names: tuple[str, ...]) -> Any:
