@@ -48,6 +48,17 @@ class Method:
 class Registry:
     """The methods of one revision, and the parsing of its messages and results into their models."""
 
+    parse_message: Callable[
+        [str | bytes | bytearray | Mapping[str, Any] | list[Any]], BaseModel | list[BaseModel]
+    ]
+    """The typed request, notification, response or error model of a JSON-RPC message (a list for a batch).
+
+    Raises ProtocolError with -32700 (not JSON), -32600 (not a valid message, or a batch where the
+    revision has none), -32601 (unknown method) or -32602 (invalid params). Bytes (what transports
+    read) are decoded and validated in one pass where `onepass` can, with the same answer; the one
+    pass reader is this function itself (no call in between), the rest `_parse_read`.
+    """
+
     def __init__(
         self,
         methods: Mapping[str, Method],
@@ -69,7 +80,8 @@ class Registry:
             for name, spec in methods.items()
             if not spec.embedded
         }
-        self._one_pass = onepass.Reader(self._accepted)
+        self._one_pass = onepass.Reader(self._accepted, self._parse_read)
+        self.parse_message = self._one_pass.read
 
     def adapter(self, method: str, part: Part) -> TypeAdapter[Any]:
         """A TypeAdapter for `method`'s whole message, its params, or its result (union where it has one)."""
@@ -146,22 +158,12 @@ class Registry:
             )
         return _validate(spec.message, obj, INVALID_PARAMS, f"Invalid params for {method}")
 
-    def parse_message(
-        self, data: str | bytes | bytearray | Mapping[str, Any] | list[Any]
+    def _parse_read(
+        self, data: str | bytes | bytearray | Mapping[str, Any] | list[Any], decoded: Any
     ) -> BaseModel | list[BaseModel]:
-        """The typed request, notification, response or error model of a JSON-RPC message (a list for a batch).
-
-        Raises ProtocolError with -32700 (not JSON), -32600 (not a valid message, or a batch where the
-        revision has none), -32601 (unknown method) or -32602 (invalid params). Bytes (what transports
-        read) are decoded and validated in one pass where `onepass` can, with the same answer.
-        """
-        read = self._one_pass.read(data) if type(data) is bytes else None
-        if read is None:
-            obj = load(data)
-        elif isinstance(read, dict):
-            obj = read  # decoded, for the full path to check
-        else:
-            return read
+        """`parse_message` for what one pass did not read: `data` decoded (unless one pass `decoded`
+        it), checked and validated; bytes teach one pass the model they were read as."""
+        obj = load(data) if decoded is None else decoded
         if type(obj) is dict:
             found = self.parse_object(obj)
             if type(data) is bytes:

@@ -72,6 +72,22 @@ def outcome(registry: Any, data: bytes | bytearray) -> Any:
         return ("error", error.code, error.message, repr(error.data))
 
 
+def told(data: Any, decoded: Any) -> Any:
+    """A full path that only tells what one pass gave it: the message was not read in one pass."""
+    return ("full path", decoded)
+
+
+def read_alone(registry: Any, data: bytes) -> Any:
+    """What the registry's one-pass reader makes of `data` by itself, as it stands: the model it read,
+    or what it hands the full path (`told`)."""
+    reader = registry._one_pass
+    full, reader._full = reader._full, told
+    try:
+        return reader.read(data)
+    finally:
+        reader._full = full
+
+
 def documented(schema_dir: Path, revision: str) -> list[dict[str, Any]]:
     """The requests and notifications among `revision`'s documentation examples."""
     root = schema_dir / revision / "doc-examples"
@@ -212,15 +228,16 @@ def test_the_one_pass_reads_a_method_once_the_full_path_has_read_one_of_its_mess
     """Before, and for the next message of it (which takes its model into the union), it gives the
     decoded object, for the full path to check (one decoding all the same)."""
     registry = multi.REVISIONS[V25].registry
-    reader = Reader({n: (s.message, s.kind == "request") for n, s in registry.methods.items() if not s.embedded})
+    reader = Reader({n: (s.message, s.kind == "request") for n, s in registry.methods.items() if not s.embedded}, told)
     data = json.dumps(request("tools/call", {"name": "t", "arguments": {"x": [1, 2.5]}})).encode()
-    assert reader.read(data) == json.loads(data)
+    assert reader.read(data) == ("full path", json.loads(data))
     full = registry.parse_message(bytearray(data))
     reader.learn(type(full))
-    assert reader.read(data) == json.loads(data)
+    assert reader.read(data) == ("full path", json.loads(data))
     assert snapshot(reader.read(data)) == snapshot(full)
-    assert reader.read(data.replace(b'"2.0"', b'"1.0"')) is None
-    assert reader.read(data.replace(b"2.5", b"NaN")) is None
+    assert reader.read(data.replace(b'"2.0"', b'"1.0"')) == ("full path", None)
+    assert reader.read(data.replace(b"2.5", b"NaN")) == ("full path", None)
+    assert reader.read(bytearray(data)) == ("full path", None)  # bytes alone are read in one pass
 
 
 def test_models_learned_together_are_taken_into_the_union_with_one_build(
@@ -229,16 +246,16 @@ def test_models_learned_together_are_taken_into_the_union_with_one_build(
     """A first pass over many methods builds the union once, not once per method: each method's model
     waits until a message of its method comes again, and then every model learned so far goes in."""
     registry = multi.REVISIONS[V25].registry
-    reader = Reader({n: (s.message, s.kind == "request") for n, s in registry.methods.items() if not s.embedded})
+    reader = Reader({n: (s.message, s.kind == "request") for n, s in registry.methods.items() if not s.embedded}, told)
     builds = []
     union = Reader._union
     monkeypatch.setattr(Reader, "_union", lambda self: builds.append(1) or union(self))
     texts = [json.dumps(request(m, p)).encode() for m, p in [("ping", {}), ("tools/list", {}), ("prompts/list", {})]]
     for text in texts:
-        assert reader.read(text) == json.loads(text)  # decoded: the full path decides
+        assert reader.read(text) == ("full path", json.loads(text))  # decoded: the full path decides
         reader.learn(type(registry.parse_message(bytearray(text))))
     assert len(builds) == 1  # the first read: a union of no model yet
-    assert reader.read(texts[1]) == json.loads(texts[1])  # comes again: all three taken in, one build
+    assert reader.read(texts[1]) == ("full path", json.loads(texts[1]))  # comes again: all three taken in, one build
     assert len(builds) == 2
     for text in texts:
         assert snapshot(reader.read(text)) == snapshot(registry.parse_message(bytearray(text)))
@@ -257,7 +274,7 @@ def test_documented_messages_are_read_in_one_pass_except_where_unions_forbid(
     for revision, (registry, messages) in corpus.items():
         for message in messages:
             data = json.dumps(message).encode()
-            read = registry._one_pass.read(data)
+            read = read_alone(registry, data)
             if not isinstance(read, BaseModel):
                 skipped.add((revision, message["method"]))
             else:
@@ -414,7 +431,7 @@ def test_a_checked_union_read_otherwise_by_a_coercion_takes_the_full_path(
         data = json.dumps(request("elicitation/create", params)).encode()
         strictly = model.__pydantic_validator__.validate_json(data, strict=True)
         assert type(strictly.params.requested_schema.properties["a"]).__name__ == "EnumSchema"
-        assert isinstance(registry._one_pass.read(data), BaseModel) is one_pass
+        assert isinstance(read_alone(registry, data), BaseModel) is one_pass
         read = registry.parse_message(data).params.requested_schema.properties["a"]
         assert snapshot(read) == snapshot(registry.parse_message(bytearray(data)).params.requested_schema.properties["a"])
         assert type(read).__name__ == ("EnumSchema" if one_pass else "StringSchema")
@@ -495,7 +512,7 @@ def test_a_union_of_models_is_checked_only_where_a_path_reaches_its_values(
         texts.append(json.dumps(request("m", [params, 1] if model is _Inside else params)).encode())
     for text in texts * 2:
         assert outcome(registry, text) == outcome(registry, bytearray(text))
-    assert [isinstance(registry._one_pass.read(t), BaseModel) for t in texts] == [False, False, checked]
+    assert [isinstance(read_alone(registry, t), BaseModel) for t in texts] == [False, False, checked]
     if model is _Mapped:
         assert [type(registry.parse_message(t).params["a"]) for t in texts] == [_Short] * 3
 
@@ -538,7 +555,7 @@ def test_a_union_inside_a_member_of_a_union_of_models_takes_the_full_path(params
     text = json.dumps(request("m", params)).encode()
     for _ in range(3):
         assert outcome(registry, text) == outcome(registry, bytearray(text))
-    assert not isinstance(registry._one_pass.read(text), BaseModel)  # decoded, for the full path
+    assert not isinstance(read_alone(registry, text), BaseModel)  # decoded, for the full path
 
 
 _Pair = TypeAliasType("_Pair", "_Short | _Nesting")  # recursive: one union node, kept by reference

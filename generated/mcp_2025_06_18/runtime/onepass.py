@@ -33,7 +33,12 @@ __all__ = ["Reader"]
 class Reader:
     """Reads the requests and notifications of a revision's methods in one pass, where their models allow."""
 
-    def __init__(self, accepted: Mapping[str, tuple[type[BaseModel], bool]]) -> None:
+    def __init__(
+        self,
+        accepted: Mapping[str, tuple[type[BaseModel], bool]],
+        full: Callable[[Any, dict[str, Any] | None], Any],
+    ) -> None:
+        self._full = full
         self._accepted = {model: (name, request) for name, (model, request) in accepted.items()}
         # Each model in the union → what is left to check of the envelope it read (None: nothing).
         self._members: dict[type[BaseModel], str] = {}
@@ -44,39 +49,40 @@ class Reader:
         self._pending: dict[str, type[BaseModel]] = {}
         self._validate: Callable[..., Any] | None = self._first  # the union, built on first use
 
-    def read(self, data: bytes) -> BaseModel | dict[str, Any] | None:
-        """`data` as its method's model; or, for a method one pass does not read, `data` decoded (what
-        `jsonrpc.load` gives, but `method` first) for the full path to check; or None when the full
-        path must decide."""
+    def read(self, data: Any) -> Any:
+        """`data` as its method's model, read in one pass where its model allows; else what the full path
+        (`full`) gives for `data` and, for a method one pass decodes but does not read, the decoded
+        object (what `jsonrpc.load` gives, but `method` first) or None when it must decode `data` too.
+        """
         validate = self._validate
-        if validate is None or may_not_be_finite(data):
-            return None
-        try:
-            found = validate(data, strict=True)
-        except ValidationError:
-            return None
-        left = self._members.get(type(found))  # None: the decoded object (a dict)
-        if left is _NOTHING:
-            return found  # type: ignore[no-any-return]
-        if left is None:
-            if found["method"] in self._pending:
-                self._take_pending()
-            return found  # type: ignore[no-any-return]
-        model: BaseModel = found
-        if left is _CHECKED:
-            left, checks = self._checked[type(model)]
-            if not _clear(model, checks):
-                return None
+        if type(data) is bytes and validate is not None and not may_not_be_finite(data):
+            try:
+                model = validate(data, strict=True)
+            except ValidationError:
+                return self._full(data, None)
+            left = self._members.get(type(model))
             if left is _NOTHING:
                 return model
-        if left is _NO_ID_FIELD:
-            return None if "id" in model.__pydantic_fields_set__ else model
-        extra = model.__pydantic_extra__ or _NO_EXTRA
-        if extra.get("jsonrpc") != "2.0":
-            return None
-        if left is _EXTRA_ID:
-            return model if type(extra.get("id")) in _ID_TYPES else None
-        return None if "id" in extra else model
+            if left is None:  # the decoded object, for the full path to check
+                if model["method"] in self._pending:
+                    self._take_pending()
+                return self._full(data, model)
+            if left is _CHECKED:
+                left, checks = self._checked[type(model)]
+                if not _clear(model, checks):
+                    return self._full(data, None)
+                if left is _NOTHING:
+                    return model
+            if left is _NO_ID_FIELD:
+                if "id" not in model.__pydantic_fields_set__:
+                    return model
+            else:  # `jsonrpc` and `id` are extra keys: "2.0", and a request's id or no notification's
+                extra = model.__pydantic_extra__ or _NO_EXTRA
+                if extra.get("jsonrpc") == "2.0" and (
+                    type(extra.get("id")) in _ID_TYPES if left is _EXTRA_ID else "id" not in extra
+                ):
+                    return model
+        return self._full(data, None)
 
     def learn(self, model: type[BaseModel]) -> None:
         """Note that the full path has read a message of `model`: if it is a message model one pass may
