@@ -462,7 +462,9 @@ if TYPE_CHECKING:
         """
 
 else:
-    parse_message = REGISTRY.parse_message  # the registry's own method: no call in between
+    parse_message = (
+        REGISTRY.parse_message
+    )  # the registry's one-pass reader itself: no call in between
 
 
 @overload
