@@ -136,11 +136,12 @@ def may_not_be_finite(raw: bytes | bytearray) -> bool:
     """False when the JSON text `raw` holds no number too large for a float (which decodes as
     infinity) and no NaN or Infinity (which only a lax reader reads). Such a number has an exponent of
     three digits or more or a long run of digits."""
-    # `find`, not `in`: a bytes `in` first tries the needle as an integer and clears the TypeError.
+    # `partition`, not `in` or `find`: a bytes `in` first tries the needle as an integer and clears the
+    # TypeError, `find` parses its arguments from a tuple; `partition` takes its one argument as it is.
     runs = raw.translate(_RUNS)
     return (
-        (runs.find(b"00000") >= 0 and _out_of_range(raw))
-        or runs.find(_LITERAL) >= 0
+        (runs.partition(b"00000")[1] != b"" and _out_of_range(raw))
+        or runs.partition(_LITERAL)[1] != b""
         or (runs[:1] == b"\0" and runs.startswith(_LITERAL_FIRST))
     )
 
