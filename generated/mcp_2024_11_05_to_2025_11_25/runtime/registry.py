@@ -62,7 +62,7 @@ class Registry:
     Raises ProtocolError with -32700 (not JSON), -32600 (not a valid message, or a batch where the
     revision has none), -32601 (unknown method) or -32602 (invalid params). Bytes (what transports
     read) are decoded and validated in one pass where `onepass` can, with the same answer; the one
-    pass reader is this function itself (no call in between), the rest `_parse_read`.
+    pass reader is this function itself (no call in between), the rest `_parse_full`.
     """
 
     def __init__(
@@ -86,7 +86,7 @@ class Registry:
             for name, spec in methods.items()
             if not spec.embedded
         }
-        self._one_pass = onepass.Reader(self._accepted, self._parse_read)
+        self._one_pass = onepass.Reader(self._accepted, self._parse_full)
         self.parse_message = self._one_pass.read
 
     def adapter(self, method: str, part: Part) -> TypeAdapter[Any]:
@@ -164,7 +164,7 @@ class Registry:
             )
         return _validate(spec.message, obj, INVALID_PARAMS, f"Invalid params for {method}")
 
-    def _parse_read(
+    def _parse_full(
         self, data: str | bytes | bytearray | Mapping[str, Any] | list[Any], decoded: Any
     ) -> BaseModel | list[BaseModel]:
         """`parse_message` for what one pass did not read: `data` decoded (unless one pass `decoded`
