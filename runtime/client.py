@@ -145,6 +145,7 @@ class ClientEndpoint(Endpoint):
     """A client's side of a conversation: the server's handshake answer and the negotiation."""
 
     side = "client"
+    peer_side = "server"
     peer: ClientBase
 
     def __init__(self, peer: Peer) -> None:

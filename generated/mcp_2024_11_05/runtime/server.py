@@ -131,6 +131,7 @@ class ServerEndpoint(Endpoint):
     session's log level and `_meta`, the listen requests in flight and the listen bridge."""
 
     side = "server"
+    peer_side = "client"
     peer: ServerBase
 
     def __init__(self, peer: Peer) -> None:

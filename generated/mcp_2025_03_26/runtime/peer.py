@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextvars
 import sys
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from typing import TYPE_CHECKING, Any, Awaitable, Callable, ClassVar, NamedTuple, Protocol, Union
 
 from pydantic import BaseModel, ValidationError
@@ -85,6 +85,8 @@ CONTEXT: contextvars.ContextVar[Context | None] = contextvars.ContextVar(
 )
 """The endpoint whose message is being handled, and how. Another endpoint's code running in the same
 task (a handler of one session calling another session's server) ignores it."""
+_NONE: frozenset[str] = frozenset()
+
 REQUEST_ID: contextvars.ContextVar[Any] = contextvars.ContextVar("mcp_request_id", default=None)
 """The id of the request whose handler is running (None outside a request handler)."""
 INBOUND: contextvars.ContextVar[Inbound | None] = contextvars.ContextVar(
@@ -152,14 +154,17 @@ class Peer:
         """Route this peer's outgoing messages through `channel` (None detaches it)."""
         self._mcp.attach(channel)
 
-    async def handle(self, message: str | bytes | Mapping[str, Any] | list[Any]) -> Reply:
+    def handle(
+        self, message: str | bytes | Mapping[str, Any] | list[Any]
+    ) -> Coroutine[Any, Any, Reply]:
         """Validate one incoming JSON-RPC message, run its handler and return the response to send (None for notifications).
 
         Never raises: invalid JSON is -32700, an invalid message -32600, a method its protocol version
         does not have -32601, invalid params -32602, a failing handler -32603 (logged; no details reach
-        the peer), and a handler's own ProtocolError is passed on as it is.
+        the peer), and a handler's own ProtocolError is passed on as it is. The coroutine returned is
+        the endpoint's own (no coroutine of this method's in between).
         """
-        return await self._mcp.handle(message)
+        return self._mcp.handle(message)
 
     async def send_request(self, method: str, params: dict[str, Any] | None) -> Any:
         """Transport hook: send a request and return its raw result; ProtocolError for an error response."""
@@ -197,6 +202,8 @@ class Endpoint:
     dispatch of incoming messages to the peer's handlers."""
 
     side: ClassVar[str] = ""
+    peer_side: ClassVar[str] = ""
+    """The side whose messages this endpoint receives (a `Method`'s `senders` name it)."""
 
     def __init__(self, peer: Peer) -> None:
         self.peer = peer
@@ -294,7 +301,7 @@ class Endpoint:
     def incoming_revision(self, obj: Any, carried: str | None) -> Revision:
         """The revision an incoming message is read in: its own `_meta` version (stateless era), the one
         its transport received it under (`carried`), the session's, or a default."""
-        requested = self.requested_version(obj)
+        requested = self.requested_version(obj) if self.revisions.modern is not None else None
         if requested is not None:
             revision = self.revisions.get(requested)
             if revision is None or revision.modern is None:
@@ -314,7 +321,9 @@ class Endpoint:
 
     # --- incoming
 
-    def handle(self, message: str | bytes | Mapping[str, Any] | list[Any]) -> Awaitable[Reply]:
+    def handle(
+        self, message: str | bytes | Mapping[str, Any] | list[Any]
+    ) -> Coroutine[Any, Any, Reply]:
         """`Peer.handle`: for a message a transport received (`INBOUND`), on its route and version.
         One message's coroutine is handed on, not awaited in one of this method's own."""
         inbound = INBOUND.get()
@@ -322,6 +331,8 @@ class Endpoint:
         version: str | None = None
         if inbound is not None and inbound.peer is self.peer:
             route, version = inbound.route, inbound.version
+        if type(message) is dict:  # decoded already, as transports hand it
+            return self._handle_one(message, route, version)
         try:
             obj = load(message)
         except ProtocolError as exc:
@@ -354,7 +365,9 @@ class Endpoint:
     ) -> dict[str, Any] | None:
         if type(obj) is not dict and isinstance(obj, Mapping):
             obj = dict(obj)  # decoded JSON is a dict; one copy keeps the checks below cheap
-        request_id = obj.get("id") if type(obj) is dict and valid_id(obj.get("id")) else None
+        request_id = obj.get("id") if type(obj) is dict else None
+        if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):  # `valid_id`
+            request_id = None
         notification = type(obj) is dict and isinstance(obj.get("method"), str) and "id" not in obj
         try:
             revision = self.incoming_revision(obj, version)
@@ -371,17 +384,49 @@ class Endpoint:
             )
             return None
         spec = revision.registry.methods.get(method)  # None: a method a mount serves
-        if spec is not None and not spec.sent_by("client" if self.side == "server" else "server"):
+        if spec is not None and self.peer_side not in spec.senders:
             wrong_way = ProtocolError(
                 METHOD_NOT_FOUND, f"Method not found: {method} is not sent to a {self.side}"
             )
             return None if notification else error_response(request_id, wrong_way)
-        token = CONTEXT.set(Context(self, revision, route))
+        # made by tuple.__new__: a named tuple's own __new__ is a Python function (a call per message)
+        token = CONTEXT.set(tuple.__new__(Context, (self, revision, route, None, False, _NONE)))
         try:
             if notification:
                 await self.notified(revision, method, message, obj)
                 return None
-            return await self.answer(revision, method, request_id, message, obj)
+            # the request is served in the task that received it (every transport reads each message
+            # in a task of its own), which `cancel_in_flight` cancels: no task and no loop turn of its own
+            import asyncio
+
+            task = asyncio.current_task()
+            assert task is not None, "messages are handled in a task"
+            self.flights[request_id] = task
+            request_token = REQUEST_ID.set(request_id)
+            try:
+                wire = await self.serve(revision, method, message, obj)
+            except asyncio.CancelledError:
+                if task in self.cancelled:
+                    if sys.version_info >= (3, 11):
+                        task.uncancel()  # this task goes on: the cancellation was the request's alone
+                    logger.info("request %r (%s) cancelled by the peer", request_id, method)
+                    return None
+                raise
+            except ProtocolError as exc:
+                if exc.code == INTERNAL_ERROR:
+                    return error_response(
+                        request_id, ProtocolError(INTERNAL_ERROR, "Internal error")
+                    )
+                return error_response(request_id, exc)
+            except Exception:
+                logger.exception("request %r (%s) failed", request_id, method)
+                return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))
+            finally:
+                REQUEST_ID.reset(request_token)
+                if self.flights.get(request_id) is task:
+                    del self.flights[request_id]
+                self.cancelled.discard(task)
+            return {"jsonrpc": "2.0", "id": request_id, "result": wire}
         finally:
             CONTEXT.reset(token)
 
@@ -466,43 +511,6 @@ class Endpoint:
             self.cancelled.add(task)
             task.cancel()
 
-    async def answer(
-        self, revision: Revision, method: str, request_id: Any, message: Any, obj: Any
-    ) -> dict[str, Any] | None:
-        """Serve an incoming request and return its response (None when the peer cancelled it).
-
-        It runs in the task that received it (every transport reads each message in a task of its
-        own), which `cancel_in_flight` cancels: a fast handler then costs no task and no loop turn.
-        """
-        import asyncio
-
-        task = asyncio.current_task()
-        assert task is not None, "messages are handled in a task"
-        self.flights[request_id] = task
-        token = REQUEST_ID.set(request_id)
-        try:
-            wire = await self.serve(revision, method, message, obj)
-        except asyncio.CancelledError:
-            if task in self.cancelled:
-                if sys.version_info >= (3, 11):
-                    task.uncancel()  # this task goes on: the cancellation was the request's alone
-                logger.info("request %r (%s) cancelled by the peer", request_id, method)
-                return None
-            raise
-        except ProtocolError as exc:
-            if exc.code == INTERNAL_ERROR:
-                return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))
-            return error_response(request_id, exc)
-        except Exception:
-            logger.exception("request %r (%s) failed", request_id, method)
-            return error_response(request_id, ProtocolError(INTERNAL_ERROR, "Internal error"))
-        finally:
-            REQUEST_ID.reset(token)
-            if self.flights.get(request_id) is task:
-                del self.flights[request_id]
-            self.cancelled.discard(task)
-        return {"jsonrpc": "2.0", "id": request_id, "result": wire}
-
     async def serve(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
         """Run what answers `method` and return its result as wire data of `revision`."""
         builtin = self.builtin(revision, method, message)
@@ -554,7 +562,8 @@ class Endpoint:
     def result_to_wire(self, revision: Revision, method: str, result: Any) -> Any:
         """A handler's surface result as validated wire data of `revision`."""
         wire = dump(result)
-        if isinstance(result, BaseModel):
+        # the MRO, not isinstance: BaseModel's metaclass is an ABCMeta, whose check is a Python call
+        if BaseModel in type(result).__mro__:
             if revision is self.surface:
                 self.surface.registry.check_result(method, wire, type(result))
         else:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import ModuleType
-from typing import Any, Iterable, Iterator, Union
+from typing import Any, Iterable, Iterator, TypeVar, Union, overload
 
 from pydantic import BaseModel
 
@@ -183,6 +183,9 @@ def _make_plan(revision: Revision, method: str, part: Part, peer: bool) -> Plan:
     return Plan(validate, revision.version, what, strip, fills, deep, unfills, prune, reshapes)
 
 
+_T = TypeVar("_T")
+
+
 class Revisions(Mapping[str, Revision]):
     """Every revision of a package, by protocol version (oldest first), and the surface revision whose
     types handlers receive and return and typed calls take."""
@@ -210,6 +213,16 @@ class Revisions(Mapping[str, Revision]):
 
     def __getitem__(self, version: str) -> Revision:
         return self._by_version[version]
+
+    @overload
+    def get(self, version: str, /) -> Revision | None: ...
+
+    @overload
+    def get(self, version: str, /, default: Revision | _T) -> Revision | _T: ...
+
+    def get(self, version: str, /, default: Any = None) -> Any:
+        """The revision of `version`, else `default` (the dict's own lookup: no `Mapping.get` between)."""
+        return self._by_version.get(version, default)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._by_version)

@@ -63,15 +63,16 @@ class Stateless:
         try:
             pending = self._check_headers(request, body, request_id, server)
             if pending is not None:  # the tool list is read from the server
-                await _inbound(server, version, pending)
+                await _inbound(server, version, lambda: pending)
             if request_id is None:
-                reply = await _inbound(server, version, server.handle(body))
+                reply = await _inbound(server, version, lambda: server.handle(body))
                 if reply is not None:
                     raise Reject(400, {k: v for k, v in mapping(reply).items() if v is not None})
                 await respond(send, 202)
                 return
             answer = Answer(self, send)
-            token = INBOUND.set(Inbound(server, answer, version))
+            # made by tuple.__new__: a named tuple's own __new__ is a Python function (a call per request)
+            token = INBOUND.set(tuple.__new__(Inbound, (server, answer, version)))
             endpoint = server._mcp
             endpoint.attach(answer)  # what `server.attach` does
             try:
@@ -225,12 +226,13 @@ def malformed_param(headers: Mapping[str, str]) -> str | None:
     return None
 
 
-async def _inbound(server: Peer, version: str, handled: Awaitable[Any]) -> Any:
+async def _inbound(server: Peer, version: str, handled: Callable[[], Awaitable[Any]]) -> Any:
     """Await what `server` handles for a request received in `version` with no channel of its own (a
-    notification, the tool list read for the header check)."""
+    notification, the tool list read for the header check): `handled()` is called once `INBOUND` says
+    so (`Peer.handle` reads it as it is called)."""
     token = INBOUND.set(Inbound(server, None, version))
     try:
-        return await handled
+        return await handled()
     finally:
         INBOUND.reset(token)
 
