@@ -195,6 +195,21 @@ class ServerEndpoint(Endpoint):
                 return self.bridge.serve_listen(revision, message)
         return super().builtin(revision, method, message)
 
+    def answers_itself(self, revision: Revision, method: str) -> bool:
+        """`builtin`'s methods: the handshake, a session-era request a stateless-era surface has not
+        (answered by the runtime), the listen request (marked as one), and the base's."""
+        modern = revision.modern
+        return (
+            method == revision.handshake
+            or (
+                revision.legacy is not None
+                and self.surface.modern is not None
+                and method not in self.surface.registry.methods
+            )
+            or (modern is not None and method == modern.listen)
+            or super().answers_itself(revision, method)
+        )
+
     def listening(self) -> None:
         """Mark the request being served as a listen stream: its notifications name it, and it ends
         with the connection."""
@@ -436,6 +451,16 @@ class ServerEndpoint(Endpoint):
         ):
             return None
         return self._input_rounds(method, handler, params, result, answer_model)
+
+    def completes(self, revision: Revision, method: str) -> bool:
+        """`fulfil_on_session`'s cases: an extension's result of `method`, or an input-required result
+        of a stateless-era surface on a session."""
+        surface = self.surface
+        return bool(surface.extensions and surface.extension_results.get(method)) or (
+            surface.input_required is not None
+            and surface.input_required_model is not None
+            and revision.legacy is not None
+        )
 
     async def _input_rounds(
         self, method: str, handler: str, params: Any, result: Any, answer_model: type[Any]

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from shared import EXTENDED, link_runtime
 from wiring import V25, V26, initialize, meta, notification, request
 
 json_values = st.recursive(
@@ -238,3 +239,117 @@ def test_a_result_the_other_member_of_the_union_accepts_is_answered(
         assert reply["result"] == {"task": task}
     else:  # 2026-07-28's result union is tagged: a result without its tag is refused
         assert reply["error"]["code"] == -32603
+
+
+def generic(server_class: type) -> type:
+    """`server_class` whose endpoint never takes the direct path (`Endpoint.direct`): every request goes
+    through `builtin`, `handler`, `surface_params` and `fulfil_on_session`, as before the direct path."""
+    endpoint = server_class._endpoint_type
+
+    class Generic(endpoint):  # type: ignore[misc, valid-type]
+        def direct(self, revision: Any, method: str) -> str | None:
+            return None
+
+    class Server(server_class):  # type: ignore[misc, valid-type]
+        _endpoint_type = Generic
+
+    return Server
+
+
+@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")
+@pytest.mark.parametrize(
+    "package, version",
+    [("v25", V25), ("v26", V26), ("multi", V25), ("multi", V26), ("surface25", V25)],
+)
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    calls=st.lists(
+        st.tuples(
+            st.sampled_from(METHODS),
+            st.sampled_from(TOOLS),
+            json_values,
+            st.none() | json_values,
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_the_direct_path_answers_as_the_generic_path(
+    request_fixture: Any, package: str, version: str, calls: list[Any]
+) -> None:
+    pkg = request_fixture.getfixturevalue(package)
+    tools, _ = servers(pkg)
+    messages = [message(version, *call) for call in calls]
+    got = asyncio.run(replies(tools(), version, messages))
+    assert got == asyncio.run(replies(generic(tools)(), version, messages))
+    assert all(r is not None and r.get("id") == 7 for r in got)
+
+
+def every_handler(pkg: ModuleType) -> Any:
+    """A server of `pkg` overriding every handler its class has (so `builtin` sees them all overridden)."""
+
+    async def answer(self: Any, params: Any) -> Any:
+        return None
+
+    body = {name: answer for name in set(pkg.Server.handlers.values())}
+    return type("Everything", (pkg.Server,), body)()
+
+
+def package_named(request_fixture: Any, package: str) -> ModuleType:
+    """A linked package by its fixture's name, or "ext": the package with extensions (tasks, apps)."""
+    if package != "ext":
+        return request_fixture.getfixturevalue(package)  # type: ignore[no-any-return]
+    request_fixture.getfixturevalue("generated_root")
+    link_runtime(EXTENDED[2])
+    return importlib.import_module(EXTENDED[2])
+
+
+@pytest.mark.parametrize("package", ["v25", "v26", "multi", "surface25", "ext"])
+@pytest.mark.parametrize("overriding", [False, True])
+def test_a_direct_method_is_one_the_runtime_neither_answers_nor_completes(
+    request_fixture: Any, package: str, overriding: bool
+) -> None:
+    """Where `direct` names a handler, `builtin` answers nothing and `fulfil_on_session` replaces no
+    result (of any model a result of the method may be, input-required and task results included):
+    the path it skips would have done nothing. Where `answers_itself` is False, `builtin` answers
+    nothing, in every revision. Checked for every method of every revision of the package."""
+    from typing import get_args
+
+    from pydantic import BaseModel
+
+    pkg = package_named(request_fixture, package)
+    server = every_handler(pkg) if overriding else pkg.Server()
+    endpoint = server._mcp
+    surface = endpoint.surface
+    extra = [surface.input_required_model] + [
+        model for found in surface.extension_results.values() for _, model in found
+    ]
+
+    async def check() -> int:
+        directs = 0
+        for revision in endpoint.revisions.values():
+            for method, spec in revision.registry.methods.items():
+                if spec.kind != "request" or "client" not in spec.senders:
+                    continue
+                if not endpoint.answers_itself(revision, method):
+                    assert endpoint.builtin(revision, method, None) is None, method
+                handler = endpoint.direct(revision, method)
+                if handler is None:
+                    continue
+                directs += 1
+                assert revision is surface and handler == endpoint.handler(method)
+                assert endpoint.builtin(revision, method, None) is None, method
+                members = [m for m in get_args(spec.result_type) if isinstance(m, type)]
+                members = members or [spec.result_type]
+                for model in members + extra:
+                    if isinstance(model, type) and issubclass(model, BaseModel):
+                        result = model.model_construct()
+                        assert (
+                            endpoint.fulfil_on_session(revision, method, handler, None, result)
+                            is None
+                        ), (method, model)
+        return directs
+
+    assert asyncio.run(check()) > 0

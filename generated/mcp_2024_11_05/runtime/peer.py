@@ -85,8 +85,8 @@ CONTEXT: contextvars.ContextVar[Context | None] = contextvars.ContextVar(
 )
 """The endpoint whose message is being handled, and how. Another endpoint's code running in the same
 task (a handler of one session calling another session's server) ignores it."""
-_NONE: frozenset[str] = frozenset()
-
+_NO_EXTENSIONS: frozenset[str] = frozenset()
+"""`Context.extensions` when none is negotiated (a context made without its defaults names it)."""
 REQUEST_ID: contextvars.ContextVar[Any] = contextvars.ContextVar("mcp_request_id", default=None)
 """The id of the request whose handler is running (None outside a request handler)."""
 INBOUND: contextvars.ContextVar[Inbound | None] = contextvars.ContextVar(
@@ -129,9 +129,15 @@ class Peer:
     result_defaults: ClassVar[Mapping[str, Any]] = {}
     """Values for required result fields the surface revision lacks and a peer's revision requires,
     by wire name, overriding the package's documented defaults."""
+    _mcp_direct: ClassVar[dict[tuple[Revision, str], str]] = {}
+    """(revision, method) → the handler alone answering it, or "" (`Endpoint.direct`): each class its own."""
     derived_capabilities: Callable[[], Any]
     """The capabilities this peer announces: each side's base class (`ServerBase`, `ClientBase`) derives
     them from the handlers the peer's class overrides, unless they are declared."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._mcp_direct = {}  # a subclass's handlers may differ from its base's
 
     @property
     def _mcp(self) -> Endpoint:
@@ -390,7 +396,9 @@ class Endpoint:
             )
             return None if notification else error_response(request_id, wrong_way)
         # made by tuple.__new__: a named tuple's own __new__ is a Python function (a call per message)
-        token = CONTEXT.set(tuple.__new__(Context, (self, revision, route, None, False, _NONE)))
+        token = CONTEXT.set(
+            tuple.__new__(Context, (self, revision, route, None, False, _NO_EXTENSIONS))
+        )
         try:
             if notification:
                 await self.notified(revision, method, message, obj)
@@ -513,22 +521,29 @@ class Endpoint:
 
     async def serve(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
         """Run what answers `method` and return its result as wire data of `revision`."""
-        builtin = self.builtin(revision, method, message)
-        if builtin is not None:
-            return dump(await builtin)
-        handler = self.handler(method)
-        if handler is None or method not in self.surface.registry.methods:
-            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
-        params = self.surface_params(revision, method, message, obj)
+        direct = self.direct(revision, method)
+        if direct is not None:  # the handler alone answers, in the surface revision
+            handler = direct
+            params = getattr(message, "params", None)
+        else:
+            builtin = self.builtin(revision, method, message)
+            if builtin is not None:
+                return dump(await builtin)
+            found = self.handler(method)
+            if found is None or method not in self.surface.registry.methods:
+                raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
+            handler = found
+            params = self.surface_params(revision, method, message, obj)
         try:
             result = await getattr(self.peer, handler)(params)
         except ProtocolError as exc:
             if exc.code == INTERNAL_ERROR:
                 logger.error("handler %s raised an internal error: %s", handler, exc.message)
             raise
-        fulfilled = self.fulfil_on_session(revision, method, handler, params, result)
-        if fulfilled is not None:
-            result = await fulfilled
+        if direct is None:
+            fulfilled = self.fulfil_on_session(revision, method, handler, params, result)
+            if fulfilled is not None:
+                result = await fulfilled
         try:
             return self.result_to_wire(revision, method, result)
         except ProtocolError as exc:
@@ -536,6 +551,36 @@ class Endpoint:
                 "%s returned an invalid %s result: %s", handler, method, exc.data or exc.message
             )
             raise ProtocolError(INTERNAL_ERROR, "Internal error") from None
+
+    def direct(self, revision: Revision, method: str) -> str | None:
+        """The handler that alone answers `method` in `revision`: the surface's method, with a handler,
+        that the runtime neither answers itself (`answers_itself`) nor completes (`completes`). Worked
+        out once per peer class (the answer depends on nothing else), for the revision's methods."""
+        table = type(self.peer)._mcp_direct
+        found = table.get((revision, method))
+        if found is None:
+            handler = self.handler(method)
+            found = (
+                handler
+                if handler is not None
+                and revision is self.surface
+                and method in revision.registry.methods
+                and not self.answers_itself(revision, method)
+                and not self.completes(revision, method)
+                else ""
+            )
+            # a mount's method is not kept: the table holds the revisions' methods, no more
+            if method in revision.registry.methods:
+                table[(revision, method)] = found
+        return found or None
+
+    def answers_itself(self, revision: Revision, method: str) -> bool:
+        """True when `builtin` may answer `method` in `revision` (for some message, or some handler)."""
+        return method == revision.ping
+
+    def completes(self, revision: Revision, method: str) -> bool:
+        """True when `fulfil_on_session` may replace a handler's result of `method` in `revision`."""
+        return False
 
     def builtin(self, revision: Revision, method: str, message: Any) -> Awaitable[Any] | None:
         """What the runtime itself answers: ping where the surface has no handler for it."""

@@ -29,7 +29,8 @@ def dump(value: Any) -> Any:
     """Wire data of a model (aliases, only the fields that were set); mappings are copied as they are."""
     if value is None:
         return None
-    if isinstance(value, BaseModel):  # model_dump's work, without its wrapper
+    # the MRO, not isinstance: BaseModel's metaclass is an ABCMeta, whose check is a Python call
+    if BaseModel in type(value).__mro__:  # model_dump's work, without its wrapper
         return value.__pydantic_serializer__.to_python(
             value, mode="json", by_alias=True, exclude_unset=True
         )
