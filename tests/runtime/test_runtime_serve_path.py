@@ -1,6 +1,7 @@
 """A server's request path without mounts or extensions (runtime/server.py `ServerEndpoint.serve`) goes
-straight to the handlers: it answers every message exactly as the negotiating path
-(`serve_negotiated`) it skips, in either era and across them."""
+straight to the handlers, and a request its handler alone answers skips the runtime's own steps
+(runtime/peer.py `Endpoint.direct`): each answers every message exactly as the path it skips, in either
+era and across them, and the direct path skips only steps that would have done nothing."""
 
 from __future__ import annotations
 
@@ -62,6 +63,22 @@ def servers(pkg: ModuleType) -> tuple[type, type]:
     return Tools, Slow
 
 
+def generic(server_class: type) -> type:
+    """`server_class` whose endpoint never takes the direct path (`Endpoint.direct`): every request goes
+    through `builtin`, `handler`, `surface_params` and `fulfil_on_session`, as before the direct path.
+    """
+    endpoint = server_class._endpoint_type
+
+    class Generic(endpoint):  # type: ignore[misc, valid-type]
+        def direct(self, revision: Any, method: str) -> str | None:
+            return None
+
+    class Server(server_class):  # type: ignore[misc, valid-type]
+        _endpoint_type = Generic
+
+    return Server
+
+
 async def replies(server: Any, version: str, messages: list[Any]) -> list[Any]:
     """What `server` answers to `messages`, after a handshake in a session-era `version`."""
     if version == V25:
@@ -83,7 +100,8 @@ def message(version: str, method: str, tool: str, arguments: Any, raw: Any) -> A
 
 @pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")
 @pytest.mark.parametrize(
-    "package, version", [("v25", V25), ("v26", V26), ("multi", V25), ("multi", V26)]
+    "package, version",
+    [("v25", V25), ("v26", V26), ("multi", V25), ("multi", V26), ("surface25", V25)],
 )
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -100,14 +118,18 @@ def message(version: str, method: str, tool: str, arguments: Any, raw: Any) -> A
         max_size=4,
     )
 )
-def test_the_shortcut_answers_as_the_negotiating_path(
+def test_the_shortcuts_answer_as_the_generic_path(
     request_fixture: Any, package: str, version: str, calls: list[Any]
 ) -> None:
+    """Past `serve_negotiated` (no mounts, no extensions) and past `builtin`, `handler`,
+    `surface_params` and `fulfil_on_session` (`Endpoint.direct`), every call is answered as by the
+    path that takes neither shortcut."""
     pkg = request_fixture.getfixturevalue(package)
     fast, slow = servers(pkg)
     messages = [message(version, *call) for call in calls]
     got = asyncio.run(replies(fast(), version, messages))
     assert got == asyncio.run(replies(slow(), version, messages))
+    assert got == asyncio.run(replies(generic(slow)(), version, messages))
     assert all(r is not None and r.get("id") == 7 for r in got)
     assert all("secret" not in str(r) for r in got)
 
@@ -239,52 +261,6 @@ def test_a_result_the_other_member_of_the_union_accepts_is_answered(
         assert reply["result"] == {"task": task}
     else:  # 2026-07-28's result union is tagged: a result without its tag is refused
         assert reply["error"]["code"] == -32603
-
-
-def generic(server_class: type) -> type:
-    """`server_class` whose endpoint never takes the direct path (`Endpoint.direct`): every request goes
-    through `builtin`, `handler`, `surface_params` and `fulfil_on_session`, as before the direct path."""
-    endpoint = server_class._endpoint_type
-
-    class Generic(endpoint):  # type: ignore[misc, valid-type]
-        def direct(self, revision: Any, method: str) -> str | None:
-            return None
-
-    class Server(server_class):  # type: ignore[misc, valid-type]
-        _endpoint_type = Generic
-
-    return Server
-
-
-@pytest.mark.filterwarnings("ignore:Pydantic serializer warnings")
-@pytest.mark.parametrize(
-    "package, version",
-    [("v25", V25), ("v26", V26), ("multi", V25), ("multi", V26), ("surface25", V25)],
-)
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
-@given(
-    calls=st.lists(
-        st.tuples(
-            st.sampled_from(METHODS),
-            st.sampled_from(TOOLS),
-            json_values,
-            st.none() | json_values,
-        ),
-        min_size=1,
-        max_size=4,
-    )
-)
-def test_the_direct_path_answers_as_the_generic_path(
-    request_fixture: Any, package: str, version: str, calls: list[Any]
-) -> None:
-    pkg = request_fixture.getfixturevalue(package)
-    tools, _ = servers(pkg)
-    messages = [message(version, *call) for call in calls]
-    got = asyncio.run(replies(tools(), version, messages))
-    assert got == asyncio.run(replies(generic(tools)(), version, messages))
-    assert all(r is not None and r.get("id") == 7 for r in got)
 
 
 def every_handler(pkg: ModuleType) -> Any:
