@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, Literal, Union, cast, get_args, get_origin
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -80,6 +81,7 @@ class Registry:
             for name, spec in methods.items()
             if not spec.embedded
         }
+        self._params_alone: dict[str, Any] = {}  # each request's `parse_params` (None: not its way)
         self._one_pass = onepass.Reader(self._accepted, self._parse_full)
         self.parse_message = self._one_pass.read
 
@@ -126,6 +128,34 @@ class Registry:
                         ) from None
                     return found
         return self._parse_any(obj)
+
+    def parse_params(self, obj: Any) -> Any:
+        """The params of a request validated alone, where its message model is a bare envelope around them
+        (`envelope_params`): what `parse_object(obj).params` would be. None wherever that cannot be told
+        so (an envelope of another shape, params that do not validate): `parse_object` then decides.
+        """
+        if (
+            type(obj) is not dict
+            or obj.get("jsonrpc") != "2.0"
+            or type(obj.get("id")) not in _ID_TYPES
+        ):
+            return None
+        method = obj.get("method")
+        if type(method) is not str:
+            return None
+        validate = self._params_alone.get(method, _UNKNOWN)
+        if validate is _UNKNOWN:
+            spec = self.methods.get(method)
+            model = envelope_params(spec) if spec is not None and not spec.embedded else None
+            validate = self._params_alone[method] = (
+                None if model is None else self.params_adapter(method).validator.validate_python
+            )
+        if validate is None:
+            return None
+        try:
+            return validate(obj.get("params"))
+        except (ValidationError, RecursionError):
+            return None
 
     def _parse_any(self, obj: Any) -> BaseModel:
         if not isinstance(obj, Mapping):
@@ -215,6 +245,42 @@ class Registry:
             except (ValidationError, RecursionError):
                 pass
         self.parse_result(method, result)
+
+
+_UNKNOWN = object()
+
+
+def envelope_params(spec: Method) -> type[BaseModel] | None:
+    """The params model of a request whose message model is a bare JSON-RPC envelope around it (required),
+    none else. Its message is then valid exactly when `parse_object`'s own checks of `jsonrpc`, `id` (a
+    string or an integer) and `method` pass and its params are: the envelope adds no constraint, key or
+    validator of its own (its `jsonrpc` and `id`, where it has them, are what those checks hold)."""
+    message, params = spec.message, spec.params
+    if spec.kind != "request" or not (isinstance(params, type) and issubclass(params, BaseModel)):
+        return None
+    if not message.__pydantic_complete__:
+        message.model_rebuild()
+    fields = message.model_fields
+    decorators = message.__pydantic_decorators__
+    jsonrpc, request_id = fields.get("jsonrpc"), fields.get("id")
+    if (
+        not {"method", "params"} <= set(fields) <= {"jsonrpc", "id", "method", "params"}
+        or any(f.metadata or f.alias not in (None, name) for name, f in fields.items())
+        or not all(f.is_required() for f in fields.values())
+        or _literal(fields["method"].annotation) != (spec.name,)
+        or fields["params"].annotation is not params
+        or (jsonrpc is not None and _literal(jsonrpc.annotation) != ("2.0",))
+        or (request_id is not None and set(get_args(request_id.annotation)) != {str, int})
+        or message.model_config.get("extra") == "forbid"
+        or any(getattr(decorators, f.name) for f in dataclasses.fields(decorators))
+    ):
+        return None
+    return cast("type[BaseModel]", params)
+
+
+def _literal(annotation: Any) -> tuple[Any, ...] | None:
+    """The values of a `Literal` annotation; None for any other."""
+    return get_args(annotation) if get_origin(annotation) is Literal else None
 
 
 def _plain_members(shape: Any) -> frozenset[Any]:

@@ -344,3 +344,102 @@ def test_the_fast_version_lookup_agrees_with_importlib_metadata() -> None:
     for library, module in cache._LIBRARIES.items():
         assert cache.installed_version(library, module) == metadata.version(library)
     assert cache.installed_version("no-such-library", "no_such_module") == "missing"
+
+
+def documented_requests(schema_dir: Path, revision: str) -> list[dict[str, Any]]:
+    """Every request the revision's documents show (and, for 2026-07-28, its per-type examples)."""
+    root = schema_dir / revision
+    index = json.loads((root / "doc-examples" / "index.json").read_text("utf-8"))
+    files = [root / "doc-examples" / e["file"] for e in index if e.get("strict_json")]
+    files += sorted((root / "examples").glob("*Request/*.json"))
+    found = []
+    for path in files:
+        obj = json.loads(path.read_bytes())
+        if isinstance(obj, dict) and isinstance(obj.get("method"), str) and "id" in obj:
+            found.append(obj)
+    return found
+
+
+def params_outcome(registry: Any, obj: Any) -> Any:
+    """What `parse_object` makes of `obj`: its params (their type and wire data), or its error."""
+    try:
+        message = registry.parse_object(obj)
+    except Exception as exc:
+        return ("error", type(exc).__name__, getattr(exc, "code", None))
+    params = getattr(message, "params", None)
+    return ("ok", type(params), params.model_dump(by_alias=True, exclude_unset=True) if params is not None else None)
+
+
+def alone_outcome(params: Any) -> Any:
+    """`params_outcome`'s answer for params read alone."""
+    return ("ok", type(params), params.model_dump(by_alias=True, exclude_unset=True))
+
+
+def params_variants(message: dict[str, Any]) -> list[Any]:
+    """`variants`, and copies whose params are missing, null, not an object, lose a member or hold a number
+    in its place, and one with a member the envelope does not name."""
+    out = variants(message)
+    out.append({k: v for k, v in message.items() if k != "params"})
+    out += [{**message, "params": p} for p in (None, [], "x", {})]
+    params = message.get("params")
+    if isinstance(params, dict):
+        out += [{**message, "params": {k: v for k, v in params.items() if k != key}} for key in params]
+        out += [{**message, "params": {**params, key: 7}} for key in params]
+    out.append({**message, "extra": {"kept": True}})
+    return out
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_params_read_alone_are_what_the_whole_message_would_give(
+    packages: dict[str, Any], schema_dir: Path, revision: str
+) -> None:
+    """`Registry.parse_params` answers only where `parse_object` accepts, and with its params exactly."""
+    registry = packages[revision].methods.REGISTRY
+    answered = 0
+    for obj in documented_requests(schema_dir, revision):
+        for variant in params_variants(obj):
+            alone = registry.parse_params(variant)
+            if alone is not None:
+                answered += 1
+                assert params_outcome(registry, variant) == alone_outcome(alone), variant
+    assert answered >= 10
+
+
+def objects_in(value: Any, at: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """The path of every JSON object in `value` (itself first)."""
+    found = [at] if isinstance(value, dict) else []
+    for key, item in value.items() if isinstance(value, dict) else ():
+        found += objects_in(item, (*at, key))
+    return found
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    revision=st.sampled_from(REVISIONS),
+    pick=st.integers(min_value=0),
+    where=st.integers(min_value=0),
+    key=st.none() | st.text(max_size=8),
+    value=st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+        max_leaves=8,
+    ),
+)
+def test_params_read_alone_agree_on_any_bent_request(
+    packages: dict[str, Any], schema_dir: Path, revision: str, pick: int, where: int, key: str | None, value: Any
+) -> None:
+    """A documented request with any JSON value put in any of its objects (over a member it has, or as a
+    new one): params read alone, where they are, are the whole message's params, and never where the
+    whole message is refused."""
+    registry = packages[revision].methods.REGISTRY
+    requests = documented_requests(schema_dir, revision)
+    obj = json.loads(json.dumps(requests[pick % len(requests)]))
+    paths = objects_in(obj)
+    node = obj
+    for step in paths[where % len(paths)]:
+        node = node[step]
+    members = sorted(node)
+    node[key if key is not None or not members else members[where % len(members)]] = value
+    alone = registry.parse_params(obj)
+    if alone is not None:
+        assert params_outcome(registry, obj) == alone_outcome(alone), obj

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..auth.resource import ACCESS
 from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST
-from ..peer import INBOUND, Inbound, Peer
+from ..peer import Peer, received
 from .common import ASSUMED_VERSION, error_body, mapping
 from .lifecycle import Sessions
 from .session import Answer, Session
@@ -103,15 +103,11 @@ class SessionEra:
         session.active += 1
         try:
             answer = Answer(session, send)
-            server = session.server
-            # made by tuple.__new__: a named tuple's own __new__ is a Python function (a call per request)
-            token = INBOUND.set(tuple.__new__(Inbound, (server, answer, None)))
-            try:
-                reply = await watched(
-                    server.handle(rest if batch else rest[0]), receive, answer.gone
-                )
-            finally:
-                INBOUND.reset(token)
+            reply = await watched(
+                received(session.server, rest if batch else rest[0], answer, None),
+                receive,
+                answer.gone,
+            )
             if initialize:
                 if isinstance(reply, Mapping) and "result" in reply:
                     self.sessions.add(session)

@@ -450,6 +450,12 @@ RUNTIME_REGISTRY = _group(
         ("member-refusal-final", "Registry.check_result", "            except (ValidationError, RecursionError):\n                pass\n", "            except (ValidationError, RecursionError):\n                raise ProtocolError(INVALID_PARAMS, method)\n", "a result the other member of a plain union accepts refused"),
         ("member-check-skipped", "Registry.check_result", "                built.__pydantic_validator__.validate_python(result)\n", "", "a result built by a member model sent unchecked"),
         ("fast-path-embedded", "Registry.__init__", "            if not spec.embedded\n", "", "embedded requests accepted on the fast path"),
+        ("params-alone-any-id", "Registry.parse_params", "            or type(obj.get(\"id\")) not in _ID_TYPES\n", "", "a request with a boolean, float or missing id read as its params alone"),
+        ("params-alone-any-jsonrpc", "Registry.parse_params", "            or obj.get(\"jsonrpc\") != \"2.0\"\n", "", "a request of another JSON-RPC version read as its params alone"),
+        ("envelope-optional-params", "envelope_params", "        or not all(f.is_required() for f in fields.values())\n", "", "params an envelope may omit read alone"),
+        ("envelope-own-validators", "envelope_params", "        or any(getattr(decorators, f.name) for f in dataclasses.fields(decorators))\n", "", "an envelope's own validators skipped by reading its params alone"),
+        ("envelope-other-params", "envelope_params", "        or fields[\"params\"].annotation is not params\n", "", "params read alone as a model other than the envelope's"),
+        ("envelope-refusing-extras", "envelope_params", "        or message.model_config.get(\"extra\") == \"forbid\"\n", "", "an envelope that refuses unknown members read as its params alone"),
     ],
 )
 
@@ -522,6 +528,8 @@ RUNTIME_PEER = _group(
         ("responses-dispatched", "Endpoint._handle_one", "        if method is None:\n", "        if False:\n", "a stray response dispatched as a message"),
         ("wrong-way-silent", "Endpoint._handle_one", "return None if notification else error_response(request_id, wrong_way)", "return None", "a request for the other side gets no answer"),
         ("wrong-way-served", "Endpoint._handle_one", "if spec is not None and self.peer_side not in spec.senders:", "if False:", "a request only the other side receives is handled"),
+        ("own-handle-skipped", "received", "    if type(peer).handle is Peer.handle:\n", "    if True:\n", "a server class's own `handle` not handed the messages a transport receives"),
+        ("own-handle-routeless", "_handled", "    token = INBOUND.set(inbound)\n", "    token = INBOUND.set(None)\n", "a server's own `handle` answers off the route and version its message came with"),
         ("invalid-id-echoed", "Endpoint._handle_one", "if not isinstance(request_id, (str, int)) or isinstance(request_id, bool):  # `valid_id`", "if False:", "an invalid id echoed in the error response"),
         ("cancel-ignored", "Endpoint.notified", "if method == revision.cancelled and revision.cancelled_id_key is not None:", "if False:", "notifications/cancelled does not cancel"),
         ("cancel-unmarked", "Endpoint.cancel_in_flight", "            self.cancelled.add(task)\n", "", "a cancelled request raises instead of going quiet"),

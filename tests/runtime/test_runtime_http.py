@@ -379,3 +379,57 @@ def test_a_response_whose_id_cannot_be_ours_settles_the_request_of_its_post(
             return await connection.request("ping", None)
 
     assert run(scenario()) == {"odd": True}
+
+
+def seeing(pkg: ModuleType) -> tuple[type, type, list[str]]:
+    """`tools_class(pkg)` with a `note` tool that notifies before it answers, and the same class with a
+    `handle` of its own that records the method of every message it is handed; the record."""
+    seen: list[str] = []
+
+    class Noting(tools_class(pkg)):  # type: ignore[misc]
+        async def on_call_tool(self, params: Any) -> Any:
+            if params.name == "note":
+                await self.notify_progress({"progressToken": "p", "progress": 1})
+            return await super().on_call_tool(params)
+
+    class Seeing(Noting):
+        async def handle(self, message: Any) -> Any:
+            seen.append(message.get("method", "?") if isinstance(message, dict) else "?")
+            return await super().handle(message)
+
+    return Noting, Seeing, seen
+
+
+def test_a_server_s_own_handle_is_handed_each_message_with_its_route_and_version(
+    v25: ModuleType, v26: ModuleType
+) -> None:
+    """Where a server class overrides `handle`, the transports hand it every message they receive, and
+    its `super().handle` still answers on the message's route and in its version: a call that notifies
+    answers on its POST's own SSE stream (session era); the tool list read for the header check and the
+    call are read in the header's version (stateless era). Answers are those of the class without."""
+    http25 = importlib.import_module(f"{v25.__name__}.http")
+    http26 = importlib.import_module(f"{v26.__name__}.http")
+
+    async def session_era(server_class: type) -> Any:
+        app = http25.streamable_http_app(server_class, keepalive=None)
+        session = await open_session(app)
+        note = request("tools/call", {"name": "note", "arguments": {"a": 1}}, 7)
+        return (await post(app, note, post_headers(session, V25))).json()
+
+    async def stateless(server_class: type) -> Any:
+        app = http26.streamable_http_app(server_class, keepalive=None)
+        message = call({"region": "eu"})
+        answer = await post(app, message, stateless_headers(message, **{"mcp-param-region": "eu"}))
+        return answer.status, answer.json()
+
+    plain, own, seen = seeing(v25)
+    answers = run(session_era(own))
+    assert answers == run(session_era(plain))
+    assert [m.get("method") for m in answers] == ["notifications/progress", None]
+    assert answers[-1]["id"] == 7
+    assert seen == ["initialize", "notifications/initialized", "tools/call"]
+    plain, own, seen = seeing(v26)
+    status, answer = run(stateless(own))
+    assert (status, answer) == run(stateless(plain))
+    assert status == 200 and answer["result"]["resultType"] == "complete"
+    assert seen == ["tools/list", "tools/call"]

@@ -101,3 +101,67 @@ def test_encode_refuses_what_json_cannot_carry() -> None:
         with pytest.raises(ValueError):
             encode(value)
     assert encode({"a": [1.5, "é"]}) == '{"a":[1.5,"é"]}'.encode()
+
+
+def envelope_method(name: str = "x/do", **fields: Any) -> Any:
+    """A `Method` whose message model is a JSON-RPC envelope (`fields` replace, add or, as None, drop its
+    members; a callable is given the params model) around params `{"n": int}`: the shapes
+    `envelope_params` must tell apart."""
+    from typing import Literal
+
+    from pydantic import BaseModel, ConfigDict, create_model
+
+    from mcpgen.runtime.registry import Method
+
+    class Params(BaseModel):
+        n: int
+
+    members: dict[str, Any] = {
+        "jsonrpc": (Literal["2.0"], ...),
+        "id": (str | int, ...),
+        "method": (Literal["x/do"], ...),
+        "params": (Params, ...),
+    }
+    config = fields.pop("model_config", ConfigDict(extra="allow"))
+    members.update(fields)
+    members = {k: v(Params) if callable(v) else v for k, v in members.items() if v is not None}
+    message = create_model("Message", __config__=config, **members)
+    return Method(name, "request", frozenset({"client"}), message, Params, None, "do", True, False, None)
+
+
+def test_params_are_read_alone_only_from_a_bare_envelope() -> None:
+    """`envelope_params` names the params model only where the message model adds nothing to its params:
+    each constraint, member, alias, validator or refusal of its own, or params of another model, or
+    optional, or a method it does not name, rules it out."""
+    from typing import Literal
+
+    from pydantic import ConfigDict, Field, model_validator
+
+    from mcpgen.runtime.registry import envelope_params
+
+    bare = envelope_method()
+    assert envelope_params(bare) is bare.params
+    assert envelope_params(envelope_method(jsonrpc=None, id=None)) is not None  # 2024-11-05's shape
+    ruled_out = {
+        "another method": envelope_method(name="x/other"),
+        "optional params": envelope_method(params=lambda params: (params, None)),
+        "params of another model": envelope_method(params=(dict[str, Any], ...)),
+        "a member of its own": envelope_method(trace=(str, ...)),
+        "an integer id only": envelope_method(id=(int, ...)),
+        "another jsonrpc": envelope_method(jsonrpc=(Literal["1.0"], ...)),
+        "a constrained id": envelope_method(id=(str, Field(min_length=3))),
+        "an alias": envelope_method(method=(Literal["x/do"], Field(alias="verb"))),
+        "extra members refused": envelope_method(model_config=ConfigDict(extra="forbid")),
+    }
+    for why, method in ruled_out.items():
+        assert envelope_params(method) is None, why
+
+    validated = envelope_method()
+
+    class Checked(validated.message):  # type: ignore[misc, name-defined]
+        @model_validator(mode="after")
+        def refuse(self) -> Any:
+            raise ValueError("never")
+
+    object.__setattr__(validated, "message", Checked)
+    assert envelope_params(validated) is None, "a validator of its own"

@@ -93,7 +93,8 @@ REQUEST_ID: contextvars.ContextVar[Any] = contextvars.ContextVar("mcp_request_id
 INBOUND: contextvars.ContextVar[Inbound | None] = contextvars.ContextVar(
     "mcp_inbound", default=None
 )
-"""Set by a transport around `peer.handle(message)`: how that peer received the message."""
+"""How a peer received the message its `handle` is handling (set by `received` where that peer's class
+overrides `handle`)."""
 
 
 class Inbound(NamedTuple):
@@ -104,6 +105,26 @@ class Inbound(NamedTuple):
     peer: Peer
     route: Channel | None = None
     version: str | None = None
+
+
+def received(
+    peer: Peer, message: Any, route: Channel | None, version: str | None
+) -> Coroutine[Any, Any, Reply]:
+    """`peer.handle(message)` for a message a transport received on `route` in `version`: straight to
+    the endpoint where the peer's class keeps `Peer.handle`, else its own `handle` with `INBOUND` set
+    while it runs."""
+    if type(peer).handle is Peer.handle:
+        return peer._mcp.received(message, route, version)
+    return _handled(peer, message, Inbound(peer, route, version))
+
+
+async def _handled(peer: Peer, message: Any, inbound: Inbound) -> Reply:
+    """`peer.handle(message)` awaited with `INBOUND` saying how the message came."""
+    token = INBOUND.set(inbound)
+    try:
+        return await peer.handle(message)
+    finally:
+        INBOUND.reset(token)
 
 
 class Peer:
@@ -202,6 +223,16 @@ class Peer:
     def _mcp_not_found(self, method: str) -> ProtocolError:
         """The error a handler that is not overridden answers with."""
         return ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
+
+
+class ParamsRequest(NamedTuple):
+    """A request read as its params alone (`Registry.parse_params`): its envelope as it came, its params
+    as their model (what the request's model would hold)."""
+
+    jsonrpc: str
+    id: str | int
+    method: str
+    params: Any
 
 
 class Endpoint:
@@ -334,10 +365,17 @@ class Endpoint:
         """`Peer.handle`: for a message a transport received (`INBOUND`), on its route and version.
         One message's coroutine is handed on, not awaited in one of this method's own."""
         inbound = INBOUND.get()
-        route: Channel | None = None
-        version: str | None = None
         if inbound is not None and inbound.peer is self.peer:
-            route, version = inbound.route, inbound.version
+            return self.received(message, inbound.route, inbound.version)
+        return self.received(message, None, None)
+
+    def received(
+        self,
+        message: str | bytes | Mapping[str, Any] | list[Any],
+        route: Channel | None,
+        version: str | None,
+    ) -> Coroutine[Any, Any, Reply]:
+        """`handle` for a message received on `route` (its answer's channel) in `version`."""
         if type(message) is dict:  # decoded already, as transports hand it
             return self._handle_one(message, route, version)
         try:
@@ -441,7 +479,13 @@ class Endpoint:
 
     def peer_message(self, revision: Revision, obj: Any) -> tuple[Any, Any]:
         """An incoming message validated in its revision; under `drop`, newer content it holds (which
-        its revision cannot represent) is dropped with a warning instead of refusing the message."""
+        its revision cannot represent) is dropped with a warning instead of refusing the message. A
+        request whose params tell all (`Registry.parse_params`) is read as its params alone: the
+        runtime reads no more of a request than its envelope and params.
+        """
+        params = revision.registry.parse_params(obj)
+        if params is not None:
+            return tuple.__new__(ParamsRequest, ("2.0", obj["id"], obj["method"], params)), obj
         try:
             return revision.registry.parse_object(obj), obj
         except ProtocolError as exc:

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from ..jsonrpc import INVALID_REQUEST, METHOD_NOT_FOUND, valid_id
-from ..peer import INBOUND, Inbound, Peer
+from ..peer import Peer, received
 from .common import (
     Eras,
     at,
@@ -63,26 +63,25 @@ class Stateless:
         try:
             pending = self._check_headers(request, body, request_id, server)
             if pending is not None:  # the tool list is read from the server
-                await _inbound(server, version, lambda: pending)
+                await pending
             if request_id is None:
-                reply = await _inbound(server, version, lambda: server.handle(body))
+                reply = await received(server, body, None, version)
                 if reply is not None:
                     raise Reject(400, {k: v for k, v in mapping(reply).items() if v is not None})
                 await respond(send, 202)
                 return
             answer = Answer(self, send)
-            # made by tuple.__new__: a named tuple's own __new__ is a Python function (a call per request)
-            token = INBOUND.set(tuple.__new__(Inbound, (server, answer, version)))
             endpoint = server._mcp
             endpoint.attach(answer)  # what `server.attach` does
             try:
                 reply = await watched(
-                    server.handle(body), receive, lambda: endpoint.cancel_in_flight(request_id)
+                    received(server, body, answer, version),
+                    receive,
+                    lambda: endpoint.cancel_in_flight(request_id),
                 )
             finally:
                 endpoint.attach(None)
                 answer.answered = True
-                INBOUND.reset(token)
                 if answer.stream is not None:
                     self.open_streams.discard(answer.stream)
         finally:
@@ -224,17 +223,6 @@ def malformed_param(headers: Mapping[str, str]) -> str | None:
         elif len(NOT_PARAMS) < NOT_PARAMS_KEPT:
             NOT_PARAMS.add(name)
     return None
-
-
-async def _inbound(server: Peer, version: str, handled: Callable[[], Awaitable[Any]]) -> Any:
-    """Await what `server` handles for a request received in `version` with no channel of its own (a
-    notification, the tool list read for the header check): `handled()` is called once `INBOUND` says
-    so (`Peer.handle` reads it as it is called)."""
-    token = INBOUND.set(Inbound(server, None, version))
-    try:
-        return await handled()
-    finally:
-        INBOUND.reset(token)
 
 
 class Answer:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..auth.resource import ACCESS
-from ..peer import Peer
+from ..peer import Peer, received
 from .common import Eras, header_params
 
 PUBLIC = "public"
@@ -73,7 +73,7 @@ class ToolTable:
         declares it fresh."""
         now = time.monotonic()
         keys = self._keys(version)
-        listing, scope = await self._read(server, tool, meta, now)
+        listing, scope = await self._read(server, version, tool, meta, now)
         if listing.expires > now:
             self._kept.pop(keys[scope != PUBLIC], None)
             while len(self._kept) >= LIMIT:
@@ -87,8 +87,11 @@ class ToolTable:
         token = ACCESS.get()
         return (version, PUBLIC), (version, token.principal if token is not None else None)
 
-    async def _read(self, server: Peer, tool: Any, meta: Any, now: float) -> tuple[Listing, Any]:
-        """`server`'s tool list, page by page until `tool` is found, and the scope it may be kept in."""
+    async def _read(
+        self, server: Peer, version: str, tool: Any, meta: Any, now: float
+    ) -> tuple[Listing, Any]:
+        """`server`'s tool list in `version`, page by page until `tool` is found, and the scope it may be
+        kept in."""
         keys, modern = self.eras.tool_headers, self.eras.modern
         assert keys is not None and modern is not None
         listing = Listing(expires=float("inf"))
@@ -106,7 +109,7 @@ class ToolTable:
                 "method": keys.listing,
                 "params": params,
             }
-            reply = await server.handle(request)
+            reply = await received(server, request, None, version)
             result = reply.get("result") if isinstance(reply, Mapping) else None
             if not isinstance(result, Mapping):
                 return Listing(expires=now), scope
