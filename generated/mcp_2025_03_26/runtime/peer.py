@@ -150,15 +150,15 @@ class Peer:
     result_defaults: ClassVar[Mapping[str, Any]] = {}
     """Values for required result fields the surface revision lacks and a peer's revision requires,
     by wire name, overriding the package's documented defaults."""
-    _mcp_direct: ClassVar[dict[tuple[Revision, str], str]] = {}
-    """(revision, method) → the handler alone answering it, or "" (`Endpoint.direct`): each class its own."""
+    _mcp_routes: ClassVar[dict[tuple[Revision, str], Route]] = {}
+    """(revision, method) → how it is served (`Endpoint.route`): each class its own."""
     derived_capabilities: Callable[[], Any]
     """The capabilities this peer announces: each side's base class (`ServerBase`, `ClientBase`) derives
     them from the handlers the peer's class overrides, unless they are declared."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls._mcp_direct = {}  # a subclass's handlers may differ from its base's
+        cls._mcp_routes = {}  # a subclass's handlers may differ from its base's
 
     @property
     def _mcp(self) -> Endpoint:
@@ -222,6 +222,17 @@ class Peer:
     def _mcp_not_found(self, method: str) -> ProtocolError:
         """The error a handler that is not overridden answers with."""
         return ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
+
+
+class Route(NamedTuple):
+    """How a method is served in a revision (`Endpoint.route`)."""
+
+    direct: str
+    """The handler that alone answers it, "" for none (`Endpoint.direct`)."""
+    itself: bool
+    """Whether the runtime may answer it itself (`Endpoint.answers_itself`)."""
+    completes: bool
+    """Whether the runtime may complete its handler's result (`Endpoint.completes`)."""
 
 
 class ParamsRequest(NamedTuple):
@@ -565,12 +576,12 @@ class Endpoint:
 
     async def serve(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
         """Run what answers `method` and return its result as wire data of `revision`."""
-        direct = self.direct(revision, method)
-        if direct is not None:  # the handler alone answers, in the surface revision
-            handler = direct
+        route = self.route(revision, method)
+        if route.direct:  # the handler alone answers, in the surface revision
+            handler = route.direct
             params = getattr(message, "params", None)
         else:
-            builtin = self.builtin(revision, method, message)
+            builtin = self.builtin(revision, method, message) if route.itself else None
             if builtin is not None:
                 return dump(await builtin)
             found = self.handler(method)
@@ -584,7 +595,7 @@ class Endpoint:
             if exc.code == INTERNAL_ERROR:
                 logger.error("handler %s raised an internal error: %s", handler, exc.message)
             raise
-        if direct is None:
+        if route.completes:
             fulfilled = self.fulfil_on_session(revision, method, handler, params, result)
             if fulfilled is not None:
                 result = await fulfilled
@@ -598,25 +609,33 @@ class Endpoint:
 
     def direct(self, revision: Revision, method: str) -> str | None:
         """The handler that alone answers `method` in `revision`: the surface's method, with a handler,
-        that the runtime neither answers itself (`answers_itself`) nor completes (`completes`). Worked
-        out once per peer class (the answer depends on nothing else), for the revision's methods."""
-        table = type(self.peer)._mcp_direct
+        that the runtime neither answers itself (`answers_itself`) nor completes (`completes`)."""
+        return self.route(revision, method).direct or None
+
+    def route(self, revision: Revision, method: str) -> Route:
+        """How `method` is served in `revision` (`direct`, `answers_itself`, `completes`), worked out once
+        per peer class (the answers depend on nothing else), for the revision's methods."""
+        table = type(self.peer)._mcp_routes
         found = table.get((revision, method))
         if found is None:
             handler = self.handler(method)
-            found = (
+            known = method in revision.registry.methods
+            itself = self.answers_itself(revision, method)
+            completes = self.completes(revision, method)
+            direct = (
                 handler
                 if handler is not None
                 and revision is self.surface
-                and method in revision.registry.methods
-                and not self.answers_itself(revision, method)
-                and not self.completes(revision, method)
+                and known
+                and not itself
+                and not completes
                 else ""
             )
+            found = tuple.__new__(Route, (direct, itself, completes))
             # a mount's method is not kept: the table holds the revisions' methods, no more
-            if method in revision.registry.methods:
+            if known:
                 table[(revision, method)] = found
-        return found or None
+        return found
 
     def answers_itself(self, revision: Revision, method: str) -> bool:
         """True when `builtin` may answer `method` in `revision` (for some message, or some handler)."""
