@@ -455,6 +455,7 @@ RUNTIME_REGISTRY = _group(
         ("envelope-optional-params", "envelope_params", "        or not all(f.is_required() for f in fields.values())\n", "", "params an envelope may omit read alone"),
         ("envelope-own-validators", "envelope_params", "        or any(getattr(decorators, f.name) for f in dataclasses.fields(decorators))\n", "", "an envelope's own validators skipped by reading its params alone"),
         ("envelope-other-params", "envelope_params", "        or fields[\"params\"].annotation is not params\n", "", "params read alone as a model other than the envelope's"),
+        ("params-alone-unbounded", "Registry.parse_params", "            if spec is None:  # not kept: the table holds the revision's methods, no more\n                return None\n            model = None if spec.embedded else envelope_params(spec)\n", "            model = None if spec is None or spec.embedded else envelope_params(spec)\n", "every method name a peer sends kept by the params-alone table (memory grows per client)"),
         ("envelope-refusing-extras", "envelope_params", "        or message.model_config.get(\"extra\") == \"forbid\"\n", "", "an envelope that refuses unknown members read as its params alone"),
     ],
 )

@@ -165,3 +165,14 @@ def test_params_are_read_alone_only_from_a_bare_envelope() -> None:
 
     object.__setattr__(validated, "message", Checked)
     assert envelope_params(validated) is None, "a validator of its own"
+
+
+def test_reading_params_alone_keeps_nothing_for_methods_the_revision_lacks(
+    linked: dict[str, ModuleType],
+) -> None:
+    """Whatever methods a peer names, what `parse_params` keeps is bounded by the revision's methods."""
+    registry = linked[V25].methods.REGISTRY
+    for n in range(2000):
+        assert registry.parse_params(request(f"no/such/{n}", CALL, n)) is None
+    assert registry.parse_params(request("tools/call", CALL)).name == "t"
+    assert set(registry._params_alone) <= set(registry.methods)

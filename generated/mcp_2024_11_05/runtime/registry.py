@@ -151,7 +151,9 @@ class Registry:
         validate = self._params_alone.get(method, _UNKNOWN)
         if validate is _UNKNOWN:
             spec = self.methods.get(method)
-            model = envelope_params(spec) if spec is not None and not spec.embedded else None
+            if spec is None:  # not kept: the table holds the revision's methods, no more
+                return None
+            model = None if spec.embedded else envelope_params(spec)
             validate = self._params_alone[method] = (
                 None if model is None else self.params_adapter(method).validator.validate_python
             )
