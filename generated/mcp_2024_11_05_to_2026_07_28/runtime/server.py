@@ -187,8 +187,6 @@ class ServerEndpoint(Endpoint):
         return super().peer_message(revision, obj)
 
     def builtin(self, revision: Revision, method: str, message: Any) -> Awaitable[Any] | None:
-        if not self.route(revision, method).itself:  # the methods it may answer, said once
-            return None
         if method == revision.handshake:
             if revision is not self.surface or overridden(self.peer, method) is None:
                 return self.answer_handshake(revision, message)
@@ -442,8 +440,6 @@ class ServerEndpoint(Endpoint):
         the missing-capability error: the server cannot serve it without). In a session, a
         stateless-era surface handler's request for input is sent to the client as requests of the
         session's revision, and the handler runs again with the answers (`_input_rounds`)."""
-        if not self.route(revision, method).completes:  # the cases it may act in, said once
-            return None
         surface = self.surface
         if surface.extensions:
             for extension, model in surface.extension_results.get(method, ()):
