@@ -3,7 +3,9 @@
 Usage: python http_servers.py KIND MODE HTTP PORT [PACKAGE_DIR]
 
 KIND is mcpgen (the generated package in PACKAGE_DIR), sdk (the official SDK's MCPServer) or bare (the
-limit the others are read against: an ASGI app that answers the same bytes and does nothing else).
+limit the others are read against: an ASGI app that answers the same bytes and does nothing else);
+bare+N is the bare app running N turns of a pure-Python loop per request first (what the floor's ratio
+charges for a known amount of in-process work: see docs/performance.md).
 MODE is session (2025-11-25: `initialize`, then calls in a session) or stateless (2026-07-28: every
 call on its own, a fresh server each time; the SDK's `stateless_http`). HTTP is uvicorn's HTTP
 implementation: h11, or httptools, its default when installed.
@@ -59,9 +61,10 @@ def sdk_app(mode: str) -> Any:
     return server.streamable_http_app(json_response=True, stateless_http=mode == "stateless")
 
 
-def bare_app(mode: str) -> Any:
+def bare_app(mode: str, work: int = 0) -> Any:
     """An ASGI app answering the echo call with the bytes the generated server sends, and nothing more:
-    no validation, no dispatch, no session bookkeeping beyond handing out an id."""
+    no validation, no dispatch, no session bookkeeping beyond handing out an id; with `work`, each
+    request first runs that many turns of a pure-Python loop."""
     import json
 
     session = [(b"mcp-session-id", b"bare-session")] if mode == "session" else []
@@ -78,6 +81,9 @@ def bare_app(mode: str) -> Any:
     async def app(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return
+        turns = 0
+        for turn in range(work):
+            turns += turn
         body = b""
         while True:
             message = await receive()
@@ -111,11 +117,12 @@ def bare_app(mode: str) -> Any:
 def main() -> None:
     """Serve the chosen app until killed."""
     kind, mode, http, port = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-    app = (
-        mcpgen_app(sys.argv[5], mode)
-        if kind == "mcpgen"
-        else bare_app(mode) if kind == "bare" else sdk_app(mode)
-    )
+    if kind == "mcpgen":
+        app = mcpgen_app(sys.argv[5], mode)
+    elif kind.partition("+")[0] == "bare":
+        app = bare_app(mode, int(kind.partition("+")[2] or 0))
+    else:
+        app = sdk_app(mode)
     uvicorn.run(app, host="127.0.0.1", port=port, http=http, log_level="warning", access_log=False)
 
 

@@ -702,11 +702,14 @@ RUNTIME_HTTP_WIRE = _group(
     [
         ("content-type-unchecked", "refused_content", 'if media_types(content_type)[:1] != ["application/json"]:', "if False:", "a POST that is not application/json read anyway"),
         ("body-limit-unenforced", "read_json", "        if size > limit:\n", "        if False:\n", "a body over max_body read whole (no 413) when it has no Content-Length"),
-        ("header-names-cased", "Request.__init__", 'known.get(n) or n.decode("latin-1").lower()', 'known.get(n) or n.decode("latin-1")', "a header whose name the server did not write in lower case is not found"),
+        ("header-names-cased", "_headers", 'known.get(n) or n.decode("latin-1").lower()', 'known.get(n) or n.decode("latin-1")', "a header whose name the server did not write in lower case is not found"),
         ("disconnect-unwatched", "watched", "    stop = watch_disconnect(receive, gone)\n", "    stop = lambda: None\n", "a client that goes while its request's handler waits is not noticed (its stream kept attached)"),
         ("cancel-not-passed-on", "_resumed", "                waiting = coro.throw(exc)\n", "                waiting = coro.send(None)\n", "a cancellation of a waiting request never reaches its handler"),
         ("header-value-unstripped", "_value", 'raw.decode("latin-1").strip(" \\t")', 'raw.decode("latin-1")', "a header value read with the whitespace around it (a remembered one as much as a new one)"),
         ("header-values-unbounded", "_value", "        if len(_VALUES) >= _VALUES_KEPT:\n            _VALUES.clear()\n", "", "header values remembered without bound: a client sending new ones grows the server's memory"),
+        ("header-lists-unbounded", "_keep", "        if len(_BLOCKS) >= _BLOCKS_KEPT:\n            _BLOCKS.clear()\n", "", "header lists remembered without bound: a client sending new ones grows the server's memory"),
+        ("header-lists-keep-long", "_keep", "    if len(raw) <= _BLOCK_LONGEST and all(", "    if len(raw) <= _BLOCK_LONGEST or all(", "a header list with a long value (a token) or field flood remembered"),
+        ("header-lists-mixed-up", "Request.__init__", "            headers = _BLOCKS.get(raw)\n", "            headers = _BLOCKS.get(raw) or next(iter(_BLOCKS.values()), None)\n", "a request reads the fields another list sent"),
     ],
 )
 

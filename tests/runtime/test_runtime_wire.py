@@ -10,7 +10,16 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpgen.runtime.http.wire import _VALUE_LONGEST, _VALUES, _VALUES_KEPT, Request, watched
+from mcpgen.runtime.http.wire import (
+    _BLOCK_LONGEST,
+    _BLOCKS,
+    _BLOCKS_KEPT,
+    _VALUE_LONGEST,
+    _VALUES,
+    _VALUES_KEPT,
+    Request,
+    watched,
+)
 
 STEPS = st.lists(st.sampled_from(["sleep", "future"]), max_size=4)
 """What a handler does before it ends: yield to the loop, or wait on a future."""
@@ -150,13 +159,22 @@ VALUES = st.sampled_from(
 
 
 @settings(max_examples=300, deadline=None)
-@given(raw=st.lists(st.tuples(NAMES, VALUES), max_size=8), as_tuple=st.booleans())
+@given(
+    raw=st.lists(st.tuples(NAMES, VALUES), max_size=8),
+    shape=st.sampled_from(["list", "tuple", "fields as lists", "iterator"]),
+)
 def test_a_request_reads_any_header_set_as_the_slow_path_did(
-    raw: list[tuple[bytes, bytes]], as_tuple: bool
+    raw: list[tuple[bytes, bytes]], shape: str
 ) -> None:
-    scope = {"type": "http", "method": "POST", "headers": tuple(raw) if as_tuple else raw}
     expected = headers_as_read_before(raw)
-    for _ in range(2):  # the second read finds the values it remembered
+    for _ in range(2):  # the second read finds the values (and the whole list) it remembered
+        headers: Any = {
+            "list": lambda: list(raw),
+            "tuple": lambda: tuple(raw),
+            "fields as lists": lambda: [list(field) for field in raw],
+            "iterator": lambda: iter(raw),
+        }[shape]()
+        scope = {"type": "http", "method": "POST", "headers": headers}
         request = Request(scope)
         assert request.headers == expected
         assert all(request.get(name) == value for name, value in expected.items())
@@ -172,3 +190,41 @@ def test_remembered_header_values_stay_bounded_and_right() -> None:
         )
         assert len(_VALUES) <= _VALUES_KEPT
         assert all(len(value) <= _VALUE_LONGEST for value in _VALUES)
+
+
+def test_remembered_header_lists_stay_bounded_and_hold_nothing_long() -> None:
+    """A client sending ever new header lists fills the lists remembered, which then start again: every
+    read stays as the slow path reads it, at most `_BLOCKS_KEPT` lists are kept, and none with a long
+    name or value or more than `_BLOCK_LONGEST` fields (a token, a flood of fields)."""
+    many = [(b"x-%d" % n, b"v") for n in range(_BLOCK_LONGEST)]
+    for n in range(3 * _BLOCKS_KEPT):
+        for raw in (
+            [(b"mcp-session-id", b"s%d" % n), (b"host", b"localhost")],
+            [(b"authorization", b"Bearer " + b"t" * _VALUE_LONGEST + b"%d" % n)],
+            [(b"x-" + b"n" * _VALUE_LONGEST + b"%d" % n, b"v")],
+            [*many, (b"x-more", b"%d" % n)],
+        ):
+            assert Request({"type": "http", "method": "POST", "headers": raw}).headers == (
+                headers_as_read_before(raw)
+            )
+        assert len(_BLOCKS) <= _BLOCKS_KEPT
+        assert all(
+            len(kept) <= _BLOCK_LONGEST
+            and all(len(name) <= _VALUE_LONGEST and len(value) <= _VALUE_LONGEST for name, value in kept)
+            for kept in _BLOCKS
+        )
+    assert _BLOCKS  # the short lists were kept
+
+
+def test_a_request_sending_a_remembered_list_reads_the_same_fields() -> None:
+    """Two requests sending the same header list (new bytes each time, as a server reads them) read the
+    same fields; a list that differs in one value reads its own."""
+    def raw(session: bytes) -> list[tuple[bytes, bytes]]:
+        return [(bytes(b"host"), bytes(b"localhost")), (bytes(b"mcp-session-id"), bytes(session))]
+
+    first = Request({"type": "http", "method": "POST", "headers": raw(b"one")})
+    again = Request({"type": "http", "method": "POST", "headers": raw(b"one")})
+    other = Request({"type": "http", "method": "POST", "headers": raw(b"two")})
+    assert first.headers == again.headers == {"host": "localhost", "mcp-session-id": "one"}
+    assert other.headers == {"host": "localhost", "mcp-session-id": "two"}
+    assert again.get("mcp-session-id") == "one" and other.get("mcp-session-id") == "two"

@@ -73,6 +73,12 @@ _VALUES: dict[bytes, str] = {}
 _VALUES_KEPT = 1024
 _VALUE_LONGEST = 64
 
+_BLOCKS: dict[tuple[Any, ...], dict[str, str]] = {}
+"""Whole header lists already read (names and values as uvicorn gives them) and what they read as: a
+client sends the same headers every time. Only lists of short values are kept, as `_VALUES` keeps them."""
+_BLOCKS_KEPT = 256
+_BLOCK_LONGEST = 32
+
 
 def _value(raw: bytes) -> str:
     """A header's value as text, without the optional whitespace around it (RFC 9110)."""
@@ -84,26 +90,48 @@ def _value(raw: bytes) -> str:
     return value
 
 
+def _headers(raw: tuple[Any, ...]) -> dict[str, str]:
+    """Header fields by their lower-case names; a repeated field's values joined, in order (RFC 9110)."""
+    known = _KNOWN
+    values = _VALUES
+    headers: dict[str, str] = {}
+    for n, v in raw:  # a loop, not a comprehension: no call of its own (Python 3.11)
+        headers[known.get(n) or n.decode("latin-1").lower()] = values.get(v) or _value(v)
+    if len(headers) != len(raw):  # a repeated field
+        headers = {}
+        for raw_name, raw_value in raw:
+            name = raw_name.decode("latin-1").lower()
+            value = _value(raw_value)
+            headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    return headers
+
+
+def _keep(raw: tuple[Any, ...], headers: dict[str, str]) -> None:
+    """Remember what a header list reads as, when it is short and so is every name and value in it."""
+    if len(raw) <= _BLOCK_LONGEST and all(
+        len(name) <= _VALUE_LONGEST and len(value) <= _VALUE_LONGEST for name, value in raw
+    ):
+        if len(_BLOCKS) >= _BLOCKS_KEPT:
+            _BLOCKS.clear()
+        _BLOCKS[raw] = headers
+
+
 class Request:
     """The parts of an ASGI HTTP scope the transport reads."""
 
     def __init__(self, scope: Scope) -> None:
         self.method: str = scope["method"]
         self.scope = scope
-        raw = scope.get("headers", ())
-        raw = raw if isinstance(raw, (list, tuple)) else list(raw)
-        known = _KNOWN
-        values = _VALUES
-        headers: dict[str, str] = {}
-        for n, v in raw:  # a loop, not a comprehension: no call of its own (Python 3.11)
-            headers[known.get(n) or n.decode("latin-1").lower()] = values.get(v) or _value(v)
-        if len(headers) != len(raw):  # a repeated field: its values joined, in order
-            headers = {}
-            for raw_name, raw_value in raw:
-                name = raw_name.decode("latin-1").lower()
-                value = _value(raw_value)
-                headers[name] = f"{headers[name]}, {value}" if name in headers else value
+        raw = tuple(scope.get("headers", ()))
+        try:
+            headers = _BLOCKS.get(raw)
+        except TypeError:  # fields as lists (ASGI allows any two-item iterable): read every time
+            headers = _headers(raw)
+        if headers is None:
+            headers = _headers(raw)
+            _keep(raw, headers)
         self.headers: dict[str, str] = headers
+        """Header fields by their lower-case names (shared by requests sending the same list: read only)."""
         self.get: Callable[[str], str | None] = headers.get
         """A header's value by its name in lower case (the dict's own `get`: no call of ours)."""
 
