@@ -135,7 +135,8 @@ class ServerEndpoint(Endpoint):
     peer: ServerBase
 
     def __init__(self, peer: Peer) -> None:
-        super().__init__(peer)
+        # the base named, not `super()`: Python 3.11 makes a super object per call, on every request's path
+        Endpoint.__init__(self, peer)
         self.peer_info: Any = None
         self.log_level: Any = None
         self._session_meta: dict[str, Any] | None = None
@@ -183,7 +184,7 @@ class ServerEndpoint(Endpoint):
             and any(method in m.methods for m in type(self.peer).mounts)
         ):
             return MountedRequest(method, obj.get("params")), obj
-        return super().peer_message(revision, obj)
+        return Endpoint.peer_message(self, revision, obj)  # the base named, as in `__init__`
 
     def builtin(self, revision: Revision, method: str, message: Any) -> Awaitable[Any] | None:
         if method == revision.handshake:
@@ -385,7 +386,7 @@ class ServerEndpoint(Endpoint):
         if type(self.peer).mounts:
             return self.serve_mounted(revision, method, message, obj)
         if not revision.extensions:  # no coroutine of its own on the common path
-            return super().serve(revision, method, message, obj)
+            return Endpoint.serve(self, revision, method, message, obj)  # as in `__init__`
         return self.serve_negotiated(revision, method, message, obj)
 
     async def serve_mounted(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
