@@ -61,10 +61,9 @@ def sdk_app(mode: str) -> Any:
     return server.streamable_http_app(json_response=True, stateless_http=mode == "stateless")
 
 
-def bare_app(mode: str, work: int = 0) -> Any:
+def bare_app(mode: str) -> Any:
     """An ASGI app answering the echo call with the bytes the generated server sends, and nothing more:
-    no validation, no dispatch, no session bookkeeping beyond handing out an id; with `work`, each
-    request first runs that many turns of a pure-Python loop."""
+    no validation, no dispatch, no session bookkeeping beyond handing out an id."""
     import json
 
     session = [(b"mcp-session-id", b"bare-session")] if mode == "session" else []
@@ -81,9 +80,6 @@ def bare_app(mode: str, work: int = 0) -> Any:
     async def app(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return
-        turns = 0
-        for turn in range(work):
-            turns += turn
         body = b""
         while True:
             message = await receive()
@@ -114,13 +110,29 @@ def bare_app(mode: str, work: int = 0) -> Any:
     return app
 
 
+def worked_app(app: Any, work: int) -> Any:
+    """`app` running `work` turns of a pure-Python loop before each HTTP request (the floor's own app is
+    left as it is)."""
+
+    async def worked(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            turns = 0
+            for turn in range(work):
+                turns += turn
+        await app(scope, receive, send)
+
+    return worked
+
+
 def main() -> None:
     """Serve the chosen app until killed."""
     kind, mode, http, port = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     if kind == "mcpgen":
         app = mcpgen_app(sys.argv[5], mode)
-    elif kind.partition("+")[0] == "bare":
-        app = bare_app(mode, int(kind.partition("+")[2] or 0))
+    elif kind == "bare":
+        app = bare_app(mode)
+    elif kind.startswith("bare+"):
+        app = worked_app(bare_app(mode), int(kind.removeprefix("bare+")))
     else:
         app = sdk_app(mode)
     uvicorn.run(app, host="127.0.0.1", port=port, http=http, log_level="warning", access_log=False)
