@@ -1,6 +1,6 @@
 """A server's request path without mounts or extensions (runtime/server.py `ServerEndpoint.serve`) goes
 straight to the handlers, and a request its handler alone answers skips the runtime's own steps
-(runtime/peer.py `Endpoint.direct`): each answers every message exactly as the path it skips, in either
+(runtime/peer.py `Endpoint.route`): each answers every message exactly as the path it skips, in either
 era and across them, and the direct path skips only steps that would have done nothing."""
 
 from __future__ import annotations
@@ -64,14 +64,14 @@ def servers(pkg: ModuleType) -> tuple[type, type]:
 
 
 def generic(server_class: type) -> type:
-    """`server_class` whose endpoint never takes the direct path (`Endpoint.direct`): every request goes
-    through `builtin`, `handler`, `surface_params` and `fulfil_on_session`, as before the direct path.
+    """`server_class` whose endpoint never takes the direct path (`Route.direct`): every request goes
+    through `builtin`, `handler`, `surface_params` and `fulfil_on_session` where `serve` consults them.
     """
     endpoint = server_class._endpoint_type
 
     class Generic(endpoint):  # type: ignore[misc, valid-type]
-        def direct(self, revision: Any, method: str) -> str | None:
-            return None
+        def route(self, revision: Any, method: str) -> Any:
+            return super().route(revision, method)._replace(direct="")
 
     class Server(server_class):  # type: ignore[misc, valid-type]
         _endpoint_type = Generic
@@ -122,7 +122,7 @@ def test_the_shortcuts_answer_as_the_generic_path(
     request_fixture: Any, package: str, version: str, calls: list[Any]
 ) -> None:
     """Past `serve_negotiated` (no mounts, no extensions) and past `builtin`, `handler`,
-    `surface_params` and `fulfil_on_session` (`Endpoint.direct`), every call is answered as by the
+    `surface_params` and `fulfil_on_session` (`Endpoint.route`), every call is answered as by the
     path that takes neither shortcut."""
     pkg = request_fixture.getfixturevalue(package)
     fast, slow = servers(pkg)
@@ -311,7 +311,7 @@ def test_a_direct_method_is_one_the_runtime_neither_answers_nor_completes(
                     continue
                 if not endpoint.answers_itself(revision, method):
                     assert endpoint.builtin(revision, method, None) is None, method
-                handler = endpoint.direct(revision, method)
+                handler = endpoint.route(revision, method).direct or None
                 if handler is None:
                     continue
                 directs += 1

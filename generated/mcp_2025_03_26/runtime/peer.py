@@ -228,7 +228,8 @@ class Route(NamedTuple):
     """How a method is served in a revision (`Endpoint.route`)."""
 
     direct: str
-    """The handler that alone answers it, "" for none (`Endpoint.direct`)."""
+    """The handler that alone answers it, "" for none: the surface's method, with a handler, that the
+    runtime neither answers itself nor completes."""
     itself: bool
     """Whether the runtime may answer it itself (`Endpoint.answers_itself`)."""
     completes: bool
@@ -606,11 +607,6 @@ class Endpoint:
                 "%s returned an invalid %s result: %s", handler, method, exc.data or exc.message
             )
             raise ProtocolError(INTERNAL_ERROR, "Internal error") from None
-
-    def direct(self, revision: Revision, method: str) -> str | None:
-        """The handler that alone answers `method` in `revision`: the surface's method, with a handler,
-        that the runtime neither answers itself (`answers_itself`) nor completes (`completes`)."""
-        return self.route(revision, method).direct or None
 
     def route(self, revision: Revision, method: str) -> Route:
         """How `method` is served in `revision` (`direct`, `answers_itself`, `completes`), worked out once

@@ -76,7 +76,7 @@ _VALUE_LONGEST = 64
 
 _BLOCKS: dict[tuple[Any, ...], dict[str, str]] = {}
 """Whole header lists already read (names and values as uvicorn gives them) and what they read as: a
-client sends the same headers every time. Only lists of short values are kept, as `_VALUES` keeps them."""
+client sends the same headers every time. Only short lists of short names and values are kept (`_keep`)."""
 _BLOCKS_KEPT = 256
 _BLOCK_LONGEST = 32
 
