@@ -448,6 +448,8 @@ RUNTIME_REGISTRY = _group(
         ("results-of-notifications", "Registry.parse_result", "if spec is None or spec.result is None:", "if spec is None:", "parse_result accepts notifications"),
         ("result-error-code", "Registry.parse_result", 'INVALID_PARAMS, f"Invalid result for {method}"', 'INVALID_REQUEST, f"Invalid result for {method}"', "invalid results answered -32600"),
         ("member-refusal-final", "Registry.check_result", "            except (ValidationError, RecursionError):\n                pass\n", "            except (ValidationError, RecursionError):\n                raise ProtocolError(INVALID_PARAMS, method)\n", "a result the other member of a plain union accepts refused"),
+        ("tagged-members-none", "_deciding_members", "    return frozenset(deciding)\n", "    return frozenset()\n", "a tagged result union always checked whole (the member's own validator, which built the result, never reused)"),
+        ("tag-default-admitted", "_deciding_members", "        if field is None or not field.is_required():\n", "        if field is None:\n", "a member with a defaulted tag checks alone: a result without its tag sent, which the union refuses"),
         ("member-check-skipped", "Registry.check_result", "                built.__pydantic_validator__.validate_python(result)\n", "", "a result built by a member model sent unchecked"),
         ("fast-path-embedded", "Registry.__init__", "            if not spec.embedded\n", "", "embedded requests accepted on the fast path"),
         ("params-alone-any-id", "Registry.parse_params", "            or type(obj.get(\"id\")) not in _ID_TYPES\n", "", "a request with a boolean, float or missing id read as its params alone"),

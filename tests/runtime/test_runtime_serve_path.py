@@ -8,12 +8,14 @@ from __future__ import annotations
 import asyncio
 import importlib
 from types import ModuleType
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
+from mcpgen.runtime.jsonrpc import ProtocolError
 from shared import EXTENDED, link_runtime
 from wiring import V25, V26, initialize, meta, notification, request
 
@@ -242,6 +244,117 @@ def test_a_changed_result_is_answered_as_the_union_decides(
         TypeAdapter(results).validate_python(reply["result"])
     else:
         assert reply["error"]["code"] == -32603
+
+
+TAGGED = ("resources/read", "prompts/get", "tools/call")
+"""2026-07-28's requests whose result union is tagged by `resultType`."""
+BASES = (
+    {},
+    {"content": [{"type": "text", "text": "hi"}]},
+    {"contents": [{"uri": "file:///a", "text": "a"}]},
+    {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]},
+    {"requestState": "s"},
+)
+WIRE_KEYS = (
+    "content",
+    "contents",
+    "messages",
+    "isError",
+    "requestState",
+    "inputRequests",
+    "_meta",
+    "result_type",
+    "x",
+)
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    method=st.sampled_from(TAGGED),
+    base=st.sampled_from(BASES),
+    tag=st.one_of(
+        st.sampled_from(["complete", "input_required", "Complete", "", None]), json_values
+    ),
+    changes=st.dictionaries(st.sampled_from(WIRE_KEYS), json_values, max_size=2),
+    member=st.integers(0, 1),
+)
+def test_a_tagged_result_union_s_check_decides_as_the_union(
+    v26: ModuleType, method: str, base: Any, tag: Any, changes: Any, member: int
+) -> None:
+    """Whichever member built a result, `check_result` accepts exactly what the tagged union accepts
+    (it tries the member its tag names alone), and refuses the rest with a ProtocolError."""
+    from pydantic import TypeAdapter
+
+    registry = v26.Server.revisions.surface.registry
+    union = registry.methods[method].result_type
+    built = get_args(get_args(union)[0])[member]
+    result = {**base, **changes}
+    if tag is not None:
+        result["resultType"] = tag
+    try:
+        TypeAdapter(union).validate_python(result)
+        valid = True
+    except (ValidationError, RecursionError):
+        valid = False
+    try:
+        registry.check_result(method, result, built)
+        checked = True
+    except ProtocolError:
+        checked = False
+    assert checked == valid
+
+
+def test_a_tagged_result_built_by_the_member_its_tag_names_is_checked_by_that_member_alone(
+    v26: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A result of a tagged union is validated once, by its own model's validator (the one that built
+    it), not by a second copy inside the union's: only a refusal takes the union's path."""
+    t = v26.types
+    registry = v26.Server.revisions.surface.registry
+    dump = importlib.import_module(f"{v26.__name__}.runtime.convert").dump
+    whole: list[str] = []
+    monkeypatch.setattr(registry, "parse_result", lambda method, result: whole.append(method))
+    done = t.CallToolResult(content=[t.TextContent(type="text", text="hi")])
+    asked = t.InputRequiredResult(request_state="s")
+    registry.check_result("tools/call", dump(done), t.CallToolResult)
+    registry.check_result("tools/call", dump(asked), t.InputRequiredResult)
+    assert whole == []
+    registry.check_result("tools/call", {**dump(done), "resultType": "input_required"}, t.CallToolResult)
+    registry.check_result("tools/call", {"content": []}, t.CallToolResult)  # no tag: the union decides
+    assert whole == ["tools/call", "tools/call"]
+
+
+def test_a_member_decides_alone_only_where_its_tag_is_required() -> None:
+    """A member whose tag field has a default accepts a result without the tag, which the tagged union
+    refuses: only members whose tag is a required literal decide alone (each as the union would)."""
+    from typing import Annotated, Literal
+
+    from pydantic import BaseModel, Field, TypeAdapter
+
+    from mcpgen.runtime.registry import _deciding_members
+
+    class Defaulted(BaseModel):
+        kind: Literal["a"] = "a"
+
+    class Required(BaseModel):
+        kind: Literal["b", "c"]
+        n: int = 0
+
+    union = Annotated[Defaulted | Required, Field(discriminator="kind")]
+    deciding = _deciding_members(union)
+    assert Required in deciding
+    whole = TypeAdapter(union)
+    for value in ({}, {"kind": "a"}, {"kind": "b"}, {"kind": "c", "n": "x"}, {"n": 1}):
+        for member in deciding:
+            try:
+                member.model_validate(value)
+            except ValidationError:
+                continue
+            whole.validate_python(value)  # what a deciding member accepts, the union accepts
+    assert _deciding_members(Defaulted) == frozenset()
+    assert _deciding_members(Defaulted | Required) == {Defaulted, Required}
 
 
 @pytest.mark.parametrize("package", ["v25", "v26"])

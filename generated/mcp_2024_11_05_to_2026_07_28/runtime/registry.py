@@ -12,9 +12,10 @@ import dataclasses
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Union, cast, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic.fields import FieldInfo
 
 from . import onepass
 from .jsonrpc import (
@@ -80,7 +81,7 @@ class Registry:
         self.batching = batching
         self._adapters: dict[tuple[str, Part], TypeAdapter[Any]] = {}
         self._results: dict[str, Callable[[Any], Any]] = {}  # each request's result validation
-        self._members: dict[str, frozenset[Any]] = {}  # each request's plain result union's models
+        self._members: dict[str, frozenset[Any]] = {}  # each request's result models deciding alone
         # Wire name → (message model, is a request) for the methods parse_object accepts.
         self._accepted = {
             name: (spec.message, spec.kind == "request")
@@ -240,12 +241,13 @@ class Registry:
 
     def check_result(self, method: str, result: Any, built: type[BaseModel]) -> None:
         """Raise ProtocolError unless `result` (wire data dumped from a model of type `built`) is a valid
-        result of `method`, exactly as `parse_result` decides. When `built` is a member of the method's
-        plain union of results, that member is tried alone first: a plain union accepts what any of its
-        members accepts, so only a refusal takes the union's path (and gives its error)."""
+        result of `method`, exactly as `parse_result` decides. Where `built` is a member of the method's
+        result union that decides alone (`_deciding_members`), it is tried alone first, with its own
+        validator (the one that built the result): only a refusal takes the union's path (and gives its
+        error)."""
         members = self._members.get(method)
         if members is None:
-            members = self._members[method] = _plain_members(self.methods[method].result_type)
+            members = self._members[method] = _deciding_members(self.methods[method].result_type)
         if built in members:
             try:
                 built.__pydantic_validator__.validate_python(result)
@@ -291,12 +293,32 @@ def _literal(annotation: Any) -> tuple[Any, ...] | None:
     return get_args(annotation) if get_origin(annotation) is Literal else None
 
 
-def _plain_members(shape: Any) -> frozenset[Any]:
-    """The models of a plain (undiscriminated) union of results; none for one model or a tagged union,
-    which decides by its tag rather than by any member accepting."""
+def _deciding_members(shape: Any) -> frozenset[Any]:
+    """The members of a result union whose own acceptance is the union's: every member of a plain union
+    (it accepts what any member accepts); of a union tagged by a field, each member whose tag field is a
+    required literal of strings (it accepts only a result carrying one of its own tags, which the union
+    hands to it alone). None for one model or a union tagged in any other way."""
     if get_origin(shape) in (Union, types.UnionType):
         return frozenset(get_args(shape))
-    return frozenset()
+    if get_origin(shape) is not Annotated:
+        return frozenset()
+    inner, *metadata = get_args(shape)
+    tag = next((m.discriminator for m in metadata if isinstance(m, FieldInfo)), None)
+    if not isinstance(tag, str) or get_origin(inner) not in (Union, types.UnionType):
+        return frozenset()
+    deciding: set[Any] = set()
+    for member in get_args(inner):
+        field = (
+            member.model_fields.get(tag)
+            if isinstance(member, type) and issubclass(member, BaseModel)
+            else None
+        )
+        if field is None or not field.is_required():
+            continue
+        values = _literal(field.annotation)
+        if values and all(type(v) is str for v in values):
+            deciding.add(member)
+    return frozenset(deciding)
 
 
 def _validate(model: type[BaseModel], obj: Any, code: int, what: str) -> BaseModel:
