@@ -340,10 +340,14 @@ def server_handler(pkg: Any) -> Callable[[bytes], Any] | None:
     for name in getattr(server_cls, "__abstractmethods__", ()):
         members[name] = astub if inspect.iscoroutinefunction(getattr(server_cls, name)) else stub
     server = type("BenchServer", (server_cls,), members)()
-    if inspect.iscoroutinefunction(handle):
-        loop = asyncio.new_event_loop()
-        return lambda data: loop.run_until_complete(server.handle(data))
-    return server.handle  # type: ignore[no-any-return]
+    loop = asyncio.new_event_loop()
+
+    def handled(data: bytes) -> Any:
+        # awaited whatever `handle` is: a plain function may hand on a coroutine (the runtime's does)
+        reply = server.handle(data)
+        return loop.run_until_complete(reply) if inspect.isawaitable(reply) else reply
+
+    return handled
 
 
 def generate_packages(revisions: tuple[str, ...], schema_dir: Path, work: Path) -> Path:
