@@ -11,7 +11,7 @@ from types import ModuleType
 from typing import Any, get_args
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -255,16 +255,9 @@ BASES = (
     {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]},
     {"requestState": "s"},
 )
-WIRE_KEYS = (
-    "content",
-    "contents",
-    "messages",
-    "isError",
-    "requestState",
-    "inputRequests",
-    "_meta",
-    "result_type",
-    "x",
+WIRE_KEYS = ("content", "contents", "messages", "isError", "requestState", "inputRequests", "_meta", "x")
+TAGS = st.one_of(
+    st.sampled_from(["complete", "input_required", "Complete", "", None]), json_values
 )
 
 
@@ -274,17 +267,25 @@ WIRE_KEYS = (
 @given(
     method=st.sampled_from(TAGGED),
     base=st.sampled_from(BASES),
-    tag=st.one_of(
-        st.sampled_from(["complete", "input_required", "Complete", "", None]), json_values
-    ),
+    tag=TAGS,
+    named=TAGS,
     changes=st.dictionaries(st.sampled_from(WIRE_KEYS), json_values, max_size=2),
     member=st.integers(0, 1),
 )
+@example(
+    method="tools/call",
+    base=BASES[1],
+    tag="complete",
+    named="input_required",
+    changes={},
+    member=1,
+)
 def test_a_tagged_result_union_s_check_decides_as_the_union(
-    v26: ModuleType, method: str, base: Any, tag: Any, changes: Any, member: int
+    v26: ModuleType, method: str, base: Any, tag: Any, named: Any, changes: Any, member: int
 ) -> None:
     """Whichever member built a result, `check_result` accepts exactly what the tagged union accepts
-    (it tries the member its tag names alone), and refuses the rest with a ProtocolError."""
+    (it tries the member its tag names alone), and refuses the rest with a ProtocolError: also with the
+    tag under its Python name (`result_type`) too, which the union and the member read differently."""
     from pydantic import TypeAdapter
 
     registry = v26.Server.revisions.surface.registry
@@ -293,6 +294,8 @@ def test_a_tagged_result_union_s_check_decides_as_the_union(
     result = {**base, **changes}
     if tag is not None:
         result["resultType"] = tag
+    if named is not None:
+        result["result_type"] = named
     try:
         TypeAdapter(union).validate_python(result)
         valid = True
@@ -333,7 +336,7 @@ def test_a_member_decides_alone_only_where_its_tag_is_required() -> None:
 
     from pydantic import BaseModel, Field, TypeAdapter
 
-    from mcpgen.runtime.registry import _deciding_members
+    from mcpgen.runtime.registry import _deciding
 
     class Defaulted(BaseModel):
         kind: Literal["a"] = "a"
@@ -343,8 +346,8 @@ def test_a_member_decides_alone_only_where_its_tag_is_required() -> None:
         n: int = 0
 
     union = Annotated[Defaulted | Required, Field(discriminator="kind")]
-    deciding = _deciding_members(union)
-    assert Required in deciding
+    deciding, other = _deciding(union)
+    assert Required in deciding and other is None
     whole = TypeAdapter(union)
     for value in ({}, {"kind": "a"}, {"kind": "b"}, {"kind": "c", "n": "x"}, {"n": 1}):
         for member in deciding:
@@ -353,8 +356,8 @@ def test_a_member_decides_alone_only_where_its_tag_is_required() -> None:
             except ValidationError:
                 continue
             whole.validate_python(value)  # what a deciding member accepts, the union accepts
-    assert _deciding_members(Defaulted) == frozenset()
-    assert _deciding_members(Defaulted | Required) == {Defaulted, Required}
+    assert _deciding(Defaulted).members == frozenset()
+    assert _deciding(Defaulted | Required).members == {Defaulted, Required}
 
 
 @pytest.mark.parametrize("package", ["v25", "v26"])

@@ -11,7 +11,7 @@ import dataclasses
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal, Union, cast, get_args, get_origin
+from typing import Annotated, Any, Literal, NamedTuple, Union, cast, get_args, get_origin
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
@@ -80,7 +80,7 @@ class Registry:
         self.batching = batching
         self._adapters: dict[tuple[str, Part], TypeAdapter[Any]] = {}
         self._results: dict[str, Callable[[Any], Any]] = {}  # each request's result validation
-        self._members: dict[str, frozenset[Any]] = {}  # each request's result models deciding alone
+        self._members: dict[str, Deciding] = {}  # each request's result models deciding alone
         # Wire name → (message model, is a request) for the methods parse_object accepts.
         self._accepted = {
             name: (spec.message, spec.kind == "request")
@@ -241,13 +241,14 @@ class Registry:
     def check_result(self, method: str, result: Any, built: type[BaseModel]) -> None:
         """Raise ProtocolError unless `result` (wire data dumped from a model of type `built`) is a valid
         result of `method`, exactly as `parse_result` decides. Where `built` is a member of the method's
-        result union that decides alone (`_deciding_members`), it is tried alone first, with its own
+        result union that decides alone (`Deciding`), it is tried alone first, with its own
         validator (the one that built the result): only a refusal takes the union's path (and gives its
         error)."""
-        members = self._members.get(method)
-        if members is None:
-            members = self._members[method] = _deciding_members(self.methods[method].result_type)
-        if built in members:
+        deciding = self._members.get(method)
+        if deciding is None:
+            deciding = self._members[method] = _deciding(self.methods[method].result_type)
+        members, other = deciding
+        if built in members and (other is None or (type(result) is dict and other not in result)):
             try:
                 built.__pydantic_validator__.validate_python(result)
                 return
@@ -292,20 +293,33 @@ def _literal(annotation: Any) -> tuple[Any, ...] | None:
     return get_args(annotation) if get_origin(annotation) is Literal else None
 
 
-def _deciding_members(shape: Any) -> frozenset[Any]:
-    """The members of a result union whose own acceptance is the union's: every member of a plain union
-    (it accepts what any member accepts); of a union tagged by a field, each member whose tag field is a
-    required literal of strings (it accepts only a result carrying one of its own tags, which the union
-    hands to it alone). None for one model or a union tagged in any other way."""
+class Deciding(NamedTuple):
+    """The members of a result union whose own acceptance is the union's, and where that holds.
+
+    Every member of a plain union (it accepts what any member accepts). Of a union tagged by a field,
+    each member whose tag field is a required literal of strings: it accepts only a result carrying one
+    of its own tags, which the union hands to that member alone, unless the result also holds the tag
+    under its `other` name (the Python name beside the wire name), which the union and the member may
+    read in different orders.
+    """
+
+    members: frozenset[Any]
+    other: str | None
+
+
+def _deciding(shape: Any) -> Deciding:
+    """The `Deciding` of a result type: no member for one model, or a union tagged in any other way."""
     if get_origin(shape) in (Union, types.UnionType):
-        return frozenset(get_args(shape))
+        return Deciding(frozenset(get_args(shape)), None)
+    none = Deciding(frozenset(), None)
     if get_origin(shape) is not Annotated:
-        return frozenset()
+        return none
     inner, *metadata = get_args(shape)
     tag = next((m.discriminator for m in metadata if isinstance(m, FieldInfo)), None)
     if not isinstance(tag, str) or get_origin(inner) not in (Union, types.UnionType):
-        return frozenset()
+        return none
     deciding: set[Any] = set()
+    wire: set[Any] = set()
     for member in get_args(inner):
         field = (
             member.model_fields.get(tag)
@@ -317,7 +331,11 @@ def _deciding_members(shape: Any) -> frozenset[Any]:
         values = _literal(field.annotation)
         if values and all(type(v) is str for v in values):
             deciding.add(member)
-    return frozenset(deciding)
+            wire.add(field.validation_alias or field.alias or tag)
+    if len(wire) != 1 or not isinstance(next(iter(wire)), str):
+        return none  # pydantic asks one wire name of a tag; any other is not for us to read
+    (name,) = wire
+    return Deciding(frozenset(deciding), None if name == tag else tag)
 
 
 def _validate(model: type[BaseModel], obj: Any, code: int, what: str) -> BaseModel:
