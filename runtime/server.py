@@ -30,7 +30,6 @@ from .handlers import implementation_info, overridden, overridden_capabilities
 from .handshake import handshake_result
 from .jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, ProtocolError, error_details, valid_id
 from .listen import ListenBridge, acknowledged_for_session, stream_methods
-from .log import logger
 from .negotiation import client_capabilities, declared, missing_extension, negotiated
 from .peer import MAX_INPUT_ROUNDS, REQUEST_ID, Endpoint, Peer
 from .revisions import Revision
@@ -195,6 +194,11 @@ class ServerEndpoint(Endpoint):
             if method not in self.surface.registry.methods:
                 return self.bridge.serve_listen(revision, message)
         return super().builtin(revision, method, message)
+
+    def serves_alone(self, revision: Revision) -> bool:
+        """No handler answers alone on a server with mounts (`serve_mounted`) or in a revision with
+        extensions (`serve_negotiated`)."""
+        return not type(self.peer).mounts and not revision.extensions
 
     def answers_itself(self, revision: Revision, method: str) -> bool:
         """`builtin`'s methods: the handshake, a session-era request a stateless-era surface has not
@@ -404,10 +408,10 @@ class ServerEndpoint(Endpoint):
         try:
             revision.registry.parse_result(method, wire)
         except ProtocolError as exc:
-            logger.error(
-                "a mount returned an invalid %s result: %s", method, exc.data or exc.message
-            )
-            raise ProtocolError(INTERNAL_ERROR, "Internal error") from None
+            reason = exc.data or exc.message
+            raise ProtocolError(
+                INTERNAL_ERROR, f"a mount returned an invalid {method} result: {reason}"
+            ) from None
         return wire
 
     async def serve_negotiated(

@@ -229,7 +229,7 @@ class Route(NamedTuple):
 
     direct: str
     """The handler that alone answers it, "" for none: the surface's method, with a handler, that the
-    runtime neither answers itself nor completes."""
+    runtime neither answers itself nor completes, where nothing sees it first (`Endpoint.serves_alone`)."""
     itself: bool
     """Whether the runtime may answer it itself (`Endpoint.answers_itself`)."""
     completes: bool
@@ -427,7 +427,11 @@ class Endpoint:
         notification = type(obj) is dict and isinstance(obj.get("method"), str) and "id" not in obj
         try:
             revision = self.incoming_revision(obj, version)
-            message, obj = self.peer_message(revision, obj)
+            params = revision.registry.parse_params(obj)
+            if params is None:
+                message, obj = self.peer_message(revision, obj)
+            else:  # params that tell all: the runtime reads no more of a request than its envelope and params
+                message = tuple.__new__(ParamsRequest, ("2.0", obj["id"], obj["method"], params))
         except ProtocolError as exc:
             if notification and exc.code in (METHOD_NOT_FOUND, INVALID_PARAMS):
                 logger.warning("dropped notification %.200s: %s", obj.get("method"), exc.message)
@@ -462,7 +466,12 @@ class Endpoint:
             self.flights[request_id] = task
             request_token = REQUEST_ID.set(request_id)
             try:
-                wire = await self.serve(revision, method, message, obj)
+                handler = self.route(revision, method).direct
+                if handler:  # the handler alone answers, in the surface revision
+                    result = await getattr(self.peer, handler)(message.params)
+                    wire = self.handled(revision, method, handler, result)
+                else:
+                    wire = await self.serve(revision, method, message, obj)
             except asyncio.CancelledError:
                 if task in self.cancelled:
                     if sys.version_info >= (3, 11):
@@ -472,6 +481,7 @@ class Endpoint:
                 raise
             except ProtocolError as exc:
                 if exc.code == INTERNAL_ERROR:
+                    logger.error("request %r (%s) failed: %s", request_id, method, exc.message)
                     return error_response(
                         request_id, ProtocolError(INTERNAL_ERROR, "Internal error")
                     )
@@ -489,14 +499,9 @@ class Endpoint:
             CONTEXT.reset(token)
 
     def peer_message(self, revision: Revision, obj: Any) -> tuple[Any, Any]:
-        """An incoming message validated in its revision; under `drop`, newer content it holds (which
-        its revision cannot represent) is dropped with a warning instead of refusing the message. A
-        request whose params tell all (`Registry.parse_params`) is read as its params alone: the
-        runtime reads no more of a request than its envelope and params.
-        """
-        params = revision.registry.parse_params(obj)
-        if params is not None:
-            return tuple.__new__(ParamsRequest, ("2.0", obj["id"], obj["method"], params)), obj
+        """An incoming message whose params do not tell all (`Registry.parse_params`) validated whole in
+        its revision; under `drop`, newer content it holds (which its revision cannot represent) is
+        dropped with a warning instead of refusing the message."""
         try:
             return revision.registry.parse_object(obj), obj
         except ProtocolError as exc:
@@ -576,37 +581,33 @@ class Endpoint:
             task.cancel()
 
     async def serve(self, revision: Revision, method: str, message: Any, obj: Any) -> Any:
-        """Run what answers `method` and return its result as wire data of `revision`."""
+        """Run what answers a request `_handle_one` does not hand to its handler alone (`Route.direct`)
+        and return its result as wire data of `revision`."""
         route = self.route(revision, method)
-        if route.direct:  # the handler alone answers, in the surface revision
-            handler = route.direct
-            params = getattr(message, "params", None)
-        else:
-            builtin = self.builtin(revision, method, message) if route.itself else None
-            if builtin is not None:
-                return dump(await builtin)
-            found = self.handler(method)
-            if found is None or method not in self.surface.registry.methods:
-                raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
-            handler = found
-            params = self.surface_params(revision, method, message, obj)
-        try:
-            result = await getattr(self.peer, handler)(params)
-        except ProtocolError as exc:
-            if exc.code == INTERNAL_ERROR:
-                logger.error("handler %s raised an internal error: %s", handler, exc.message)
-            raise
+        builtin = self.builtin(revision, method, message) if route.itself else None
+        if builtin is not None:
+            return dump(await builtin)
+        handler = self.handler(method)
+        if handler is None or method not in self.surface.registry.methods:
+            raise ProtocolError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        params = self.surface_params(revision, method, message, obj)
+        result = await getattr(self.peer, handler)(params)
         if route.completes:
             fulfilled = self.fulfil_on_session(revision, method, handler, params, result)
             if fulfilled is not None:
                 result = await fulfilled
+        return self.handled(revision, method, handler, result)
+
+    def handled(self, revision: Revision, method: str, handler: str, result: Any) -> Any:
+        """`handler`'s result as validated wire data of `revision`; an invalid one is an internal error
+        (its reason logged by `_handle_one`, never sent)."""
         try:
             return self.result_to_wire(revision, method, result)
         except ProtocolError as exc:
-            logger.error(
-                "%s returned an invalid %s result: %s", handler, method, exc.data or exc.message
-            )
-            raise ProtocolError(INTERNAL_ERROR, "Internal error") from None
+            reason = exc.data or exc.message
+            raise ProtocolError(
+                INTERNAL_ERROR, f"{handler} returned an invalid {method} result: {reason}"
+            ) from None
 
     def route(self, revision: Revision, method: str) -> Route:
         """How `method` is served in `revision` (`direct`, `answers_itself`, `completes`), worked out once
@@ -625,6 +626,7 @@ class Endpoint:
                 and known
                 and not itself
                 and not completes
+                and self.serves_alone(revision)
                 else ""
             )
             found = tuple.__new__(Route, (direct, itself, completes))
@@ -632,6 +634,11 @@ class Endpoint:
             if known:
                 table[(revision, method)] = found
         return found
+
+    def serves_alone(self, revision: Revision) -> bool:
+        """Whether a handler may answer a request of `revision` alone (a Server's mounts and extensions
+        see its requests first)."""
+        return True
 
     def answers_itself(self, revision: Revision, method: str) -> bool:
         """True when `builtin` may answer `method` in `revision` (for some message, or some handler)."""
