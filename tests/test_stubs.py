@@ -153,8 +153,11 @@ def test_failing_handler_is_internal_error_without_details(
     }
     assert "secret" not in json.dumps(reply) and "Traceback" not in json.dumps(reply)
     assert "RuntimeError: secret at /srv/app/internal.py" in caplog.text
-    invalid = run(server.handle(request("tools/call", {"name": "bad-result"}, id=10)))
+    with caplog.at_level(logging.ERROR):
+        invalid = run(server.handle(request("tools/call", {"name": "bad-result"}, id=10)))
     assert invalid["error"] == {"code": -32603, "message": "Internal error"}
+    # the reason is logged, once, and never sent
+    assert caplog.text.count("returned an invalid tools/call result") == 1
 
 
 def test_success_and_ping(pkg: ModuleType) -> None:

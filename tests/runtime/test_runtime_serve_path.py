@@ -1,6 +1,6 @@
-"""A server's request path without mounts or extensions (runtime/server.py `ServerEndpoint.serve`) goes
-straight to the handlers, and a request its handler alone answers skips the runtime's own steps
-(runtime/peer.py `Endpoint.route`): each answers every message exactly as the path it skips, in either
+"""A server's request path without mounts or extensions (runtime/server.py `ServerEndpoint.serves_alone`)
+goes straight to the handlers, and a request its handler alone answers skips the runtime's own steps
+(runtime/peer.py `Endpoint.route`, taken in `Endpoint._handle_one`): each answers every message exactly as the path it skips, in either
 era and across them, and the direct path skips only steps that would have done nothing."""
 
 from __future__ import annotations
@@ -56,6 +56,9 @@ def servers(pkg: ModuleType) -> tuple[type, type]:
     endpoint = Tools._endpoint_type
 
     class Negotiating(endpoint):  # type: ignore[misc, valid-type]
+        def serves_alone(self, revision: Any) -> bool:
+            return False
+
         async def serve(self, revision: Any, method: str, message: Any, obj: Any) -> Any:
             return await self.serve_negotiated(revision, method, message, obj)
 
