@@ -468,7 +468,7 @@ class Endpoint:
             try:
                 handler = self.route(revision, method).direct
                 if handler:  # the handler alone answers, in the surface revision
-                    result = await getattr(self.peer, handler)(message.params)
+                    result = await getattr(self.peer, handler)(getattr(message, "params", None))
                     wire = self.handled(revision, method, handler, result)
                 else:
                     wire = await self.serve(revision, method, message, obj)
