@@ -466,7 +466,8 @@ class Endpoint:
             self.flights[request_id] = task
             request_token = REQUEST_ID.set(request_id)
             try:
-                handler = self.route(revision, method).direct
+                # only the surface's requests may be direct: the others skip the lookup
+                handler = self.route(revision, method).direct if revision is self.surface else ""
                 if handler:  # the handler alone answers, in the surface revision
                     result = await getattr(self.peer, handler)(getattr(message, "params", None))
                     wire = self.handled(revision, method, handler, result)
