@@ -160,6 +160,20 @@ def test_failing_handler_is_internal_error_without_details(
     assert caplog.text.count("returned an invalid tools/call result") == 1
 
 
+def test_a_handler_s_internal_error_is_logged_and_answered_without_its_words(
+    pkg: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Failing(prompts_server(pkg).__class__):  # type: ignore[misc]
+        async def on_call_tool(self, params: Any) -> Any:
+            raise pkg.ProtocolError(-32603, "database at 10.0.0.5 is down")
+
+    with caplog.at_level(logging.ERROR):
+        reply = run(Failing().handle(request("tools/call", {"name": "x"}, id=11)))
+    assert reply["error"] == {"code": -32603, "message": "Internal error"}
+    assert "10.0.0.5" not in json.dumps(reply)
+    assert caplog.text.count("database at 10.0.0.5 is down") == 1
+
+
 def test_success_and_ping(pkg: ModuleType) -> None:
     server = prompts_server(pkg)
     assert run(server.handle(request("prompts/list", id="x"))) == {

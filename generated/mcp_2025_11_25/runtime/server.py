@@ -35,6 +35,7 @@ from .handlers import implementation_info, overridden, overridden_capabilities
 from .handshake import handshake_result
 from .jsonrpc import INTERNAL_ERROR, METHOD_NOT_FOUND, ProtocolError, error_details, valid_id
 from .listen import ListenBridge, acknowledged_for_session, stream_methods
+from .log import logger
 from .negotiation import client_capabilities, declared, missing_extension, negotiated
 from .peer import MAX_INPUT_ROUNDS, REQUEST_ID, Endpoint, Peer
 from .revisions import Revision
@@ -413,10 +414,10 @@ class ServerEndpoint(Endpoint):
         try:
             revision.registry.parse_result(method, wire)
         except ProtocolError as exc:
-            reason = exc.data or exc.message
-            raise ProtocolError(
-                INTERNAL_ERROR, f"a mount returned an invalid {method} result: {reason}"
-            ) from None
+            logger.error(
+                "a mount returned an invalid %s result: %s", method, exc.data or exc.message
+            )
+            raise ProtocolError(INTERNAL_ERROR, "Internal error") from None
         return wire
 
     async def serve_negotiated(

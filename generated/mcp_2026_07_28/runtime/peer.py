@@ -229,7 +229,8 @@ class Route(NamedTuple):
 
     direct: str
     """The handler that alone answers it, "" for none: the surface's method, with a handler, that the
-    runtime neither answers itself nor completes, where nothing sees it first (`Endpoint.serves_alone`)."""
+    runtime neither answers itself nor completes, where nothing sees it first
+    (`Endpoint.serves_alone`)."""
     itself: bool
     """Whether the runtime may answer it itself (`Endpoint.answers_itself`)."""
     completes: bool
@@ -430,7 +431,7 @@ class Endpoint:
             params = revision.registry.parse_params(obj)
             if params is None:
                 message, obj = self.peer_message(revision, obj)
-            else:  # params that tell all: the runtime reads no more of a request than its envelope and params
+            else:  # params that tell all: no more of the request is read
                 message = tuple.__new__(ParamsRequest, ("2.0", obj["id"], obj["method"], params))
         except ProtocolError as exc:
             if notification and exc.code in (METHOD_NOT_FOUND, INVALID_PARAMS):
@@ -482,7 +483,8 @@ class Endpoint:
                 raise
             except ProtocolError as exc:
                 if exc.code == INTERNAL_ERROR:
-                    logger.error("request %r (%s) failed: %s", request_id, method, exc.message)
+                    if exc.message != "Internal error":  # a handler's own words: logged, never sent
+                        logger.error("request %r (%s) failed: %s", request_id, method, exc.message)
                     return error_response(
                         request_id, ProtocolError(INTERNAL_ERROR, "Internal error")
                     )
@@ -601,14 +603,14 @@ class Endpoint:
 
     def handled(self, revision: Revision, method: str, handler: str, result: Any) -> Any:
         """`handler`'s result as validated wire data of `revision`; an invalid one is an internal error
-        (its reason logged by `_handle_one`, never sent)."""
+        (its reason logged, never sent)."""
         try:
             return self.result_to_wire(revision, method, result)
         except ProtocolError as exc:
-            reason = exc.data or exc.message
-            raise ProtocolError(
-                INTERNAL_ERROR, f"{handler} returned an invalid {method} result: {reason}"
-            ) from None
+            logger.error(
+                "%s returned an invalid %s result: %s", handler, method, exc.data or exc.message
+            )
+            raise ProtocolError(INTERNAL_ERROR, "Internal error") from None
 
     def route(self, revision: Revision, method: str) -> Route:
         """How `method` is served in `revision` (`direct`, `answers_itself`, `completes`), worked out once
