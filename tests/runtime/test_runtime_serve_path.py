@@ -1,7 +1,8 @@
-"""A server's request path without mounts or extensions (runtime/server.py `ServerEndpoint.serves_alone`)
-goes straight to the handlers, and a request its handler alone answers skips the runtime's own steps
-(runtime/peer.py `Endpoint.route`, taken in `Endpoint._handle_one`): each answers every message exactly as the path it skips, in either
-era and across them, and the direct path skips only steps that would have done nothing."""
+"""A server's request path without mounts or extensions (runtime/server.py
+`ServerEndpoint.serves_alone`) goes straight to the handlers, and a request its handler alone answers
+skips the runtime's own steps (runtime/peer.py `Endpoint.route`, taken in `Endpoint._handle_one`):
+each answers every message exactly as the path it skips, in either era and across them, and the
+direct path skips only steps that would have done nothing."""
 
 from __future__ import annotations
 
