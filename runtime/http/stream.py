@@ -136,13 +136,15 @@ class Stream:
                 self._release()
 
     def _keep(self, chunk: bytes) -> None:
-        """Keep an event for resumption, within the stream's count and the session's bytes."""
+        """Keep an event for resumption, within the stream's count and the session's bytes (a stream of
+        no session is never resumed: it keeps none)."""
+        if self.session is None:
+            return
         self.events.append((self.seq, chunk))
         self.kept += len(chunk)
         while len(self.events) > self.options.replay_limit:
             self.forget()
-        if self.session is not None:
-            self.session.trim(self)
+        self.session.trim(self)
 
     def forget(self) -> None:
         """Drop the oldest kept event."""

@@ -505,3 +505,57 @@ def test_a_session_belongs_to_whom_its_token_speaks_for(linked: dict[str, Module
     owner = answers["alice-2 POST"]
     assert owner.status == 200 and owner.json()["result"]["content"][0]["text"] == '{"text": "hi"}', owner
     assert len(app.sessions) == 1, "bob's DELETE ended nothing"
+
+
+# --- found by a hostile review (2026-11-29) -----------------------------------------------------
+
+
+def test_17_a_last_event_id_with_an_endless_number_is_refused_not_a_500(linked: dict[str, ModuleType]) -> None:
+    app = app_of(linked[SESSION])
+
+    async def scenario() -> list[Response]:
+        session = await open_session(app)
+        headers = {**post_headers(session, SESSION), "accept": "text/event-stream"}
+        # Python refuses to read more than 4300 digits as an int; no event number has more than 20
+        return [await exchange(app, "GET", {**headers, "last-event-id": f"0-{'9' * digits}"}) for digits in (5000, 21)]
+
+    for answer in run(scenario()):
+        assert answer.status == 400 and "Last-Event-ID" in answer.json()["error"]["message"]
+    run(app.aclose())
+
+
+def test_18_a_stateless_answer_stream_keeps_no_event_for_a_replay_that_cannot_come(linked: dict[str, ModuleType]) -> None:
+    pkg = linked[STATELESS]
+    peer = importlib.import_module(f"{pkg.__name__}.runtime.peer")
+    big = "x" * 50_000
+    kept: list[int] = []
+
+    class Chatty(tool_server(pkg, Probe())):  # type: ignore[misc]
+        async def on_call_tool(self, params: Any) -> Any:
+            for step in range(5):  # the first one turns the answer into an SSE stream
+                await self.notify_progress({"progressToken": 7, "progress": step, "message": big})
+            kept.append(sum(len(chunk) for _, chunk in peer.CONTEXT.get().route.stream.events))
+            return pkg.types.CallToolResult(content=[pkg.types.TextContent(text="done")], resultType="complete")
+
+    http = importlib.import_module(f"{pkg.__name__}.http")
+    app = http.streamable_http_app(Chatty, keepalive=None)
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": STATELESS,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "progressToken": 7,
+    }
+    headers = post_headers(None, STATELESS, **{"mcp-method": "tools/call", "mcp-name": "x"})
+    answer = run(exchange(app, "POST", headers, body(call("x", {}, 1, meta))))
+    events = answer.json()
+    assert answer.status == 200 and len(events) == 6 and events[-1]["result"]["content"][0]["text"] == "done"
+    assert [e["params"]["message"] == big for e in events[:-1]] == [True] * 5
+    assert kept == [0]
+
+
+def test_19_a_client_s_line_breaks_reach_the_log_escaped(linked: dict[str, ModuleType], caplog: pytest.LogCaptureFixture) -> None:
+    app = app_of(linked[STATELESS])
+    forged = {"jsonrpc": "2.0", "method": "notifications/x\nERROR forged line"}
+    with caplog.at_level("DEBUG"):
+        answer = run(exchange(app, "POST", post_headers(None, STATELESS), body(forged)))
+    assert answer.status in (202, 400)
+    assert caplog.records and all("\n" not in record.getMessage() for record in caplog.records)

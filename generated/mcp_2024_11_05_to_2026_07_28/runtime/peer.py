@@ -436,7 +436,8 @@ class Endpoint:
                 message = tuple.__new__(ParamsRequest, ("2.0", obj["id"], obj["method"], params))
         except ProtocolError as exc:
             if notification and exc.code in (METHOD_NOT_FOUND, INVALID_PARAMS):
-                logger.warning("dropped notification %.200s: %s", obj.get("method"), exc.message)
+                # repr: the method is the client's text, which may hold line breaks of its own
+                logger.warning("dropped notification %.200r: %r", obj.get("method"), exc.message)
                 return None
             return error_response(request_id, exc)
         method = getattr(message, "method", None)

@@ -23,6 +23,9 @@ from .common import cancel
 from .stream import Stream, StreamOptions
 from .wire import Send, start_sse
 
+_SEQ_DIGITS = 20
+"""The most digits an event number of `Last-Event-ID` has (its counter never reaches more)."""
+
 
 class Session:
     """A session-era conversation: its Server, the requests it sent the client, its SSE streams."""
@@ -78,7 +81,7 @@ class Session:
         """The stream and position an SSE event id names."""
         key, _, seq = event_id.strip().rpartition("-")
         stream = self.standalone if key == "0" else self.streams.get(key)
-        if stream is None or not seq.isascii() or not seq.isdigit():
+        if stream is None or not seq.isascii() or not seq.isdigit() or len(seq) > _SEQ_DIGITS:
             return None
         return stream, int(seq)
 
