@@ -1,13 +1,17 @@
 """The HTTP servers of README.md, docs/index.md and docs/http.md (10 lines each) and the clients of
-docs/http.md and docs/getting-started.md run as written, against each other on loopback."""
+docs/http.md and docs/getting-started.md run as written, against each other on loopback; the official
+SDK's client, which lists the tools before it calls one, gets its answer from each server too."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+
+import pytest
 
 from docpages import README, page, run_by
 from httpserve import serve
@@ -48,3 +52,26 @@ def test_the_documented_servers_and_clients_talk(packages: dict[str, ModuleType]
         call(server, every_client[0], generated_root)
     for client in every_client[1:]:
         call(every_server[0], client, generated_root)
+
+
+async def sdk_echo(url: str) -> str:
+    """What the official SDK's client reads back from calling `echo` with "hi" at `url`."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with streamable_http_client(url) as (read, write, *_):
+        async with ClientSession(read, write) as session:
+            init = await session.initialize()
+            assert init.capabilities.tools is not None
+            result = await session.call_tool("echo", {"text": "hi"})
+    assert not result.is_error
+    return "".join(block.text for block in result.content if block.type == "text")
+
+
+def test_the_documented_servers_answer_the_official_sdk_client(packages: dict[str, ModuleType]) -> None:
+    pytest.importorskip("mcp", reason="the official MCP Python SDK (`mcp`) is not installed")
+    for server in servers():
+        namespace: dict[str, object] = {}
+        exec(compile(server, "documented server", "exec"), namespace)
+        with serve(namespace["app"]) as served:
+            assert asyncio.run(sdk_echo(served.url)) == "hi"
