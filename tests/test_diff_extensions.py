@@ -113,3 +113,14 @@ def test_a_drifted_copy_is_reported_against_the_revision_both_ways(tmp_path: Pat
     assert [(c["kind"], c["subject"]) for c in behind] == [("field.removed.required", "CallParams.dryRun")]
     code, out, _ = run(core, ext)
     assert out.splitlines()[0] == f"mcpgen diff {core} → {ext}"
+
+
+def test_a_file_of_neither_kind_is_refused_with_what_diff_accepts(tmp_path: Path) -> None:
+    core = write(tmp_path, "core.json", world())
+    unnamed = jobs()
+    unnamed["description"] = "Jobs."
+    path = write(tmp_path, "unnamed.json", unnamed)
+    code, out, err = run(core, path)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert "neither a revision's schema" in err and f"IDENTIFIER={path}" in err and "--extension" not in err
+    assert changes(core, f"{JOBS}={path}") == []

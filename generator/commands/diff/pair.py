@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...errors import SchemaError
+from ...errors import SchemaError, SourceError
 from ...inputs.errata import corrected_schema
 from ...inputs.extensions import ExtensionSource, identifier_in, known_extensions, resolve_extension
 from ...inputs.sources import parse_json, read_file
@@ -38,6 +38,12 @@ def _extension(arg: str, schema_dir: Path | None) -> ExtensionSource | None:
     if arg in known_extensions() or (sep and "/" in identifier):
         return resolve_extension(arg, schema_dir=schema_dir)
     if looks_like_file(arg) and Path(arg).is_file() and not _a_revision(Path(arg)):
+        if identifier_in(read_file(Path(arg), "schema file")) is None:
+            raise SourceError(
+                f"{arg} is neither a revision's schema (no role union such as ClientRequest, no error response) "
+                f"nor an extension's (its description has no `Extension Identifier:`); "
+                f"name an extension schema's identifier as IDENTIFIER={arg}"
+            )
         return resolve_extension(arg, schema_dir=schema_dir)
     return None
 
