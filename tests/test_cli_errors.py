@@ -136,8 +136,8 @@ def test_offline_without_cache(tmp_path: Path) -> None:
 def test_unwritable_output(tmp_path: Path, schema_dir: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory", encoding="utf-8")
-    line = fail("-r", REVISION, "-o", str(blocker / "pkg"), "--schema-dir", str(schema_dir))
-    assert str(blocker) in line
+    line = fail("-r", REVISION, "-o", str(blocker / "deep" / "pkg"), "--schema-dir", str(schema_dir))
+    assert line == f"mcpgen: error: cannot create {blocker / 'deep' / 'pkg'}: {blocker} is not a directory"
     line = fail("-r", REVISION, "-o", str(blocker), "--schema-dir", str(schema_dir))
     assert "is not a directory" in line
     assert blocker.read_text("utf-8") == "not a directory" and leftovers(tmp_path) == ["file"]

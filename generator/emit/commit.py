@@ -75,18 +75,31 @@ def commit(target: Path, writes: dict[str, str], removals: tuple[str, ...]) -> N
         except (OSError, KeyboardInterrupt) as exc:
             failed = _undone(undo)
             reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else "interrupted"
+            where = _named(exc, target, staging) if isinstance(exc, OSError) else target
             if failed and kept is not None:
                 left, kept = kept, None
                 raise OutputError(
-                    f"cannot write {target} ({reason}) nor restore {', '.join(failed)}: the previous files are in {left}"
+                    f"cannot write {where} ({reason}) nor restore {', '.join(failed)}: the previous files are in {left}"
                 ) from None
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            raise OutputError(f"cannot write {target}: {reason}") from None
+            raise OutputError(f"cannot write {where}: {reason}") from None
         finally:
             for directory in (staging, kept):
                 if directory is not None:
                     shutil.rmtree(directory, ignore_errors=True)
+
+
+def _named(exc: OSError, target: Path, staging: Path | None) -> Path:
+    """The file of the package an error is about (a staged file by the place it was going to), else the package."""
+    for name in (exc.filename2, exc.filename):
+        if not name:
+            continue
+        path = Path(os.fsdecode(name))
+        for base in (target, staging):
+            if base is not None and path != base and path.is_relative_to(base):
+                return target / path.relative_to(base)
+    return target
 
 
 def _move_in(

@@ -26,6 +26,9 @@ def check_target(target: Path, force: bool, dist: bool = False) -> None:
     """Refuse a non-empty target unless `force` is set and it is an mcpgen package (a `--dist` project when `dist`)."""
     if target.exists() and not target.is_dir():
         raise OutputError(f"output {target} exists and is not a directory")
+    blocker = next((p for p in target.parents if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        raise OutputError(f"cannot create {target}: {blocker} is not a directory")
     if target.is_dir() and any(target.iterdir()):
         if not force:
             raise OutputError(f"output directory {target} is not empty (pass --force to replace the generated package)")
