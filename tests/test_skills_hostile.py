@@ -118,7 +118,7 @@ def test_skills_pages_follow_each_other(served: type) -> None:
     first = answer(served, "skills/list", {"_meta": META})["result"]
     second = answer(served, "skills/list", {"cursor": first["nextCursor"], "_meta": META})["result"]
     assert [s["frontmatter"]["name"] for s in first["skills"] + second["skills"]] == ["pdf-processing", "unit-conversion"]
-    for cursor in ["-1", "99", "1" * 30, "", " 1"]:
+    for cursor in ["-1", "99", "1" * 30, "", " 1", "\u00b2", "\u0661"]:  # digits `isdigit` admits, `int` refuses or reads
         assert answer(served, "skills/list", {"cursor": cursor, "_meta": META})["error"]["code"] == -32602
 
 

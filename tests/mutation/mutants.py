@@ -416,6 +416,7 @@ RUNTIME_JSONRPC = _group(
     [
         ("bool-ids", "valid_id", "return isinstance(value, (str, int)) and not isinstance(value, bool)", "return isinstance(value, (str, int))", "true/false accepted as ids"),
         ("parse-error-code", "load", 'raise ProtocolError(PARSE_ERROR, "Parse error: not valid JSON")', 'raise ProtocolError(INVALID_REQUEST, "Parse error: not valid JSON")', "invalid JSON answered -32600"),
+        ("depth-called-invalid", "load", 'if str(exc).startswith("recursion limit exceeded"):', "if False:", "valid JSON nested deeper than is read answered as not valid JSON"),
         ("error-data-dropped", "ProtocolError.to_error", '            error["data"] = self.data\n', "            pass\n", "error data not sent"),
         ("error-locations-dropped", "error_details", '{"loc": list(e["loc"]), "msg"', '{"loc": [], "msg"', "validation errors lose their location"),
         ("error-data-lost", "settle", 'str(error.get("message", "")), error.get("data")', 'str(error.get("message", ""))', "error data of a response lost"),
@@ -529,6 +530,8 @@ RUNTIME_PEER = _group(
     "runtime/peer.py",
     [
         ("notification-errors-answered", "Endpoint._handle_one", "if notification and exc.code in (METHOD_NOT_FOUND, INVALID_PARAMS):", "if False:", "a bad notification gets an error response"),
+        ("id-in-flight-reused", "Endpoint._handle_one", "            if request_id in self.flights:", "            if False:", "a request reusing the id of one in flight takes its place: a cancellation no longer reaches the first"),
+        ("client-text-logged-raw", "Endpoint._handle_one", 'logger.warning("dropped notification %.200r: %r"', 'logger.warning("dropped notification %.200s: %s"', "a client's line breaks in a method name forge log lines"),
         ("responses-dispatched", "Endpoint._handle_one", "        if method is None:\n", "        if False:\n", "a stray response dispatched as a message"),
         ("wrong-way-silent", "Endpoint._handle_one", "return None if notification else error_response(request_id, wrong_way)", "return None", "a request for the other side gets no answer"),
         ("wrong-way-served", "Endpoint._handle_one", "if spec is not None and self.peer_side not in spec.senders:", "if False:", "a request only the other side receives is handled"),
@@ -717,6 +720,7 @@ RUNTIME_HTTP_WIRE = _group(
         ("header-lists-unbounded", "_keep", "        if len(_BLOCKS) >= _BLOCKS_KEPT:\n            _BLOCKS.clear()\n", "", "header lists remembered without bound: a client sending new ones grows the server's memory"),
         ("header-lists-keep-long", "_keep", "    if len(raw) <= _BLOCK_LONGEST and all(", "    if len(raw) <= _BLOCK_LONGEST or all(", "a header list with a long value (a token) or field flood remembered"),
         ("header-lists-mixed-up", "Request.__init__", "            headers = _BLOCKS.get(raw)\n", "            headers = _BLOCKS.get(raw) or next(iter(_BLOCKS.values()), None)\n", "a request reads the fields another list sent"),
+        ("content-length-any-digits", "read_json", "if length.isascii() and length.isdigit() and (len(length) > 18 or int(length) > limit):", "if length.isdigit() and int(length) > limit:", "a Content-Length of digits int() refuses (\"\u00b2\", 5,000 of them) is a 500"),
     ],
 )
 
@@ -734,6 +738,7 @@ RUNTIME_HTTP_STREAM = _group(
         ("json-claim-jumps-queue", "Stream.answer_json", "if lock is None or (not lock.locked() and not lock._waiters):", "if lock is None or not lock.locked():", "a JSON claim taken ahead of a writer already queued for the stream's lock"),
         ("ended-made-unset", "Stream.ended", "            if self._gone:\n                self._ended.set()\n", "", "a stream's `ended` first asked for after its connection went says it is still written (a GET waits for nothing)"),
         ("resumed-still-ended", "Stream.resume", "            self._gone = False\n", "", "a resumed stream's `ended`, first asked for later, says no connection writes it"),
+        ("sessionless-stream-keeps", "Stream._keep", "        if self.session is None:\n            return\n", "        if self.session is None:\n            pass\n", "a stateless answer's SSE stream keeps up to replay_limit events of any size for a replay that cannot come"),
     ],
 )
 
@@ -744,6 +749,7 @@ RUNTIME_HTTP_SESSION = _group(
         ("late-send-answers-again", "Answer.opened", "            if self.answered:\n                stream.claim()\n", "", "what a handler sends after its JSON answer starts a second answer on the POST's connection, not the session's GET stream"),
         ("disconnect-kept-attached", "Answer._let_go", "            await self.stream.detach(self.send)\n", "            pass\n", "a client gone while the handler waits keeps its POST's stream attached: what follows is lost, not kept for `Last-Event-ID`"),
         ("unhashable-id-settled", "Session.settle", "future = self.pending.get(request_id) if type(request_id) is int else None", "future = self.pending.get(request_id)", "a POSTed response with an unhashable id (a list) crashes the request"),
+        ("endless-event-number", "Session.find", " or len(seq) > _SEQ_DIGITS", "", "a Last-Event-ID with more digits than int() reads is a 500 with a traceback"),
     ],
 )
 
@@ -751,13 +757,16 @@ RUNTIME_HTTP_LIFECYCLE = _group(
     "runtime/http/lifecycle.py",
     [
         ("idle-sessions-kept", "Sessions._sweep", "                    await asyncio.shield(self.end(stale))\n", "                    pass\n", "sessions idle beyond session_timeout never dropped"),
+        ("busy-session-displaced", "Sessions.idlest", "            if session.idle_for(now) > 0.0:\n", "            if True:\n", "a session serving a request ended to make room for a new one"),
+        ("use-not-noted", "Sessions.seen", "            self.move_to_end(session.id)\n", "            pass\n", "a session in use is displaced before one idle longer"),
     ],
 )
 
 RUNTIME_HTTP_SESSION_ERA = _group(
     "runtime/http/session_era.py",
     [
-        ("session-limit-unenforced", "SessionEra._new_session", "if len(self.sessions) + self._opening >= self.max_sessions:", "if False:", "sessions opened beyond max_sessions"),
+        ("session-limit-unenforced", "SessionEra._new_session", "while len(self.sessions) + self._opening >= self.max_sessions:", "while False:", "sessions opened beyond max_sessions"),
+        ("full-refuses-idle", "SessionEra._new_session", "idlest = self.sessions.idlest() if self.sessions else None", "idlest = None", "a handshake beyond max_sessions refused (503) while idle sessions hold every place: anyone can lock new clients out"),
         ("unknown-session-400", "SessionEra._session", 'raise Reject(404, error_body(INVALID_REQUEST, "Session not found"))', 'raise Reject(400, error_body(INVALID_REQUEST, "Session not found"))', "an unknown session answered 400: the client does not know to start a new one"),
         ("delete-keeps-session", "SessionEra.delete", "        await self.sessions.end(session)\n", "", "DELETE does not end the session"),
         ("session-batch-unchecked", "SessionEra.post", "if batch and session.version not in self.eras.batching:", "if False:", "a batch in a session whose revision has none answered 200, not refused with 400"),
@@ -937,6 +946,7 @@ RUNTIME_SKILLS = _group(
         ("skill-name-unchecked", "SkillDirectory._add", 'if found.get("name") != name or not NAME.match(name):', "if False:", "a skill whose frontmatter name is not its folder's (or breaks the naming rule) is served"),
         ("skill-get-any-uri", "SkillDirectory.get_skill", "        if found is None:\n", "        if found is None and False:\n", "skills/get of an unknown URI answers instead of -32602"),
         ("skill-list-no-cache-hints", "SkillDirectory._complete", "        if stateless:\n", "        if False:\n", "skills/list carries no ttlMs/cacheScope on 2026-07-28"),
+        ("cursor-any-digits", "_page", "not (cursor.isascii() and cursor.isdigit())", "not cursor.isdigit()", "a cursor of digits int() refuses (\"\u00b2\") is an internal error with a traceback, not -32602"),
         ("skill-resources-not-composed", "SkillDirectory.list_resources", 'result["resources"] = [*result.get("resources", ()), *self._skill_files()]', "pass", "the SKILL.md files are missing from resources/list"),
     ],
 )

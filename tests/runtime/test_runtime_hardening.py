@@ -559,3 +559,53 @@ def test_19_a_client_s_line_breaks_reach_the_log_escaped(linked: dict[str, Modul
         answer = run(exchange(app, "POST", post_headers(None, STATELESS), body(forged)))
     assert answer.status in (202, 400)
     assert caplog.records and all("\n" not in record.getMessage() for record in caplog.records)
+
+
+def test_20_a_new_session_takes_the_place_of_the_idlest_and_only_busy_sessions_refuse_it(linked: dict[str, ModuleType]) -> None:
+    app = app_of(linked[SESSION], max_sessions=2)
+    init = body({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": SESSION, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}})
+    ping = body({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+
+    async def scenario() -> tuple[list[int], list[str], Response, list[Response], Response]:
+        a = await open_session(app)
+        b = await open_session(app)
+        assert (await exchange(app, "POST", post_headers(a, SESSION), ping)).status == 200  # b is now the idlest
+        c = await open_session(app)
+        statuses = [(await exchange(app, "POST", post_headers(s, SESSION), ping)).status for s in (a, b, c)]
+        live = list(app.sessions)
+        slow = [
+            asyncio.ensure_future(exchange(app, "POST", post_headers(s, SESSION), body(call("slow", {"seconds": 0.5, "tag": s}, 2))))
+            for s in (a, c)
+        ]
+        await asyncio.sleep(0.1)
+        refused = await exchange(app, "POST", post_headers(), init)  # every session is busy
+        answers = await asyncio.gather(*slow)
+        return statuses, live, refused, answers, await exchange(app, "POST", post_headers(), init)
+
+    statuses, live, refused, answers, admitted = run(scenario())
+    assert statuses == [200, 404, 200] and len(live) == 2
+    assert refused.status == 503 and refused.headers["retry-after"] == "1"
+    assert [answer.json()["result"]["content"][0]["text"] for answer in answers] == live
+    assert admitted.status == 200 and len(app.sessions) == 2
+    run(app.aclose())
+
+
+def test_21_a_content_length_of_odd_digits_and_json_nested_too_deeply_get_their_own_answers(linked: dict[str, ModuleType]) -> None:
+    app = app_of(linked[SESSION])
+    ping = body({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+
+    async def scenario() -> list[Response]:
+        session = await open_session(app)
+        headers = post_headers(session, SESSION)
+        answers = [
+            # uvicorn refuses both before an app sees them; a more lenient server may not
+            await exchange(app, "POST", {**headers, "content-length": length}, ping) for length in ("\u00b2", "9" * 5000)
+        ]
+        deep = b'{"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"_meta": {"x": ' + b"[" * 400 + b"]" * 400 + b"}}}"
+        return [*answers, await exchange(app, "POST", headers, deep)]
+
+    odd, endless, deep = run(scenario())
+    assert odd.status == 200 and odd.json()["result"] == {}
+    assert endless.status == 413
+    assert deep.json()["error"] == {"code": -32700, "message": "Parse error: nested too deeply"}
+    run(app.aclose())

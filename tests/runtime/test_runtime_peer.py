@@ -279,3 +279,35 @@ def test_a_session_of_an_older_revision_is_offered_every_capability_its_revision
         "resources": {"subscribe": True, "listChanged": True},
         "tools": {"listChanged": True},
     }
+
+
+def test_a_request_reusing_an_id_in_flight_is_refused_and_the_first_keeps_its_cancellation(session: ModuleType) -> None:
+    pkg = session
+    started, stopped = asyncio.Event(), []
+
+    class Slow(pkg.Server):
+        async def on_call_tool(self, params: Any) -> Any:
+            if params.name == "slow":
+                started.set()
+                try:
+                    await asyncio.sleep(30)
+                except asyncio.CancelledError:
+                    stopped.append(True)
+                    raise
+            return pkg.types.CallToolResult(content=[pkg.types.TextContent(type="text", text=params.name)])
+
+    async def scenario() -> tuple[Any, Any, Any, Any]:
+        server = Slow()
+        await server.handle(request("initialize", INIT, 0))
+        slow = asyncio.ensure_future(server.handle(request("tools/call", {"name": "slow"}, 5)))
+        await started.wait()
+        again = await server.handle(request("tools/call", {"name": "echo"}, 5))
+        other = await server.handle(request("tools/call", {"name": "echo"}, 6))
+        await server.handle({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5}})
+        return again, other, await slow, await server.handle(request("tools/call", {"name": "echo"}, 5))
+
+    again, other, slow, reused = run(scenario())
+    assert again["id"] == 5 and again["error"]["code"] == -32600 and "in flight" in again["error"]["message"]
+    assert other["result"]["content"][0]["text"] == "echo"
+    assert slow is None and stopped == [True]  # the cancellation reached the first request
+    assert reused["result"]["content"][0]["text"] == "echo"  # the id is free once its request ended

@@ -127,6 +127,9 @@ async def _handled(peer: Peer, message: Any, inbound: Inbound) -> Reply:
         INBOUND.reset(token)
 
 
+_IN_FLIGHT = "Invalid Request: the id is in use by a request still in flight"
+
+
 class Peer:
     """The side-independent half of Server and Client: `handle` for incoming messages, typed calls outgoing.
 
@@ -466,6 +469,8 @@ class Endpoint:
 
             task = asyncio.current_task()
             assert task is not None, "messages are handled in a task"
+            if request_id in self.flights:  # the first keeps the id: a cancellation names it alone
+                return error_response(request_id, ProtocolError(INVALID_REQUEST, _IN_FLIGHT))
             self.flights[request_id] = task
             request_token = REQUEST_ID.set(request_id)
             try:

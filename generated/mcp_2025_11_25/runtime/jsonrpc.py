@@ -102,7 +102,9 @@ def load(data: str | bytes | bytearray | Mapping[str, Any] | list[Any]) -> Any:
     if isinstance(data, (str, bytes, bytearray)):
         try:
             value = from_json(data, allow_inf_nan=False)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError) as exc:
+            if str(exc).startswith("recursion limit exceeded"):  # valid JSON, deeper than is read
+                raise ProtocolError(PARSE_ERROR, "Parse error: nested too deeply") from None
             raise ProtocolError(PARSE_ERROR, "Parse error: not valid JSON") from None
         raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
         if may_not_be_finite(raw) and not _finite(value):

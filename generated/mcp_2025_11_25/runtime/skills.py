@@ -268,7 +268,11 @@ def _page(items: list[Any], cursor: str | None, size: int) -> tuple[list[Any], s
     """The page of `items` a cursor (an offset) starts, and the cursor of the next page, if any."""
     start = 0
     if cursor is not None:
-        if not cursor.isdigit() or len(cursor) > 9 or int(cursor) > len(items):
+        if (
+            not (cursor.isascii() and cursor.isdigit())
+            or len(cursor) > 9
+            or int(cursor) > len(items)
+        ):
             raise ProtocolError(INVALID_PARAMS, "Invalid cursor")
         start = int(cursor)
     end = start + size

@@ -199,8 +199,9 @@ def streamable_http_app(
     are checked against `allowed_hosts`/`allowed_origins` ("*" admits all; an entry without port admits
     every port); left None, only what DNS rebinding cannot forge is admitted: IP literals and localhost
     (a server known by a DNS name lists it). Bodies above `max_body` bytes are refused (413), batches of
-    more than `max_batch` messages 400; at most `max_sessions` sessions live (503 beyond, handshakes in
-    progress included), each ended after `session_timeout` seconds with nothing to do. SSE streams carry
+    more than `max_batch` messages 400; at most `max_sessions` sessions live (handshakes in progress
+    included; beyond, a new one takes the place of the one idle longest, 503 while all are busy), each
+    ended after `session_timeout` seconds with nothing to do. SSE streams carry
     `retry_ms`, keep their last `replay_limit` events (at most `replay_bytes` per session, finished
     streams forgotten first) for `Last-Event-ID`, and send a comment every `keepalive` seconds.
     With `auth` the endpoint is an OAuth protected resource: it serves its metadata and admits only

@@ -182,8 +182,9 @@ async def read_json(request: Request, receive: Receive, limit: int) -> Any:
     refused = refused_content(request.get("content-type") or "", request.get("accept") or "")
     if refused is not None:
         raise Reject(refused[0], error_body(INVALID_REQUEST, refused[1]))
-    length = request.get("content-length")
-    if length is not None and length.strip().isdigit() and int(length) > limit:
+    length = (request.get("content-length") or "").strip()
+    # ASCII digits only (`int` refuses "²", which `isdigit` admits), and no more than a length has
+    if length.isascii() and length.isdigit() and (len(length) > 18 or int(length) > limit):
         raise Reject(413, error_body(INVALID_REQUEST, f"Request body larger than {limit} bytes"))
     chunks: list[bytes] = []
     size = 0

@@ -11,7 +11,9 @@ process is told to stop, and everything ends at the ASGI lifespan's shutdown."""
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
+import itertools
 import signal
 import threading
 import time
@@ -23,8 +25,9 @@ from .stream import Stream
 from .wire import Receive, Send
 
 
-class Sessions(dict[str, Session]):
-    """The live sessions of an app by id; each ends once idle for `timeout` seconds."""
+class Sessions(collections.OrderedDict[str, Session]):
+    """The live sessions of an app by id, the one seen least recently first; each ends once idle for
+    `timeout` seconds, or earlier when a new one needs its place (`idlest`)."""
 
     def __init__(self, timeout: float) -> None:
         super().__init__()
@@ -36,6 +39,22 @@ class Sessions(dict[str, Session]):
         self[session.id] = session
         if self._sweeper is None:
             self._sweeper = asyncio.ensure_future(self._sweep())
+
+    def seen(self, session: Session) -> None:
+        """Note that `session` is in use now: it goes last in the order `idlest` looks in."""
+        session.last_seen = time.monotonic()
+        if session.id in self:
+            self.move_to_end(session.id)
+
+    def idlest(self) -> Session | None:
+        """The session idle longest, None when each of the first few in line is busy: a busy one looked at
+        goes last, so the next look starts where idle ones are."""
+        now = time.monotonic()
+        for session in list(itertools.islice(self.values(), _LOOKED_AT)):
+            if session.idle_for(now) > 0.0:
+                return session
+            self.move_to_end(session.id)
+        return None
 
     async def _sweep(self) -> None:
         """End sessions idle for `timeout`, checking a few times per timeout while any exist."""
@@ -69,6 +88,10 @@ class Sessions(dict[str, Session]):
         self.clear()
         for session in sessions:
             await session.close()
+
+
+_LOOKED_AT = 64
+"""Sessions `idlest` looks at, at most, for one that is idle (a look costs at most this much)."""
 
 
 class Lifecycle:

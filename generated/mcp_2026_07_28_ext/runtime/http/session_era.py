@@ -19,6 +19,7 @@ from typing import Any
 
 from ..auth.resource import ACCESS
 from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST
+from ..log import logger
 from ..peer import Peer, received
 from .common import ASSUMED_VERSION, error_body, mapping
 from .lifecycle import Sessions
@@ -72,7 +73,7 @@ class SessionEra:
             raise Reject(
                 400, error_body(INVALID_REQUEST, "Invalid Request: initialize must not be batched")
             )
-        session = self._new_session() if initialize else self._session(request)
+        session = await self._new_session() if initialize else self._session(request)
         if batch and len(messages) > self.max_batch:
             raise Reject(
                 400,
@@ -102,7 +103,7 @@ class SessionEra:
                         )
             finally:
                 session.active -= 1
-                session.last_seen = time.monotonic()
+                self.sessions.seen(session)
             await respond(send, 202)
             return
         if initialize:
@@ -143,7 +144,7 @@ class SessionEra:
                 await respond_json(send, 200, reply)
         finally:
             session.active -= 1
-            session.last_seen = time.monotonic()
+            self.sessions.seen(session)
             if initialize:
                 self._opening -= 1
 
@@ -192,7 +193,7 @@ class SessionEra:
             await asyncio.wait({watcher, ended}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             session.active -= 1
-            session.last_seen = time.monotonic()
+            self.sessions.seen(session)
             watcher.cancel()
             ended.cancel()
             await stream.detach(send)
@@ -218,7 +219,7 @@ class SessionEra:
         if session is None or session.owner != (None if token is None else token.principal):
             # Another user's session is not found either: its id alone grants nothing.
             raise Reject(404, error_body(INVALID_REQUEST, "Session not found"))
-        session.last_seen = time.monotonic()
+        self.sessions.seen(session)
         version = request.get("mcp-protocol-version")
         if version not in (None, session.version, ASSUMED_VERSION):
             message = (
@@ -227,11 +228,22 @@ class SessionEra:
             raise Reject(400, error_body(INVALID_REQUEST, f"Bad Request: {message}"))
         return session
 
-    def _new_session(self) -> Session:
-        if len(self.sessions) + self._opening >= self.max_sessions:
-            raise Reject(
-                503, error_body(INTERNAL_ERROR, "Too many sessions"), [("retry-after", "1")]
+    async def _new_session(self) -> Session:
+        """A session for a handshake; when `max_sessions` are live, the one idle longest ends to make
+        room (503 when every session looked at is busy, or the room is taken by handshakes in progress).
+        """
+        while len(self.sessions) + self._opening >= self.max_sessions:  # again after each wait
+            idlest = self.sessions.idlest() if self.sessions else None
+            if idlest is None:
+                raise Reject(
+                    503, error_body(INTERNAL_ERROR, "Too many sessions"), [("retry-after", "1")]
+                )
+            logger.info(
+                "session %s ended to make room for a new one (%.0f s idle)",
+                idlest.id[:8],
+                idlest.idle_for(time.monotonic()),
             )
+            await self.sessions.end(idlest)
         session = Session(
             secrets.token_urlsafe(24), self.make_server(), self.streams, self.revisions
         )
