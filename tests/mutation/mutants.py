@@ -662,6 +662,7 @@ RUNTIME_STDIO = _group(
         ("unhashable-id-settled", "Connection._settle", "future = self._pending.get(request_id) if type(request_id) is int else None", "future = self._pending.get(request_id)", "a response with an unhashable id (a list) crashes the connection"),
         ("unwritable-answer-unanswered", "Connection._reply", "            await self.send(error_response(request_id if valid_id(request_id) else None, cannot))\n", "            pass\n", "an answer JSON cannot carry (a NaN) leaves the request unanswered"),
         ("overlong-line-ends-connection", "Connection.run", "                    continue\n", "                    break\n", "a line over the limit ends the connection instead of a -32700"),
+        ("reader-error-raised-again", "connect_stdio", "with contextlib.suppress(asyncio.CancelledError, ConnectionError):", "with contextlib.suppress(asyncio.CancelledError):", "a write that met the closed pipe is raised again when the connection is left, over the caller's own error"),
         ("pending-hang-on-eof", "Connection.run", '                    future.set_exception(ConnectionError("MCP peer closed the connection"))\n', "                    pass\n", "requests still waiting when the peer closes never end"),
     ],
 )
@@ -810,7 +811,18 @@ RUNTIME_HTTP_TOOLTABLE = _group(
 RUNTIME_HTTP_CLIENT = _group(
     "runtime/http/client.py",
     [
-        ("unhashable-id-settled", "HttpConnection._settle", "waiting = self._pending.get(request_id) if valid_id(request_id) else None", "waiting = self._pending.get(request_id)", "a response with an unhashable id (a list) crashes the read of the stream"),
+        ("unhashable-id-settled", "HttpConnection._settle", "target = self._pending.get(request_id) if type(request_id) is int else None", "target = self._pending.get(request_id)", "a response with an unhashable id (a list) crashes the read of the stream"),
+        ("any-response-settles-the-post", "HttpConnection._settle", 'if target is None and request_id is None and "error" in response:', "if target is None:", "a result under an id not the client's (a hostile server's spoof) is taken as the POST's answer"),
+        ("json-body-untimed", "HttpConnection._posted", "data = await asyncio.wait_for(_body(response), self.timeout)", "data = await _body(response)", "a JSON answer whose body never ends hangs the call, whatever `timeout` says"),
+        ("notification-stream-drained", "HttpConnection._posted", "if future is not None:  # a notification's", "if True:  # a notification's", "an SSE answer to a notification is read to its end: a stream that never ends hangs the client"),
+        ("session-id-unchecked", "HttpConnection._posted", 'session_id.isascii() and session_id.isprintable() and " " not in session_id', "True", "a session id that is not visible ASCII is kept, and every later request fails to encode it"),
+        ("httpx-errors-raw", "HttpConnection._post", "except self._transport_errors as exc:", "except ():", "a dropped connection reaches the caller as httpx's own exception, not a ConnectionError"),
+        ("retry-unbounded", "_events", "event.retry = high if len(value) > len(str(high)) else min(max(int(value), low), high)", "event.retry = int(value)", "a retry of 0 spins the reconnection loop, one of 5,000 digits raises ValueError"),
+        ("event-unbounded", "_events", "            if size > LIMIT:\n", "            if False:\n", "an SSE event of endless data lines grows the client's memory without end"),
+        ("line-unbounded", "_lines", "        if len(pending) > limit:\n", "        if False:\n", "an SSE line that never ends grows the client's memory without end"),
+        ("body-unbounded", "_body", "        if size > limit:\n", "        if False:\n", "a JSON answer of any size is read whole"),
+        ("replies-unbounded", "HttpConnection._dispatch", "if len(self._tasks) >= REPLIES:", "if False:", "a flood of server requests starts a task for each"),
+        ("delete-untimed", "HttpConnection.aclose", "self.timeout or CLOSE_TIMEOUT,", "None,", "a DELETE the server never answers holds the client's exit"),
         ("param-headers-not-sent", "HttpConnection._headers", '                    headers[f"mcp-param-{name}"] = encode_header(text)\n', "                    pass\n", "tool arguments marked x-mcp-header not mirrored in Mcp-Param headers"),
         ("tools-not-learned", "HttpConnection._learn", "                    self._tools[tool[keys.name_key]] = header_params(tool.get(keys.schema_key))\n", "                    pass\n", "the tools' x-mcp-header annotations not learned from tools/list"),
         ("name-header-not-sent", "HttpConnection._headers", '            headers["mcp-name"] = encode_header(params[field])\n', "            pass\n", "a stateless request's Mcp-Name header not sent"),

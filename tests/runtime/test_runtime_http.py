@@ -12,6 +12,8 @@ import json
 from types import ModuleType
 from typing import Any, AsyncIterator
 
+import pytest
+
 from asgi import Response, exchange, post_headers
 from mcpgen.runtime.http import encode_header, header_params
 from wiring import V25, V26, initialize, meta, notification, request, run
@@ -286,9 +288,8 @@ class _Answer:
     async def aread(self) -> bytes:
         return self.body
 
-    async def aiter_lines(self) -> AsyncIterator[str]:
-        for line in self.body.decode("utf-8").split("\n"):
-            yield line
+    async def aiter_bytes(self) -> AsyncIterator[bytes]:
+        yield self.body
 
 
 class AppHttp:
@@ -358,28 +359,41 @@ def test_a_session_client_sends_the_negotiated_version_on_later_requests(v25: Mo
     assert [h.get("mcp-protocol-version") for _, h, _ in later] == [V25, V25, V25]  # …, DELETE
 
 
-def test_a_response_whose_id_cannot_be_ours_settles_the_request_of_its_post(
-    v25: ModuleType,
+@pytest.mark.parametrize(
+    ("answer", "found"),
+    [
+        ({"id": [1], "result": {"odd": True}}, "ConnectionError"),  # a result under an id not ours is no answer
+        ({"id": None, "error": {"code": -32700, "message": "Parse error"}}, "ProtocolError -32700"),
+    ],
+)
+def test_only_an_error_without_an_id_settles_the_request_of_its_post(
+    v25: ModuleType, answer: dict[str, Any], found: str
 ) -> None:
-    """A server answering with an unusable id: the answer of the POST still settles that POST's request."""
+    """A response whose id names none of the client's requests: an error the server could not give an id
+    (JSON-RPC's null) is the POST's request's; a result is nobody's, and the request fails."""
     http_module = importlib.import_module(f"{v25.__name__}.http")
 
     async def odd(scope: Any, receive: Any, send: Any) -> None:
         while (await receive()).get("more_body"):
             pass
-        body = json.dumps({"jsonrpc": "2.0", "id": [1], "result": {"odd": True}}).encode()
+        body = json.dumps({"jsonrpc": "2.0", **answer}).encode()
         headers = [(b"content-type", b"application/json")]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
-    async def scenario() -> Any:
+    async def scenario() -> str:
         client = v25.Client()
         async with http_module.connect_http(
             client, "http://x/mcp", http=AppHttp(odd), listen=False
         ) as connection:
-            return await connection.request("ping", None)
+            try:
+                await connection.request("ping", None)
+            except Exception as exc:
+                code = getattr(exc, "code", None)
+                return type(exc).__name__ + (f" {code}" if code is not None else "")
+            return "answered"
 
-    assert run(scenario()) == {"odd": True}
+    assert run(scenario()) == found
 
 
 def seeing(pkg: ModuleType) -> tuple[type, type, list[str]]:

@@ -279,3 +279,24 @@ def test_serve_stdio_ends_quietly_at_the_end_of_any_stdin(pkg: ModuleType, sourc
         done = subprocess.run(command, input=b"", capture_output=True, timeout=30, env=env)
     assert done.returncode == 0, done.stderr.decode()
     assert done.stderr == b"" and done.stdout == b""
+
+
+def test_a_server_that_exits_mid_line_fails_the_call_and_leaving_raises_nothing_more(pkg: ModuleType) -> None:
+    """Its last half line is answered -32700 on a pipe already closed: that write's failure is not raised
+    again when the connection is left (over the caller's own ConnectionError)."""
+    half = (  # its stdin closed first: the client's -32700 for the half line meets a closed pipe
+        "import os, sys, time; sys.stdin.buffer.readline();"
+        " sys.stdout.buffer.write(b'{\"jsonrpc\": \"2.0\", \"id\": 1, \"res'); sys.stdout.flush();"
+        " os.close(0); os.close(1); time.sleep(1)"
+    )
+
+    async def main() -> str:
+        client = pkg.Client()
+        try:
+            async with stdio.connect_stdio(client, [sys.executable, "-c", half]) as connection:
+                await asyncio.wait_for(connection.request("ping", None), 30)
+        except ConnectionError as exc:
+            return f"{type(exc).__name__}: {exc}"
+        return "answered"
+
+    assert asyncio.run(asyncio.wait_for(main(), 60)) == "ConnectionError: MCP peer closed the connection"

@@ -289,6 +289,8 @@ async def connect_stdio(
                 process.kill()
                 await process.wait()
         reader.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
+        # a reader whose last write met the closed pipe ended with ConnectionError: what was waiting
+        # has been failed with it already, so it is not raised again over the caller's own exception
+        with contextlib.suppress(asyncio.CancelledError, ConnectionError):
             await reader
         await connection.aclose()

@@ -34,6 +34,16 @@ Node and Apache 5 s, gunicorn 2 s), so a request is never sent on a connection i
 closes it (that request would be reset, not answered, and a JSON-RPC request is not retried)."""
 
 
+LIMIT = 64 * 1024 * 1024
+"""The most bytes one message may take: a JSON answer's body, or one SSE event (stdio's line limit)."""
+RETRY_MS = (100, 60_000)
+"""The bounds a server's SSE `retry` is held to: no reconnection loop faster, no wait longer."""
+CLOSE_TIMEOUT = 5.0
+"""Seconds the DELETE that ends a session may take when no `timeout` was given."""
+REPLIES = 64
+"""Server requests answered at once; one arriving beyond is dropped (logged), as a flood would be."""
+
+
 class _Event:
     """One server-sent event: its id, retry and data (None for an event without data)."""
 
@@ -54,26 +64,79 @@ def _usable(tool: Any, keys: ToolHeaders) -> bool:
 
 
 async def _events(lines: AsyncIterator[str]) -> AsyncIterator[_Event]:
-    """The events of an SSE body, read line by line (comments and unknown fields skipped)."""
+    """The events of an SSE body, read line by line (comments and unknown fields skipped); an event's data
+    beyond `LIMIT` is a ConnectionError, a `retry` is held to `RETRY_MS`."""
     event = _Event()
+    size = 0
     async for line in lines:
         if not line:
             if event.data or event.id is not None or event.retry is not None:
                 yield event
             event = _Event()
+            size = 0
             continue
         if line.startswith(":"):
             continue
         field, _, value = line.partition(":")
         value = value[1:] if value.startswith(" ") else value
         if field == "data":
+            size += len(value) + 1
+            if size > LIMIT:
+                raise ConnectionError(f"an SSE event of the server's is larger than {LIMIT} bytes")
             event.data.append(value)
         elif field == "id" and "\0" not in value:
             event.id = value
         elif field == "retry" and value.isascii() and value.isdigit():
-            event.retry = int(value)
+            low, high = RETRY_MS
+            event.retry = high if len(value) > len(str(high)) else min(max(int(value), low), high)
     if event.data:
         yield event
+
+
+async def _lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[str]:
+    """The lines of a body (ended by CRLF, LF or CR, as SSE has them), as text; a line longer than
+    `LIMIT` bytes is a ConnectionError, so a server cannot grow the client's memory without end."""
+    limit = LIMIT
+    pending = b""
+    async for chunk in chunks:
+        data = pending + chunk if pending else chunk
+        start = 0
+        while True:
+            lf, cr = data.find(b"\n", start), data.find(b"\r", start)
+            end = lf if cr < 0 or (0 <= lf < cr) else cr
+            if end < 0 or (end == cr and end + 1 == len(data)):  # none, or a CR whose LF may follow
+                break
+            yield data[start:end].decode("utf-8", "replace")
+            start = end + (2 if data[end : end + 2] == b"\r\n" else 1)
+        pending = data[start:]
+        if len(pending) > limit:
+            raise ConnectionError(f"a line of the server's is longer than {limit} bytes")
+    if pending:
+        if pending.endswith(b"\r"):
+            pending = pending[:-1]
+        yield pending.decode("utf-8", "replace")
+
+
+async def _body(response: Any) -> bytes:
+    """A response's whole body; one larger than `LIMIT` bytes is a ConnectionError."""
+    limit = LIMIT
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise ConnectionError(f"the server's answer is larger than {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """httpx's transport and stream errors, when httpx is there (an own HTTP client is httpx's too)."""
+    try:
+        httpx: Any = importlib.import_module("httpx")
+    except ImportError:
+        return ()
+    return (httpx.TransportError, httpx.StreamError)
 
 
 class HttpConnection:
@@ -84,7 +147,9 @@ class HttpConnection:
     stream that ends before its answer is resumed with `Last-Event-ID` after the server's `retry` delay.
     """
 
-    def __init__(self, peer: Peer, http: Any, url: str, listen: bool) -> None:
+    def __init__(
+        self, peer: Peer, http: Any, url: str, listen: bool, timeout: float | None = None
+    ) -> None:
         self.peer = peer
         self.eras = eras(type(peer).revisions)
         self.http = http
@@ -99,6 +164,9 @@ class HttpConnection:
         self._tools: dict[str, dict[str, tuple[str, ...]]] = {}
         self._pending: dict[Any, asyncio.Future[Any]] = {}
         self._closed = False
+        self.timeout = timeout
+        """Seconds a JSON answer's body may take to arrive (None: no limit; an SSE stream has none)."""
+        self._transport_errors = _transport_errors()
 
     @property
     def authorizing(self) -> bool:
@@ -190,21 +258,38 @@ class HttpConnection:
                 await asyncio.wait_for(opened.wait(), 10)
 
     def _settle(self, response: Mapping[str, Any], future: asyncio.Future[Any] | None) -> None:
-        """Hand a response to the request it answers (by id; else to `future`, the request of the POST it came on)."""
+        """Hand a response to the request its id names; an error with a null id (the server could not
+        read one) to `future`, the request of the POST it came on. Any other is ignored (logged): a
+        result under another id is no answer to anything of ours."""
         request_id = response.get("id")
-        waiting = self._pending.get(request_id) if valid_id(request_id) else None
-        target = waiting if waiting is not None else future
-        if target is not None and not target.done():
-            settle(target, response)
+        target = self._pending.get(request_id) if type(request_id) is int else None
+        if target is None and request_id is None and "error" in response:
+            target = future
+        if target is None or target.done():
+            logger.warning("response to unknown request id %.100r ignored", request_id)
+            return
+        settle(target, response)
 
     async def _post(self, message: Mapping[str, Any], future: asyncio.Future[Any] | None) -> None:
         """POST one message; for a request, read its answer (JSON or SSE, resumed if cut) into `future`."""
+        try:
+            await self._posted(message, future)
+        except self._transport_errors as exc:  # httpx's: said as what they are to a caller
+            raise ConnectionError(f"the request to {self.url} failed: {exc!r:.300}") from exc
+
+    async def _posted(self, message: Mapping[str, Any], future: asyncio.Future[Any] | None) -> None:
         last: list[str | None] = [None]
         async with self.http.stream(
             "POST", self.url, content=encode(message), headers=self._headers(message)
         ) as response:
             session_id = response.headers.get("mcp-session-id")
             if session_id is not None and self.session_id is None:
+                if not (
+                    session_id.isascii() and session_id.isprintable() and " " not in session_id
+                ):
+                    raise ConnectionError(
+                        f"the server's Mcp-Session-Id {session_id!r:.100} is not visible ASCII"
+                    )
                 self.session_id = session_id
             if response.status_code == 404 and self.session_id is not None:
                 raise ConnectionError("MCP session expired (404): start a new session")
@@ -212,15 +297,20 @@ class HttpConnection:
                 "text/event-stream" in response.headers.get("content-type", "")
                 and response.status_code < 300
             ):
-                await self._drain(response, future, last)
+                if future is not None:  # a notification's or a reply's POST has nothing to wait for
+                    await self._drain(response, future, last)
             else:
-                data = await response.aread()
+                data = await asyncio.wait_for(_body(response), self.timeout)
                 decoded = None
                 if data:
                     with contextlib.suppress(ProtocolError):
                         decoded = load(data)
                 if is_response(decoded):
                     self._settle(decoded, future)
+                    if future is not None and not future.done():
+                        raise ConnectionError(
+                            "the server answered with a response to no request of ours"
+                        )
                 elif response.status_code >= 400 or (
                     future is not None and response.status_code != 202
                 ):
@@ -279,7 +369,7 @@ class HttpConnection:
         self, response: Any, future: asyncio.Future[Any] | None, last: list[str | None]
     ) -> None:
         """Dispatch the events of an SSE response, recording the last event id and the retry delay."""
-        async for event in _events(response.aiter_lines()):
+        async for event in _events(_lines(response.aiter_bytes())):
             if event.retry is not None:
                 self.retry_ms = event.retry
             if event.id is not None:
@@ -304,6 +394,13 @@ class HttpConnection:
         if "id" not in obj:
             await self.peer.handle(obj)
             return
+        if len(self._tasks) >= REPLIES:
+            logger.warning(
+                "request %.100r of the server's dropped: %d are being answered",
+                obj.get("id"),
+                REPLIES,
+            )
+            return
         self._keep(asyncio.ensure_future(self._reply(obj)))
 
     def _keep(self, task: asyncio.Future[Any]) -> None:
@@ -315,7 +412,7 @@ class HttpConnection:
         if isinstance(reply, Mapping) and not self._closed:
             try:
                 await self._post(reply, None)
-            except (ConnectionError, OSError, ValueError) as exc:
+            except (ConnectionError, OSError, ValueError, asyncio.TimeoutError) as exc:
                 logger.warning("could not send the reply to %.100r: %s", obj.get("id"), exc)
 
     async def _listen(self, opened: asyncio.Event) -> None:
@@ -350,8 +447,13 @@ class HttpConnection:
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
         if self.session_id is not None:
-            with contextlib.suppress(Exception):
-                await self.http.request("DELETE", self.url, headers=self._headers(None))
+            with contextlib.suppress(
+                Exception
+            ):  # a server that never answers does not hold the exit
+                await asyncio.wait_for(
+                    self.http.request("DELETE", self.url, headers=self._headers(None)),
+                    self.timeout or CLOSE_TIMEOUT,
+                )
 
 
 @contextlib.asynccontextmanager
@@ -389,7 +491,7 @@ async def connect_http(
             ),
             auth=auth.httpx_auth() if auth is not None else None,
         )
-    connection = HttpConnection(client, http, url, listen)
+    connection = HttpConnection(client, http, url, listen, timeout if own else None)
     client.attach(connection)
     try:
         yield connection
