@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from ..auth.authorization import Authorization
-from ..jsonrpc import ProtocolError, encode, load, settle, valid_id
+from ..jsonrpc import ProtocolError, encode, load, settle
 from ..log import logger
 from ..peer import Peer
 from ..facts import ToolHeaders
@@ -445,9 +445,8 @@ class HttpConnection:
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
         if self.session_id is not None:
-            with contextlib.suppress(
-                Exception
-            ):  # a server that never answers does not hold the exit
+            # bounded: a server that never answers does not hold the exit
+            with contextlib.suppress(Exception):
                 await asyncio.wait_for(
                     self.http.request("DELETE", self.url, headers=self._headers(None)),
                     self.timeout or CLOSE_TIMEOUT,
