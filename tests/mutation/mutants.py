@@ -663,6 +663,7 @@ RUNTIME_STDIO = _group(
         ("unwritable-answer-unanswered", "Connection._reply", "            await self.send(error_response(request_id if valid_id(request_id) else None, cannot))\n", "            pass\n", "an answer JSON cannot carry (a NaN) leaves the request unanswered"),
         ("overlong-line-ends-connection", "Connection.run", "                    continue\n", "                    break\n", "a line over the limit ends the connection instead of a -32700"),
         ("reader-error-raised-again", "connect_stdio", "with contextlib.suppress(asyncio.CancelledError, ConnectionError):", "with contextlib.suppress(asyncio.CancelledError):", "a write that met the closed pipe is raised again when the connection is left, over the caller's own error"),
+        ("in-flight-unbounded", "Connection.receive", "        if len(self._tasks) >= IN_FLIGHT:\n", "        if False:\n", "a peer's flood of requests starts a task for each: memory grows without end"),
         ("pending-hang-on-eof", "Connection.run", '                    future.set_exception(ConnectionError("MCP peer closed the connection"))\n', "                    pass\n", "requests still waiting when the peer closes never end"),
     ],
 )

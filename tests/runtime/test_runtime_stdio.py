@@ -300,3 +300,40 @@ def test_a_server_that_exits_mid_line_fails_the_call_and_leaving_raises_nothing_
         return "answered"
 
     assert asyncio.run(asyncio.wait_for(main(), 60)) == "ConnectionError: MCP peer closed the connection"
+
+
+def test_a_flood_beyond_the_bound_is_answered_at_once_and_memory_stays_bounded(
+    pkg: ModuleType, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Requests beyond `IN_FLIGHT` get -32603 at once, notifications beyond are dropped (logged); the
+    handlers already running go on."""
+    monkeypatch.setattr(stdio, "IN_FLIGHT", 8)
+    release = asyncio.Event()
+
+    class Stuck:
+        _mcp = None
+
+        async def handle(self, message: Any) -> Any:
+            await release.wait()
+            return {"jsonrpc": "2.0", "id": message["id"], "result": {}} if "id" in message else None
+
+    async def main() -> list[Any]:
+        written: list[Any] = []
+
+        async def write(data: bytes) -> None:
+            written.append(json.loads(data))
+
+        connection = stdio.Connection(Stuck(), write)  # type: ignore[arg-type]
+        for request_id in range(12):
+            await connection.receive(line({"jsonrpc": "2.0", "id": request_id, "method": "ping"}))
+        await connection.receive(line({"jsonrpc": "2.0", "method": "notifications/progress"}))
+        refused = list(written)
+        release.set()
+        await asyncio.gather(*connection._tasks)
+        return [refused, written]
+
+    with caplog.at_level("WARNING"):
+        refused, written = asyncio.run(main())
+    assert [(m["id"], m["error"]["code"]) for m in refused] == [(i, -32603) for i in range(8, 12)]
+    assert sorted(m["id"] for m in written if "result" in m) == list(range(8))
+    assert "message dropped: 8 are being handled" in caplog.text

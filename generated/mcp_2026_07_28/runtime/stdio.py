@@ -35,6 +35,9 @@ __all__ = ["LIMIT", "Connection", "Trace", "connect_stdio", "serve_stdio"]
 
 LIMIT = 64 * 1024 * 1024
 """The longest message line read, in bytes."""
+IN_FLIGHT = 16_384
+"""The most of the peer's messages handled at once: a request beyond is answered -32603 at once, a
+notification beyond dropped (logged), so a peer's flood cannot grow memory without end."""
 
 Trace = Callable[[str, Any], None]
 """Called with ("in" | "out", message) for every decoded message read and every message written."""
@@ -106,6 +109,14 @@ class Connection:
             self._trace("in", obj)
         if isinstance(obj, Mapping) and "method" not in obj and ("result" in obj or "error" in obj):
             self._settle(obj)
+            return
+        if len(self._tasks) >= IN_FLIGHT:
+            request_id = obj.get("id") if isinstance(obj, Mapping) else None
+            if valid_id(request_id):
+                busy = ProtocolError(INTERNAL_ERROR, "Too many requests in flight")
+                await self.send(error_response(request_id, busy))
+            else:
+                logger.warning("message dropped: %d are being handled", IN_FLIGHT)
             return
         task = asyncio.ensure_future(self._reply(obj))
         self._tasks.add(task)
