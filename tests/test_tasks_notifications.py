@@ -217,3 +217,42 @@ def test_await_task_polls_when_the_server_does_not_listen_for_tasks(pkg: ModuleT
     with serve(app) as running:
         result = asyncio.run(asyncio.wait_for(scenario(running.url), 30))
     assert result.content[0].text == "slow done" and Deaf.gets >= 1
+
+
+def test_a_final_state_heard_before_the_listen_ended_is_used_not_polled(pkg: ModuleType) -> None:
+    """The race the test above lost now and then: the task completes, its status is heard, and the listen
+    ends, all while the client answers the task's input requests; the heard state ends the wait."""
+    tasks = importlib.import_module(f"{pkg.__name__}.runtime.tasks")
+    client = client_class(pkg)()
+    endpoint = client._mcp
+    modern = endpoint.surface.modern
+    done = {"taskId": "t", "status": "completed", "result": {"content": [{"type": "text", "text": "hello Ada"}]}}
+    calls: list[str] = []
+    listen_end: asyncio.Future[Any] | None = None
+
+    async def call(method: str, params: Any) -> Any:
+        nonlocal listen_end
+        calls.append(method)
+        if method == modern.listen:
+            listen_end = asyncio.get_running_loop().create_future()
+            return await listen_end
+        if method == "tasks/update":  # meanwhile: the final status is heard, then the listen ends
+            while listen_end is None:  # the listen request is on its way
+                await asyncio.sleep(0)
+            for hook in list(endpoint.observers.get(tasks.STATUS, [])):
+                hook(done)
+            listen_end.set_exception(ConnectionError("the SSE stream ended before the response arrived"))
+            await asyncio.sleep(0)
+            return {}
+        return done  # tasks/get
+
+    endpoint.call = call
+    asking = {"taskId": "t", "status": "input_required", "pollIntervalMs": 10_000, "inputRequests": {"who": ASK}}
+
+    async def scenario() -> Any:
+        await asyncio.sleep(0)
+        return await asyncio.wait_for(tasks.await_task(client, asking, listen=True), 5)
+
+    result = asyncio.run(scenario())
+    assert result.content[0].text == "hello Ada"
+    assert sorted(calls) == sorted([modern.listen, "tasks/update"])  # no tasks/get

@@ -937,6 +937,7 @@ RUNTIME_NEGOTIATION = _group(
 RUNTIME_TASKS = _group(
     "runtime/tasks.py",
     [
+        ("heard-state-polled-again", "await_task", "if heard is not None and (heard.on or heard.open or heard.latest is not None):", "if heard is not None and heard.on:", "a final state heard while input requests were answered is asked for again with tasks/get when the listen has ended"),
         ("task-not-durable-before-answer", "TaskRunner.start", "            await self.store.put(record)\n", "            pass\n", "a task is answered before the store holds it: tasks/get right after the answer fails"),
         ("task-update-applied-late", "TaskRunner._apply", "            await self.change(record.task_id, status=\"input_required\", input_requests=outstanding)\n", "", "an answered input request stays outstanding after tasks/update acknowledged it"),
         ("task-cancel-not-settled", "TaskRunner.cancel", "        await self.change(task_id, status=\"cancelled\")\n", "", "a cancelled task that never started stays working"),

@@ -542,6 +542,8 @@ class _Heard:
         self.task_id = task_id
         self.latest: dict[str, Any] | None = None
         self.on = False
+        self.open = True
+        """Whether the listen request is still open (acknowledged or not yet)."""
         self.changed = asyncio.Event()
 
     def status(self, params: Any) -> None:
@@ -562,7 +564,7 @@ class _Heard:
         """The listen request ended (answered, refused or cancelled): nothing more will be heard."""
         if not listening.cancelled():
             listening.exception()
-        self.on = False
+        self.on = self.open = False
         self.changed.set()
 
     async def next(self, interval: float) -> dict[str, Any] | None:
@@ -644,8 +646,8 @@ async def await_task(
                 if state.get("status") == "input_required" and fresh:
                     await _answer(endpoint, client, task_id, fresh)
                     answered.update(fresh)
-                    if heard is not None and heard.on:
-                        continue  # what the answers change will be heard
+                    if heard is not None and (heard.on or heard.open or heard.latest is not None):
+                        continue  # what the answers change will be heard, or has been already
                 elif state and heard is not None:
                     heard_state = await heard.next(_interval(state.get("pollIntervalMs")))
                 elif state:
