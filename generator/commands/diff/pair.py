@@ -37,22 +37,24 @@ def _extension(arg: str, schema_dir: Path | None) -> ExtensionSource | None:
     identifier, sep, _ = arg.partition("=")
     if arg in known_extensions() or (sep and "/" in identifier):
         return resolve_extension(arg, schema_dir=schema_dir)
-    if looks_like_file(arg) and Path(arg).is_file() and not _a_revision(Path(arg)):
-        if identifier_in(read_file(Path(arg), "schema file")) is None:
-            raise SourceError(
-                f"{arg} is neither a revision's schema (no role union such as ClientRequest, no error response) "
-                f"nor an extension's (its description has no `Extension Identifier:`); "
-                f"name an extension schema's identifier as IDENTIFIER={arg}"
-            )
-        return resolve_extension(arg, schema_dir=schema_dir)
-    return None
+    if not (looks_like_file(arg) and Path(arg).is_file()):
+        return None
+    data = read_file(Path(arg), "schema file")
+    if _a_revision(data, arg):
+        return None
+    if identifier_in(data) is None:
+        raise SourceError(
+            f"{arg} is neither a revision's schema (no role union such as ClientRequest, no error response) "
+            f"nor an extension's (its description has no `Extension Identifier:`); "
+            f"name an extension schema's identifier as IDENTIFIER={arg}"
+        )
+    return resolve_extension(arg, schema_dir=schema_dir)
 
 
-def _a_revision(path: Path) -> bool:
-    """True when the schema file is a revision's: it states no extension identifier, and it has a role
-    union (`ClientRequest`, ...) and the JSON-RPC error response, which an extension's copies never include."""
-    data = read_file(path, "schema file")
-    schema = parse_json(data, str(path))
+def _a_revision(data: bytes, name: str) -> bool:
+    """True when the schema file's bytes are a revision's: it states no extension identifier, and it has a
+    role union (`ClientRequest`, ...) and the JSON-RPC error response, which an extension's copies never include."""
+    schema = parse_json(data, name)
     try:
         defs = schema[defs_key_of(schema)]
     except SchemaError:
