@@ -417,6 +417,8 @@ RUNTIME_JSONRPC = _group(
         ("bool-ids", "valid_id", "return isinstance(value, (str, int)) and not isinstance(value, bool)", "return isinstance(value, (str, int))", "true/false accepted as ids"),
         ("parse-error-code", "load", 'raise ProtocolError(PARSE_ERROR, "Parse error: not valid JSON")', 'raise ProtocolError(INVALID_REQUEST, "Parse error: not valid JSON")', "invalid JSON answered -32600"),
         ("depth-called-invalid", "load", 'if str(exc).startswith("recursion limit exceeded"):', "if False:", "valid JSON nested deeper than is read answered as not valid JSON"),
+        ("unhashable-id-settled", "settle_answer", "future = pending.get(request_id) if type(request_id) is int else None", "future = pending.get(request_id)", "a response with an unhashable id (a list) crashes the connection that read it"),
+        ("any-response-settles-the-post", "settle_answer", 'if future is None and request_id is None and "error" in response:', "if future is None:", "a result under an id not ours (a hostile server's spoof) is taken as the answer of the request it came back for"),
         ("error-data-dropped", "ProtocolError.to_error", '            error["data"] = self.data\n', "            pass\n", "error data not sent"),
         ("error-locations-dropped", "error_details", '{"loc": list(e["loc"]), "msg"', '{"loc": [], "msg"', "validation errors lose their location"),
         ("error-data-lost", "settle", 'str(error.get("message", "")), error.get("data")', 'str(error.get("message", ""))', "error data of a response lost"),
@@ -659,7 +661,6 @@ RUNTIME_STDIO = _group(
         ("initialize-cancelled", "Connection.request", "                and method != revision.handshake\n", "", "cancelling the handshake request sends notifications/cancelled for it"),
         ("error-responses-dispatched", "Connection.receive", '("result" in obj or "error" in obj)', '("result" in obj)', "error responses handled as incoming messages"),
         ("parse-errors-unanswered", "Connection.receive", "            await self.send(error_response(None, exc))\n", "            pass\n", "a line that is not JSON gets no -32700"),
-        ("unhashable-id-settled", "Connection._settle", "future = self._pending.get(request_id) if type(request_id) is int else None", "future = self._pending.get(request_id)", "a response with an unhashable id (a list) crashes the connection"),
         ("unwritable-answer-unanswered", "Connection._reply", "            await self.send(error_response(request_id if valid_id(request_id) else None, cannot))\n", "            pass\n", "an answer JSON cannot carry (a NaN) leaves the request unanswered"),
         ("overlong-line-ends-connection", "Connection.run", "                    continue\n", "                    break\n", "a line over the limit ends the connection instead of a -32700"),
         ("reader-error-raised-again", "connect_stdio", "with contextlib.suppress(asyncio.CancelledError, ConnectionError):", "with contextlib.suppress(asyncio.CancelledError):", "a write that met the closed pipe is raised again when the connection is left, over the caller's own error"),
@@ -750,7 +751,6 @@ RUNTIME_HTTP_SESSION = _group(
         ("key-taken-late", "Answer.opened", "str(self.key)", "str(next(session.keys))", "a POST's stream numbered when it is made, not when the POST came: its event ids are not those a stream made at once carries"),
         ("late-send-answers-again", "Answer.opened", "            if self.answered:\n                stream.claim()\n", "", "what a handler sends after its JSON answer starts a second answer on the POST's connection, not the session's GET stream"),
         ("disconnect-kept-attached", "Answer._let_go", "            await self.stream.detach(self.send)\n", "            pass\n", "a client gone while the handler waits keeps its POST's stream attached: what follows is lost, not kept for `Last-Event-ID`"),
-        ("unhashable-id-settled", "Session.settle", "future = self.pending.get(request_id) if type(request_id) is int else None", "future = self.pending.get(request_id)", "a POSTed response with an unhashable id (a list) crashes the request"),
         ("endless-event-number", "Session.find", " or len(seq) > _SEQ_DIGITS", "", "a Last-Event-ID with more digits than int() reads is a 500 with a traceback"),
     ],
 )
@@ -812,8 +812,6 @@ RUNTIME_HTTP_TOOLTABLE = _group(
 RUNTIME_HTTP_CLIENT = _group(
     "runtime/http/client.py",
     [
-        ("unhashable-id-settled", "HttpConnection._settle", "target = self._pending.get(request_id) if type(request_id) is int else None", "target = self._pending.get(request_id)", "a response with an unhashable id (a list) crashes the read of the stream"),
-        ("any-response-settles-the-post", "HttpConnection._settle", 'if target is None and request_id is None and "error" in response:', "if target is None:", "a result under an id not the client's (a hostile server's spoof) is taken as the POST's answer"),
         ("json-body-untimed", "HttpConnection._posted", "data = await asyncio.wait_for(_body(response), self.timeout)", "data = await _body(response)", "a JSON answer whose body never ends hangs the call, whatever `timeout` says"),
         ("notification-stream-drained", "HttpConnection._posted", "if future is not None:  # a notification's", "if True:  # a notification's", "an SSE answer to a notification is read to its end: a stream that never ends hangs the client"),
         ("session-id-unchecked", "HttpConnection._posted", 'session_id.isascii() and session_id.isprintable() and " " not in session_id', "True", "a session id that is not visible ASCII is kept, and every later request fails to encode it"),

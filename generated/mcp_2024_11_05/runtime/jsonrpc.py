@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 from pydantic_core import from_json, to_json
 
+from .log import logger
+
 if TYPE_CHECKING:
     import asyncio
 
@@ -191,6 +193,24 @@ def valid_id(value: Any) -> bool:
 def error_response(request_id: Any, error: ProtocolError) -> dict[str, Any]:
     """A JSON-RPC error response to `request_id` (None when it could not be read)."""
     return {"jsonrpc": "2.0", "id": request_id, "error": error.to_error()}
+
+
+def settle_answer(
+    pending: Mapping[Any, asyncio.Future[Any]],
+    response: Mapping[str, Any],
+    post: asyncio.Future[Any] | None = None,
+) -> None:
+    """Resolve the future in `pending` that `response` answers (our ids are integers); an error with a
+    null id (the peer could not read one) resolves `post`, the request it came back for. Any other
+    response answers nothing of ours: it is ignored, and logged."""
+    request_id = response.get("id")
+    future = pending.get(request_id) if type(request_id) is int else None
+    if future is None and request_id is None and "error" in response:
+        future = post
+    if future is None or future.done():
+        logger.warning("response to unknown request id %.100r ignored", request_id)
+        return
+    settle(future, response)
 
 
 def settle(future: asyncio.Future[Any], response: Mapping[str, Any]) -> None:

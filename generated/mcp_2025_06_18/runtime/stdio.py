@@ -25,7 +25,7 @@ from .jsonrpc import (
     encode,
     error_response,
     load,
-    settle,
+    settle_answer,
     valid_id,
 )
 from .log import logger
@@ -108,7 +108,7 @@ class Connection:
         if self._trace is not None:
             self._trace("in", obj)
         if isinstance(obj, Mapping) and "method" not in obj and ("result" in obj or "error" in obj):
-            self._settle(obj)
+            settle_answer(self._pending, obj)
             return
         if len(self._tasks) >= IN_FLIGHT:
             request_id = obj.get("id") if isinstance(obj, Mapping) else None
@@ -121,14 +121,6 @@ class Connection:
         task = asyncio.ensure_future(self._reply(obj))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-    def _settle(self, response: Mapping[str, Any]) -> None:
-        request_id = response.get("id")
-        future = self._pending.get(request_id) if type(request_id) is int else None
-        if future is None or future.done():
-            logger.warning("response to unknown request id %.100r ignored", request_id)
-            return
-        settle(future, response)
 
     async def _reply(self, obj: Any) -> None:
         reply = await self.peer.handle(obj)

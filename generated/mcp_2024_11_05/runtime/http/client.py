@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from ..auth.authorization import Authorization
-from ..jsonrpc import ProtocolError, encode, load, settle
+from ..jsonrpc import ProtocolError, encode, load, settle_answer
 from ..log import logger
 from ..peer import Peer
 from ..facts import ToolHeaders
@@ -255,19 +255,6 @@ class HttpConnection:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(opened.wait(), 10)
 
-    def _settle(self, response: Mapping[str, Any], future: asyncio.Future[Any] | None) -> None:
-        """Hand a response to the request its id names; an error with a null id (the server could not
-        read one) to `future`, the request of the POST it came on. Any other is ignored (logged): a
-        result under another id is no answer to anything of ours."""
-        request_id = response.get("id")
-        target = self._pending.get(request_id) if type(request_id) is int else None
-        if target is None and request_id is None and "error" in response:
-            target = future
-        if target is None or target.done():
-            logger.warning("response to unknown request id %.100r ignored", request_id)
-            return
-        settle(target, response)
-
     async def _post(self, message: Mapping[str, Any], future: asyncio.Future[Any] | None) -> None:
         """POST one message; for a request, read its answer (JSON or SSE, resumed if cut) into `future`."""
         try:
@@ -304,7 +291,7 @@ class HttpConnection:
                     with contextlib.suppress(ProtocolError):
                         decoded = load(data)
                 if is_response(decoded):
-                    self._settle(decoded, future)
+                    settle_answer(self._pending, decoded, future)
                     if future is not None and not future.done():
                         raise ConnectionError(
                             "the server answered with a response to no request of ours"
@@ -381,7 +368,7 @@ class HttpConnection:
                 logger.warning("undecodable SSE event ignored")
                 continue
             if is_response(obj):
-                self._settle(obj, future)
+                settle_answer(self._pending, obj, future)
             else:
                 await self._dispatch(obj)
 

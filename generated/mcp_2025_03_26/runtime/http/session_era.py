@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from ..auth.resource import ACCESS
-from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST
+from ..jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, settle_answer
 from ..log import logger
 from ..peer import Peer, received
 from .common import ASSUMED_VERSION, error_body, mapping
@@ -89,7 +89,7 @@ class SessionEra:
         if not messages:
             raise Reject(400, error_body(INVALID_REQUEST, "Invalid Request: empty batch"))
         for response in responses:
-            session.settle(response)
+            settle_answer(session.pending, response)
         if not asks:
             session.active += 1
             try:

@@ -12,11 +12,8 @@ import collections
 import contextlib
 import itertools
 import time
-from collections.abc import Mapping
 from typing import Any
 
-from ..jsonrpc import settle
-from ..log import logger
 from ..peer import Peer
 from ..revisions import Revisions
 from .common import cancel
@@ -113,15 +110,6 @@ class Session:
     async def notify(self, method: str, params: dict[str, Any] | None) -> None:
         """Send a notification that belongs to no request: on the standalone GET stream."""
         await self.standalone.notify(method, params)
-
-    def settle(self, response: Mapping[str, Any]) -> None:
-        """Hand a response the client POSTed to the request of ours it answers."""
-        request_id = response.get("id")
-        future = self.pending.get(request_id) if type(request_id) is int else None
-        if future is None or future.done():
-            logger.warning("response to unknown request id %.100r ignored", request_id)
-            return
-        settle(future, response)
 
     async def close(self) -> None:
         """End the session: cancel its handlers and its requests to the client, end its streams."""
