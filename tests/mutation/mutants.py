@@ -821,6 +821,7 @@ RUNTIME_HTTP_CLIENT = _group(
         ("line-unbounded", "_lines", "        if len(pending) > limit:\n", "        if False:\n", "an SSE line that never ends grows the client's memory without end"),
         ("body-unbounded", "_body", "        if size > limit:\n", "        if False:\n", "a JSON answer of any size is read whole"),
         ("replies-unbounded", "HttpConnection._dispatch", "if len(self._tasks) >= REPLIES:", "if False:", "a flood of server requests starts a task for each"),
+        ("redirect-delivers", "HttpConnection._posted", "elif response.status_code >= 300 or (", "elif response.status_code >= 400 or (", "a notification answered with a redirect is taken as delivered"),
         ("delete-untimed", "HttpConnection.aclose", "self.timeout or CLOSE_TIMEOUT,", "None,", "a DELETE the server never answers holds the client's exit"),
         ("param-headers-not-sent", "HttpConnection._headers", '                    headers[f"mcp-param-{name}"] = encode_header(text)\n', "                    pass\n", "tool arguments marked x-mcp-header not mirrored in Mcp-Param headers"),
         ("tools-not-learned", "HttpConnection._learn", "                    self._tools[tool[keys.name_key]] = header_params(tool.get(keys.schema_key))\n", "                    pass\n", "the tools' x-mcp-header annotations not learned from tools/list"),

@@ -263,7 +263,7 @@ LINE_ENDS = st.sampled_from(["\n", "\r", "\r\n"])
 
 @settings(max_examples=200, deadline=None)
 @given(
-    lines=st.lists(st.text(st.characters(blacklist_characters="\r\n"), max_size=20), max_size=12),
+    lines=st.lists(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"), max_size=20), max_size=12),
     ends=st.lists(LINE_ENDS, min_size=12, max_size=12),
     cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=8),
     last_ended=st.booleans(),
@@ -286,3 +286,35 @@ def test_lines_split_as_sse_says_wherever_the_chunks_are_cut(linked: dict[str, M
 
     parts = re.split(r"\r\n|\r|\n", text)  # what SSE calls lines: CRLF first, then LF or CR alone
     assert asyncio.run(collect()) == parts[:-1] + ([parts[-1]] if parts[-1] else [])
+
+
+@pytest.mark.parametrize("status", [301, 302, 307, 308, 399])
+def test_a_notification_answered_with_a_redirect_is_not_delivered(pkg: ModuleType, status: int) -> None:
+    http = importlib.import_module(f"{pkg.__name__}.http")
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        message = json.loads((await receive())["body"] or b"{}")
+        if message.get("method") == "initialize":
+            result = {"protocolVersion": SESSION, "capabilities": {}, "serverInfo": {"name": "h", "version": "1"}}
+            await respond(send, 200, json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode())
+        elif message.get("method") == "notifications/initialized" or scope["method"] == "DELETE":
+            await respond(send, 202, b"")
+        else:  # httpx follows no redirect: what was sent went nowhere
+            await send({"type": "http.response.start", "status": status, "headers": [(b"location", b"/elsewhere"), (b"content-length", b"0")]})
+            await send({"type": "http.response.body", "body": b""})
+
+    async def main(url: str) -> Any:
+        client = pkg.Client()
+        async with http.connect_http(client, url, listen=False, timeout=5) as connection:
+            await client.start_session()
+            try:
+                await connection.notify("notifications/roots/list_changed", None)
+            except ConnectionError as exc:
+                return exc
+            return "delivered"
+
+    with serve(app) as served:
+        found = asyncio.run(main(served.url))
+    assert isinstance(found, ConnectionError) and f"HTTP {status}" in str(found), found

@@ -296,7 +296,7 @@ class HttpConnection:
                         raise ConnectionError(
                             "the server answered with a response to no request of ours"
                         )
-                elif response.status_code >= 400 or (
+                elif response.status_code >= 300 or (  # a redirect delivered nothing
                     future is not None and response.status_code != 202
                 ):
                     raise ConnectionError(
