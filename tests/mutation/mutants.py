@@ -645,6 +645,7 @@ RUNTIME_LISTEN = _group(
     "runtime/listen.py",
     [
         ("covers-any-prefix", "covers", 'return watched.endswith("/") or uri[len(watched)] in "/?#"', "return True", "an update of file:///ab reaches a listen stream watching file:///a"),
+        ("session-subscriptions-unbounded", "ListenBridge.session_subscribe", "if len(self.uris) >= SUBSCRIBED or held > SUBSCRIBED_CHARS:", "if False:", "a session subscribes to any number of resources, each subscribe rerunning the listen handler for all"),
         ("updates-to-every-stream", "_wants", "return any(covers(watched, uri) for watched in stream.uris)", "return True", "a resource update goes to listen streams that do not watch it"),
         ("list-changes-without-capability", "ListenBridge.serve_listen", "            and (capabilities.get(flag.capability) or {}).get(flag.flag) is True\n", "", "a listen stream promised list changes the server's capabilities do not declare"),
         ("held-notifications-lost", "ListenBridge.notify_streams", "            if stream.held is not None:\n", "            if False:\n", "notifications sent while a listen stream is set up lost, not held until its acknowledgement"),
@@ -921,7 +922,9 @@ RUNTIME_FANOUT = _group(
     "runtime/fanout.py",
     [
         ("backlog-unbounded", "Watch.put", "        if len(self.pending) >= self.limit:\n", "        if False:\n", "a listener far behind keeps the whole backlog instead of its watched URIs"),
-        ("updates-to-every-watch", "Fanout.deliver", "            if watch.wants(uri):\n", "            if True:\n", "a published update goes to watches that do not cover it"),
+        ("updates-to-every-watch", "Fanout.deliver", "        for watch in self.covering(uri):\n", "        for watch in list(self.watches):\n", "a published update goes to watches that do not cover it"),
+        ("update-scans-every-uri", "Fanout.covering", "if length <= len(uri) and covers(prefix := uri[:length], uri):", "if length <= len(uri) and covers(prefix := uri[:length], uri) and not any(covers(w, uri) for w in by_uri):", "every update scans every URI any listener watches"),
+        ("left-watch-indexed", "Fanout.discard", "                    del self._by_uri[uri]\n", "                    pass\n", "a watch that left stays in the URI index"),
     ],
 )
 
@@ -948,6 +951,17 @@ RUNTIME_TASKS = _group(
         ("task-cancel-stays-local", "TaskRunner.cancel", "            await shared.signal({\"kind\": \"cancel\", \"worker\": self.worker, \"taskId\": task_id})\n", "            pass\n", "a tasks/cancel received by another worker leaves the work running"),
         ("task-notifications-unheard", "await_task", "                elif state and heard is not None:\n", "                elif False:\n", "a listening client polls instead of following the task's notifications"),
         ("task-poll-interval-ignored", "_interval", "    return min(max(seconds, POLL_BOUNDS[0]), POLL_BOUNDS[1])\n", "    return POLL_BOUNDS[1]\n", "a client waits the longest interval whatever the task suggests"),
+        ("signals-not-resubscribed", "TaskRunner._hear", "            await asyncio.sleep(SIGNAL_RETRY)\n", "            return\n", "a worker whose signal subscription broke never hears the other workers again"),
+        ("gap-not-caught-up", "TaskRunner._hear_once", "                await self._caught_up()\n", "                pass\n", "work another worker cancelled while the signals were down keeps running"),
+        ("watch-without-signals", "TaskRunner.watch", "        await self.hear()  # the other workers' changes reach this one's listeners\n", "", "a listener on a worker that started no task hears no other worker's changes"),
+        ("update-unapplied-acknowledged", "TaskRunner.update", "        raise ProtocolError(\n            INTERNAL_ERROR,", "        return\n        raise ProtocolError(\n            INTERNAL_ERROR,", "a tasks/update no worker applied is acknowledged while the task still waits"),
+    ],
+)
+
+RUNTIME_REDIS_TASKS = _group(
+    "runtime/redis_tasks.py",
+    [
+        ("unreadable-signal-breaks-subscription", "_messages", "data = load(message[\"data\"])", "data = json.loads(message[\"data\"])", "a message on the signals channel too deep (or not even text) breaks the worker's subscription"),
     ],
 )
 
@@ -1034,6 +1048,7 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + RUNTIME_HTTP_SERVER
     + RUNTIME_NEGOTIATION
     + RUNTIME_TASKS
+    + RUNTIME_REDIS_TASKS
     + RUNTIME_SKILLS
     + RUNTIME_SKILLS_HOST
     + RUNTIME_FRONTMATTER

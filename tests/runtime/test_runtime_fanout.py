@@ -11,6 +11,8 @@ from types import ModuleType
 from typing import Any, Iterator
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from functional.packages import run
 from mcpgen.runtime.fanout import Fanout, RedisFanout, Watch
@@ -209,3 +211,103 @@ def test_a_session_s_subscribe_is_answered_once_its_listen_handler_hears_updates
     run(scenario())
     assert sent == [("notifications/resources/updated", {"uri": u}) for u in ("file:///a", "file:///b", "file:///b")]
     assert not fanout.watches
+
+
+URI_PARTS = st.sampled_from(["file:", "//", "/", "a", "b", "?", "#", "x/"])
+URIS = st.lists(URI_PARTS, max_size=6).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(watched=st.lists(st.lists(URIS, max_size=4), max_size=5), published=URIS)
+def test_an_update_reaches_exactly_the_watches_covering_it(watched: list[list[str]], published: str) -> None:
+    """Looked up by URI, an update goes where `covers` says, as a scan of every watch would send it."""
+    from mcpgen.runtime.listen import covers
+
+    fanout = Fanout()
+
+    async def scenario() -> None:
+        watches = [fanout.watch(uris) for uris in watched]
+        for watch in watches:
+            await watch.__aenter__()
+        await fanout.publish(published)
+        for watch, uris in zip(watches, watched):
+            assert list(watch.pending) == ([published] if any(covers(u, published) for u in uris) else [])
+        for watch in watches[::2]:
+            await watch.__aexit__(None, None, None)
+        await fanout.publish(published)
+        for index, (watch, uris) in enumerate(zip(watches, watched)):
+            times = (1 if index % 2 == 0 else 2) if any(covers(u, published) for u in uris) else 0
+            assert list(watch.pending) == [published] * times  # a watch left hears nothing more
+        for watch in watches[1::2]:
+            await watch.__aexit__(None, None, None)
+        assert not fanout.watches and not fanout._by_uri and not fanout._lengths
+
+    run(scenario())
+
+
+def test_an_update_costs_the_same_however_many_uris_one_listener_watches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A listener naming 100,000 URIs (one request's worth) does not make every other update scan them:
+    an update looks up the watched URIs that could cover it, one per distinct length."""
+    from mcpgen.runtime import fanout as module
+
+    calls = [0]
+    real = module.covers
+
+    def counted(watched: str, uri: str) -> bool:
+        calls[0] += 1
+        return real(watched, uri)
+
+    monkeypatch.setattr(module, "covers", counted)
+    fanout = Fanout()
+
+    async def scenario() -> list[str]:
+        async with fanout.watch([f"file:///hog/{n:06d}" for n in range(100_000)]) as hog, fanout.watch(["file:///mine"]) as mine:
+            await fanout.publish("file:///mine")
+            await fanout.publish("file:///hog/000042")
+            return [*mine.pending, *hog.pending]
+
+    assert run(scenario()) == ["file:///mine", "file:///hog/000042"]
+    assert calls[0] <= 4  # two distinct lengths watched, two updates
+
+
+def test_a_session_s_subscriptions_through_the_bridge_are_bounded(linked: dict[str, ModuleType], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each subscribe runs the listen handler again for all of a session's URIs: beyond the bound in
+    count or in characters a subscribe is refused (-32602), and room made by an unsubscribe is usable."""
+    import importlib
+
+    pkg = linked["2024-11-05..2026-07-28"]
+    listen = importlib.import_module(f"{pkg.__name__}.runtime.listen")
+    monkeypatch.setattr(listen, "SUBSCRIBED", 3)
+    monkeypatch.setattr(listen, "SUBSCRIBED_CHARS", 100)
+
+    class Listens(pkg.Server):  # type: ignore[misc,name-defined]
+        async def on_subscriptions_listen(self, params: Any) -> Any:
+            uris = list(params.notifications.resource_subscriptions or [])
+            await self.notify_subscriptions_acknowledged({"notifications": {"resourceSubscriptions": uris}})
+            await asyncio.Event().wait()
+
+    class Channel:
+        async def request(self, method: str, params: Any) -> Any:
+            raise AssertionError(method)
+
+        async def notify(self, method: str, params: Any) -> None:
+            pass
+
+    async def scenario() -> list[Any]:
+        server = Listens()
+        server.attach(Channel())
+        init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}
+        await server.handle({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
+        outcomes = []
+        for request_id, (method, uri) in enumerate(
+            [("subscribe", "file:///1"), ("subscribe", "file:///2"), ("subscribe", "file:///3"), ("subscribe", "file:///4"),
+             ("unsubscribe", "file:///1"), ("subscribe", "file:///4"), ("unsubscribe", "file:///2"), ("subscribe", "file:///" + "x" * 80)],
+            start=1,
+        ):
+            params = {"uri": uri}
+            answer = await server.handle({"jsonrpc": "2.0", "id": request_id, "method": f"resources/{method}", "params": params})
+            outcomes.append(answer.get("result", answer.get("error", {}).get("code")))
+        server.attach(None)
+        return outcomes
+
+    assert run(scenario()) == [{}, {}, {}, -32602, {}, {}, {}, -32602]
