@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
+import re
 import socket
 import time
 import tracemalloc
@@ -23,7 +25,7 @@ import pytest
 from authserver import Authority, authorization_server
 from hostile import HostileMcp, Recorder, Resolved
 from httpserve import serve
-from mcpgen.runtime.auth.destinations import Destinations
+from mcpgen.runtime.auth.destinations import Destinations, destinations
 from mcpgen.runtime.auth.pinned import pinned_client
 from mcpgen.runtime.auth import (
     AuthorizationError,
@@ -187,6 +189,47 @@ def test_allow_private_network_lets_a_public_server_use_a_private_authorization_
             allowed = ClientCredentials(credentials, allow_private_network=True)
             answer = _post(allowed, "https://mcp.example/mcp", network)
     assert answer.status_code == 200 and authority.grants["client_credentials"] == 1
+
+
+def _resolving(monkeypatch: pytest.MonkeyPatch, name: str, addresses: list[str]) -> None:
+    """The resolver answers every one of `addresses` for `name` (its owner's DNS)."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if (host.decode() if isinstance(host, bytes) else host) != name:
+            return real(host, port, *args, **kwargs)
+        return [info for address in addresses for info in real(address, port, *args, **kwargs)]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+@pytest.mark.parametrize("internal", ["127.0.0.1", "10.0.0.7"])
+def test_a_public_mcp_server_whose_name_also_resolves_internally_opens_no_private_network(
+    monkeypatch: pytest.MonkeyPatch, internal: str
+) -> None:
+    """The owner of a public MCP server adds an internal address to what its name resolves to: the
+    client must not take it for a server on a private network and follow it to a loopback canary."""
+    _resolving(monkeypatch, "mcp.example", ["93.184.216.34", internal])
+    canary = Recorder()
+    with serve(canary) as listening:
+        admin = listening.url.removesuffix("/mcp") + "/internal/admin"
+        with public_mcp(HostileMcp(["https://as.example"], hint=admin)) as network:
+            with pytest.raises(AuthorizationError, match="internal address 127.0.0.1"):
+                _post(ClientCredentials([ALICE]), "https://mcp.example/mcp", network)
+    assert canary.seen == []
+
+
+def test_only_an_internal_ip_literal_or_localhost_in_the_server_url_allows_internal_addresses() -> None:
+    named = {
+        "http://localhost:8000/mcp": True,
+        "http://127.0.0.1:8000/mcp": True,
+        "https://10.1.2.3/mcp": True,
+        "https://[::ffff:192.168.0.1]/mcp": True,
+        "https://93.184.216.34/mcp": False,
+        "https://mcp.example/mcp": False,
+    }
+    assert {url: destinations(url, False).private for url in named} == named
+    assert destinations("https://mcp.example/mcp", True).private
 
 
 # --- 2b. addresses checked again when the connection is made (DNS rebinding) ------------------------
@@ -394,3 +437,43 @@ def test_tokens_are_kept_per_server_url_query_included() -> None:
     assert authority.grants["client_credentials"] == 2
     resources = [r.form["resource"] for r in authority.received("/token")]
     assert [r.rsplit("?", 1)[1] for r in resources] == ["tenant=a", "tenant=b"]
+
+
+class _TokenEndpoint:
+    """A token endpoint (under uvicorn) that answers every request with `answer`, counting them."""
+
+    def __init__(self, answer: dict[str, Any]) -> None:
+        self.answer = answer
+        self.requests = 0
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        self.requests += 1
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": json.dumps(self.answer).encode()})
+
+
+@pytest.mark.parametrize("token", ["T\r\nX-Injected: 1", "T\u2603", "two words"], ids=["crlf", "non-ascii", "space"])
+def test_an_access_token_that_cannot_go_in_a_header_is_refused_when_it_is_issued(token: str) -> None:
+    endpoint = _TokenEndpoint({"access_token": token, "token_type": "Bearer"})
+    with serve(endpoint) as listening, authorization_server(overrides={"token_endpoint": listening.url}) as authority:
+        mcp = HostileMcp([authority.issuer])
+        with serve(mcp) as served:
+            credentials = [PreRegistered("svc", "s3cret", issuer=authority.issuer)]
+            with pytest.raises(AuthorizationError, match="issued an access token that cannot go in a header"):
+                _post(ClientCredentials(credentials), served.url)
+    assert endpoint.requests == 1
+    assert not [s for s in mcp.seen if "authorization" in s.headers]
+
+
+@pytest.mark.parametrize("endpoint", ["token_endpoint", "registration_endpoint"])
+def test_an_endpoint_that_cannot_be_reached_is_an_authorization_error_naming_it(endpoint: str) -> None:
+    closed = f"http://127.0.0.1:1/{endpoint}"
+    with authorization_server(overrides={endpoint: closed}) as authority:
+        with serve(HostileMcp([authority.issuer])) as mcp:
+            credentials = [PreRegistered("svc", "s3cret", issuer=authority.issuer)]
+            authorization = ClientCredentials(credentials) if endpoint == "token_endpoint" else _oauth(Consent())
+            what = endpoint.replace("_", " ")
+            with pytest.raises(AuthorizationError, match=re.escape(f"the {what} '{closed}' could not be reached: ")):
+                _post(authorization, mcp.url)

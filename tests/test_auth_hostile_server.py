@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import json
 import time
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 import httpx
+import jwt
 import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
 
 from authserver import authorization_server
 from docpages import page, run_by
@@ -322,3 +326,85 @@ def test_the_nonces_of_both_servers_are_taken_up(packages: dict[str, ModuleType]
     assert len(token_requests) == 2, "one refused for want of the nonce, one with it"
     stale = [a for a in answers if a.status_code == 401 and "use_dpop_nonce" in a.headers.get("www-authenticate", "")]
     assert len(stale) == 1 and stale[0].headers["dpop-nonce"]
+
+
+# --- JWT access tokens with claims of the wrong type, and bindings the server cannot check ------------
+
+AS_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+AUDIENCE = "https://mcp.example/mcp"
+
+
+def _jwt_app(packages: dict[str, ModuleType], **options: Any) -> Any:
+    """A server guarded by `JwtVerifier` with the key of AS_KEY, for tokens of https://as.example."""
+    package, http, auth = _modules(packages, V25)
+    jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(AS_KEY.public_key())) | {"kid": "k"}
+    verifier = auth.JwtVerifier("https://as.example", AUDIENCE, jwks={"keys": [jwk]})
+    guard = auth.ResourceServer(verifier, ["https://as.example"], required_scopes=["mcp:read"], **options)
+    return http.streamable_http_app(tool_server(package, Probe()), auth=guard)
+
+
+def _access_token(**claims: Any) -> str:
+    """An access token signed by AS_KEY: valid for AUDIENCE for ten minutes unless `claims` say otherwise."""
+    base = {"iss": "https://as.example", "aud": AUDIENCE, "exp": int(time.time()) + 600, "sub": "alice", "scope": "mcp:read", "client_id": "c"}
+    return jwt.encode(base | claims, AS_KEY, algorithm="RS256", headers={"kid": "k", "typ": "at+jwt"})
+
+
+def _answers(app: Any, requests: Callable[[str], dict[str, dict[str, str]]]) -> dict[str, tuple[int, str]]:
+    """The status and challenge of an initialize request sent with the extra headers of each of
+    `requests(url)`, the server's URL."""
+    found = {}
+    with serve(app) as served, httpx.Client() as client:
+        for name, headers in requests(served.url).items():
+            answer = client.post(served.url, json=initialize_message(V25), headers={**post_headers(V25), **headers})
+            found[name] = (answer.status_code, answer.headers.get("www-authenticate", ""))
+    return found
+
+
+def test_a_jwt_with_a_claim_of_the_wrong_type_is_refused_with_401_never_a_500(packages: dict[str, ModuleType]) -> None:
+    odd = {
+        "exp as text": {"exp": "99999999999"},
+        "exp beyond a float": {"exp": 10**400},
+        "scope a number": {"scope": 5},
+        "scope an object": {"scope": {"mcp:read": 1}},
+        "scope a list holding a number": {"scope": ["mcp:read", 5]},
+        "client_id an object": {"client_id": {"admin": True}},
+        "azp a list": {"azp": ["c"]},
+    }
+    sane = {"scope a string": {}, "scope a list of strings": {"scope": ["mcp:read"]}}
+    tokens = {name: {"authorization": f"Bearer {_access_token(**claims)}"} for name, claims in {**odd, **sane}.items()}
+    answers = _answers(_jwt_app(packages), lambda url: tokens)
+    assert {name: status for name, (status, _) in answers.items()} == {**dict.fromkeys(odd, 401), **dict.fromkeys(sane, 200)}
+    assert all('Bearer error="invalid_token"' in answers[name][1] for name in odd)
+
+
+def test_a_token_bound_in_a_way_the_server_cannot_check_is_never_admitted(packages: dict[str, ModuleType]) -> None:
+    """RFC 8705's certificate binding (`x5t#S256`), or a `cnf` that is not an object holding `jkt`
+    alone: without the means to check the binding, the server refuses the token, DPoP or not."""
+    package, _, auth = _modules(packages, V25)
+    dpop = importlib.import_module(f"{package.__name__}.runtime.auth.dpop")
+    key = dpop.new_key()
+    jkt = dpop.key_thumbprint(key)
+    certificate = "bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2"
+    bindings = {"mtls": {"x5t#S256": certificate}, "list": [jkt], "text": jkt, "jkt and mtls": {"jkt": jkt, "x5t#S256": certificate}}
+    tokens = {name: _access_token(cnf=cnf) for name, cnf in bindings.items()}
+
+    def presented(url: str, proofs: bool) -> dict[str, dict[str, str]]:
+        requests = {f"{name} as bearer": {"authorization": f"Bearer {token}"} for name, token in tokens.items()}
+        if proofs:
+            for name, token in tokens.items():
+                proof = dpop.proof(key, "POST", url, token)
+                requests[f"{name} with a proof"] = {"authorization": f"DPoP {token}", "dpop": proof}
+        return requests
+
+    for checker in (None, auth.DPoP()):
+        answers = _answers(_jwt_app(packages, dpop=checker), lambda url: presented(url, checker is not None))
+        assert {name: status for name, (status, _) in answers.items()} == dict.fromkeys(answers, 401), checker
+        assert len(answers) == (8 if checker else 4)
+    bound, unbound = _access_token(cnf={"jkt": jkt}), _access_token()
+
+    def controls(url: str) -> dict[str, dict[str, str]]:
+        proof = dpop.proof(key, "POST", url, bound)
+        return {"unbound": {"authorization": f"Bearer {unbound}"}, "jkt": {"authorization": f"DPoP {bound}", "dpop": proof}}
+
+    answers = _answers(_jwt_app(packages, dpop=auth.DPoP()), controls)
+    assert {name: status for name, (status, _) in answers.items()} == {"unbound": 200, "jkt": 200}

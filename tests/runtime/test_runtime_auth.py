@@ -42,6 +42,8 @@ from mcpgen.runtime.auth.metadata import (
     resource_allows,
     resource_metadata_urls,
 )
+from mcpgen.runtime.auth.dpop import thumbprint, token_hash
+from mcpgen.runtime.auth.dpop_check import DPoP, ProofError
 from mcpgen.runtime.auth.grants import _code
 from mcpgen.runtime.auth.pkce import new_pkce
 from mcpgen.runtime.auth.registration import auth_method, requested_auth_method
@@ -64,6 +66,18 @@ def test_challenges_parse_quoted_and_bare_params_and_several_schemes() -> None:
     written = format_challenge({"error": None, "scope": 'a "b"', "resource_metadata": "https://r/m"})
     assert written == 'Bearer scope="a \\"b\\"", resource_metadata="https://r/m"'
     assert parse_challenges([written])[0].params["scope"] == 'a "b"'
+
+
+def test_a_scheme_without_parameters_does_not_hide_the_challenges_after_it() -> None:
+    """RFC 9110 §11.6.1: a challenge may be a bare scheme, and a comma then starts the next one."""
+    parsed = [(c.scheme, dict(c.params)) for c in parse_challenges(['Bearer, DPoP algs="ES256"'])]
+    assert parsed == [("Bearer", {}), ("DPoP", {"algs": "ES256"})]
+    stepped = oauth_challenge(['Basic, Bearer error="insufficient_scope", scope="x"'])
+    assert stepped is not None and stepped.params == {"error": "insufficient_scope", "scope": "x"}
+    assert [c.scheme for c in parse_challenges(["Negotiate,NTLM , Basic,", "DPoP"])] == ["Negotiate", "NTLM", "Basic", "DPoP"]
+    start = time.perf_counter()
+    assert len(parse_challenges(["a," * 200_000])) == 200_000
+    assert time.perf_counter() - start < 2, "400 KB of bare schemes parsed in more than linear time"
 
 
 def test_discovery_urls_come_in_the_spec_s_order() -> None:
@@ -442,3 +456,29 @@ def test_any_forged_jwt_is_refused_never_raised(header: dict[str, Any], claims: 
     verifier = _verifier(RSA_KEY.public_key(), algorithms=["RS256", "PS256", "HS256", "ES256", "none"])
     token = ".".join([_b64(json.dumps(header).encode()), _b64(json.dumps(claims).encode()), _b64(signature)])
     assert asyncio.run(verifier(token)) is None
+
+
+def _raw_proof(key: Any, claims: str) -> str:
+    """A DPoP proof signed with `key` whose claims are the JSON text `claims` as it is (NaN included)."""
+    public = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key.public_key()))
+    header = json.dumps({"typ": "dpop+jwt", "alg": "ES256", "jwk": public})
+    signing = f"{_b64(header.encode())}.{_b64(claims.encode())}"
+    return f"{signing}.{_b64(jwt.get_algorithm_by_name('ES256').sign(signing.encode(), key))}"
+
+
+@pytest.mark.parametrize(
+    "iat", ["NaN", "Infinity", "-Infinity", "true", '"1700000000"', str(10**400)], ids=["nan", "inf", "-inf", "true", "text", "huge"]
+)
+def test_a_dpop_proof_whose_iat_is_not_a_finite_number_is_refused(iat: str) -> None:
+    """PyJWT reads `NaN` and a 400-digit integer: neither may pass for a time within the window."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    jkt = thumbprint(json.loads(jwt.algorithms.ECAlgorithm.to_jwk(key.public_key())))
+    checker, url = DPoP(window=60), "https://mcp.com/mcp"
+
+    def proof(jti: str, iat: str) -> str:
+        claims = {"jti": jti, "htm": "POST", "htu": url, "ath": token_hash("t")}
+        return _raw_proof(key, json.dumps(claims)[:-1] + f', "iat": {iat}}}')
+
+    checker.check([proof("now", str(int(time.time())))], "POST", url, "t", jkt)
+    with pytest.raises(ProofError, match="too old or from the future"):
+        checker.check([proof("odd", iat)], "POST", url, "t", jkt)
