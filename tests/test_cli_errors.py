@@ -19,6 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from mcpgen.cli import main
+from mcpgen.emit import commit as commit_module
+from mcpgen.emit.commit import exclusive
 from mcpgen.emit.provenance import HEADER_MARK
 from mcpgen.inputs.pins import KNOWN_REVISIONS
 from shared import default_sigint
@@ -96,6 +98,86 @@ def test_real_schema_without_role_unions(tmp_path: Path, schema_dir: Path) -> No
     line = fail("generate", "--schema", str(path), "-r", "2099-01-01", "-o", str(tmp_path / "out"))
     assert "role unions" in line and "not an MCP schema" in line
     assert leftovers(tmp_path) == ["schema.json"]
+
+
+@pytest.mark.parametrize(
+    "definitions, expected",
+    [
+        ({"HugeF": {"type": "number", "maximum": float("inf")}}, "a bound of HugeF in the schema is inf, not a finite number"),
+        ({"A": {"type": "object", "properties": {"n": {"type": "integer", "minimum": float("-inf")}}}}, "a bound of A.n in the schema is -inf"),
+        ({"A": {"type": "object", "properties": {"x": {"$ref": "other.json#/$defs/X"}}}}, "schema reference 'other.json#/$defs/X' is not local"),
+        ({"A": {"type": "object", "properties": {"x": {"$ref": "https://example.invalid/s.json#/$defs/X"}}}}, "'https://example.invalid/s.json#/$defs/X' is not local"),
+        ({"A": {"type": "array", "items": {"$ref": "file:///etc/passwd"}}}, "'file:///etc/passwd' is not local"),
+        ({"A": {"type": "object", "properties": {"x": {"$ref": "#/$defs/Nope"}}}}, "schema reference '#/$defs/Nope' does not resolve"),
+        ({"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}}, "only lead to each other: #/$defs/A → #/$defs/B → #/$defs/A"),
+        ({"A": {"$ref": "#/$defs/A", "description": "itself"}}, "only lead to each other: #/$defs/A → #/$defs/A"),
+        ({"A": {"allOf": [{"$ref": "#/$defs/B"}]}, "B": {"allOf": [{"$ref": "#/$defs/A"}, {"type": "object"}]}}, "only lead to each other"),
+    ],
+    ids=["infinite-bound", "infinite-field-bound", "relative-ref", "url-ref", "file-ref", "missing-ref", "alias-cycle", "self-alias", "allof-cycle"],
+)
+def test_a_schema_no_usable_package_comes_from_is_one_line_from_generate_and_diff(
+    tmp_path: Path, schema_dir: Path, monkeypatch: pytest.MonkeyPatch, definitions: dict[str, object], expected: str
+) -> None:
+    """Before the fix these generated a package that failed at import (`Field(le=inf)`, an alias cycle),
+    typed a field `Any`, read a file relative to the working directory or went to the network."""
+    schema = json.loads((schema_dir / REVISION / "schema.json").read_text("utf-8"))
+    schema["$defs"].update(definitions)
+    path = schema_file(tmp_path, schema)
+    (tmp_path / "other.json").write_text('{"$defs": {"X": {"type": "integer"}}}', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # where a relative reference was looked for
+    line = fail("generate", "--schema", str(path), "-r", "2099-01-01", "-o", str(tmp_path / "out"))
+    assert expected in line
+    assert expected in fail("diff", REVISION, str(path), "--schema-dir", str(schema_dir))
+    assert leftovers(tmp_path) == ["other.json", "schema.json"]
+
+
+def test_a_number_longer_than_python_reads_is_one_line_from_generate_and_diff(tmp_path: Path, schema_dir: Path) -> None:
+    text = (schema_dir / REVISION / "schema.json").read_text("utf-8")
+    path = tmp_path / "schema.json"
+    path.write_text(text.replace('"$defs": {', '"$defs": {"BigI": {"type": "integer", "default": ' + "9" * 5000 + "},", 1), "utf-8")
+    expected = f"mcpgen: error: {path}: a number of more than 4300 digits, longer than Python reads"
+    assert fail("generate", "--schema", str(path), "-r", "2099-01-01", "-o", str(tmp_path / "out")) == expected
+    assert fail("diff", REVISION, str(path), "--schema-dir", str(schema_dir)) == expected
+    assert leftovers(tmp_path) == ["schema.json"]
+
+
+def _revisions_in(package: Path) -> set[str]:
+    """The revisions named by the headers of a package's modules (one unless two runs mixed their files)."""
+    found = set()
+    for path in package.rglob("*.py"):
+        found |= {line.split(": ", 1)[1] for line in path.read_text("utf-8").splitlines()[:4] if line.startswith("# MCP revision: ")}
+    return found
+
+
+def test_a_run_waits_while_another_writes_the_same_package(tmp_path: Path, schema_dir: Path) -> None:
+    """Two runs writing one package at once left it half one revision, half the other: the second now
+    plans its writes only once the first has committed. No lock file stays behind."""
+    out = tmp_path / "pkg"
+    env = {**os.environ, "MCPGEN_SCHEMA_DIR": str(schema_dir)}
+    subprocess.run([MCPGEN, "generate", "-q", "-r", "2025-06-18", "-o", str(out)], env=env, check=True, timeout=120)
+    with exclusive([out], lambda text: None):  # another run, writing the package
+        run = subprocess.Popen(
+            [MCPGEN, "generate", "-r", REVISION, "-o", str(out), "--force"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )
+        try:
+            assert run.stderr is not None
+            assert run.stderr.readline() == f"mcpgen: waiting for another mcpgen run writing {out.resolve()}\n"
+            assert _revisions_in(out) == {"2025-06-18"}
+        except BaseException:
+            run.kill()
+            raise
+    assert run.wait(120) == 0
+    assert _revisions_in(out) == {REVISION}
+    assert leftovers(tmp_path) == ["pkg"]
+
+
+def test_generation_works_without_fcntl(tmp_path: Path, schema_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the OS has no `fcntl` (Windows) the write takes no lock, and still happens."""
+    monkeypatch.setattr(commit_module, "fcntl", None)
+    result = CliRunner().invoke(main, ["-r", REVISION, "-o", str(tmp_path / "pkg"), "--schema-dir", str(schema_dir)])
+    assert result.exit_code == 0, result.output
+    assert _revisions_in(tmp_path / "pkg") == {REVISION} and leftovers(tmp_path) == ["pkg"]
 
 
 def test_pin_mismatch(tmp_path: Path, schema_dir: Path) -> None:

@@ -17,6 +17,7 @@ from mcpgen.commands.diff.model import Change, Report
 from mcpgen.commands.diff.pair import load_pair
 from mcpgen.commands.diff.regen import EXTENSION_PAIRS, consecutive_pairs, golden_path
 from mcpgen.commands.diff.report import render_json
+from mcpgen.commands.diff.rules import RULE_IDS
 from mcpgen.inputs.errata import corrected_schema
 from mcpgen.inputs.pins import known_revisions
 from mcpgen.inputs.sources import resolve_schema
@@ -402,6 +403,8 @@ def test_cli_accepts_schema_files_and_emits_json(schema_dir: Path) -> None:
 @pytest.mark.parametrize("args", [
     ("1999-01-01", "2025-06-18"),
     ("missing/schema.json", "2025-06-18"),
+    ("2025-11-25", ""),  # an unset shell variable: it compared against the newest revision
+    ("", "2025-11-25"),
 ])
 def test_cli_bad_input_is_one_line_and_exit_2(args: tuple[str, str], schema_dir: Path) -> None:
     code, out, err = _run(*args, "--schema-dir", str(schema_dir))
@@ -409,6 +412,30 @@ def test_cli_bad_input_is_one_line_and_exit_2(args: tuple[str, str], schema_dir:
     assert out == ""
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert err.startswith("mcpgen: error: ")
+
+
+def test_cli_empty_argument_names_nothing(schema_dir: Path) -> None:
+    code, _, err = _run("2025-11-25", "", "--schema-dir", str(schema_dir))
+    assert (code, err) == (2, "mcpgen: error: an empty argument names no revision and no schema file\n")
+
+
+def test_cli_schema_nesting_too_deeply_is_bad_input(tmp_path: Path, schema_dir: Path) -> None:
+    """Generation said so in one line; the diff of the same schema ended in an internal RecursionError."""
+    schema = json.loads((schema_dir / "2025-11-25" / "schema.json").read_text("utf-8"))
+    node: dict[str, Any] = {"type": "string"}
+    for _ in range(300):
+        node = {"type": "object", "properties": {"a": node}}
+    schema["$defs"]["Deep"] = node
+    deep = tmp_path / "deep.json"
+    deep.write_text(json.dumps(schema), "utf-8")
+    code, out, err = _run("2025-11-25", str(deep), "--schema-dir", str(schema_dir))
+    assert (code, out) == (2, "")
+    assert err == f"mcpgen: error: 2025-11-25, {deep}: a schema nests too deeply to compare\n"
+
+
+def test_every_rule_id_of_the_golden_reports_is_one_an_ignore_entry_may_name() -> None:
+    kinds = {c["kind"] for path in (REPO / "tests" / "golden" / "diff").glob("*.json") for c in json.loads(path.read_text("utf-8"))["changes"]}
+    assert kinds and kinds <= RULE_IDS
 
 
 def test_cli_invalid_json_file_is_bad_input(tmp_path: Path, schema_dir: Path) -> None:

@@ -397,6 +397,34 @@ def test_a_bad_ignore_entry_is_one_error_line(tmp_path: Path, server_break: tupl
     assert code == 2 and out == "" and err.startswith("mcpgen: error: ") and "accepted.txt:1" in err
 
 
+@pytest.mark.parametrize(
+    ("entry", "says"),
+    [
+        ("field.added.requried CallResult.ttlMs", "'field.added.requried' matches no rule id"),
+        ("fields.* CallResult.*", "'fields.*' matches no rule id"),
+    ],
+)
+def test_an_ignore_entry_whose_rule_matches_no_rule_id_is_refused(
+    tmp_path: Path, server_break: tuple[str, str], entry: str, says: str
+) -> None:
+    """A typo'd rule id ignored nothing, silently: the gate then tripped on the change meant to be accepted."""
+    accepted = tmp_path / "accepted.txt"
+    accepted.write_text(f"# accepted\n{entry}\n", "utf-8")
+    code, out, err = _run(tmp_path, *server_break, "--ignore", str(accepted))
+    assert (code, out) == (2, "") and err.startswith(f"mcpgen: error: {accepted}:2: {says}") and len(err.splitlines()) == 1
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text(f'[tool.mcpgen.diff]\nignore = ["{entry}"]\n', "utf-8")
+    code, out, err = _run(tmp_path, *server_break, "--config", str(pyproject))
+    assert (code, out) == (2, "") and says in err and len(err.splitlines()) == 1
+
+
+def test_an_ignore_file_that_is_not_utf8_is_one_error_line(tmp_path: Path, server_break: tuple[str, str]) -> None:
+    accepted = tmp_path / "accepted.txt"
+    accepted.write_bytes(b"\xff\xfe\n")
+    code, out, err = _run(tmp_path, *server_break, "--ignore", str(accepted))
+    assert (code, out, err) == (2, "", f"mcpgen: error: ignore file {accepted}: not UTF-8 text (byte 0)\n")
+
+
 def test_markdown_to_a_file_is_ready_to_paste(tmp_path: Path) -> None:
     versioned = obj({"io.modelcontextprotocol/protocolVersion": {"type": "string"}},
                     ("io.modelcontextprotocol/protocolVersion",), additionalProperties={})

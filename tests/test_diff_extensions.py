@@ -124,3 +124,10 @@ def test_a_file_of_neither_kind_is_refused_with_what_diff_accepts(tmp_path: Path
     assert code == 2 and out == "" and len(err.splitlines()) == 1
     assert "neither a revision's schema" in err and f"IDENTIFIER={path}" in err and "--extension" not in err
     assert changes(core, f"{JOBS}={path}") == []
+
+
+def test_an_extension_with_a_reference_to_nothing_is_one_error_line(tmp_path: Path) -> None:
+    """Two versions of an extension are read without the revision: a dangling `$ref` was typed `Any`."""
+    dangling = jobs(job=obj({"jobId": STRING, "owner": ref("Owner")}, ("jobId",)))
+    code, out, err = run(write(tmp_path, "old.json", jobs()), write(tmp_path, "new.json", dangling))
+    assert (code, out) == (2, "") and err == "mcpgen: error: schema reference '#/$defs/Owner' does not resolve\n"

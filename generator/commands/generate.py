@@ -272,6 +272,7 @@ def generate(config: GenerateConfig) -> list[GeneratedPackage]:
 
 def generate_all(configs: list[GenerateConfig]) -> list[GeneratedPackage]:
     """Generate the packages of several requests together (one process pool), each written atomically."""
+    from ..emit.commit import exclusive
     from ..emit.dist import distribution_files
     from ..emit.output import check_target, plan_update
 
@@ -290,23 +291,25 @@ def generate_all(configs: list[GenerateConfig]) -> list[GeneratedPackage]:
         for extension in job.request.extensions:
             remember_schema(cache_root(job.request.cache_dir), extension.sha256, extension.data)
     rendered = render_packages([job.request for _, job in planned], render_fresh)
-    updates = []  # all planned before any is written: a refusal leaves every package as it was
-    for (config, job), made in zip(planned, rendered):
-        if job.dist is not None:
-            files = distribution_files(made.files, job.package, job.request.revisions[-1])
-            updates.append(plan_update(files, job.dist, config.force, package_dir=job.package.replace(".", "/")))
-        else:
-            updates.append(plan_update(made.files, job.target, config.force))
-    written = []
-    for index, ((_, job), made, update) in enumerate(zip(planned, rendered, updates), 1):
-        console.status(f"writing {index}/{len(planned)}: {job.dist or job.target}")
-        update.apply()
-        written.append(
-            GeneratedPackage(
-                job.request.revisions, job.package, job.target, tuple(sorted(made.files)), job.dist, made.warnings,
-                update.changes,
+    targets = [job.dist or job.target for _, job in planned]
+    with exclusive(targets, lambda text: console.say(f"mcpgen: {text}", err=True)):
+        updates = []  # all planned before any is written: a refusal leaves every package as it was
+        for (config, job), made in zip(planned, rendered):
+            if job.dist is not None:
+                files = distribution_files(made.files, job.package, job.request.revisions[-1])
+                updates.append(plan_update(files, job.dist, config.force, package_dir=job.package.replace(".", "/")))
+            else:
+                updates.append(plan_update(made.files, job.target, config.force))
+        written = []
+        for index, ((_, job), made, update) in enumerate(zip(planned, rendered, updates), 1):
+            console.status(f"writing {index}/{len(planned)}: {job.dist or job.target}")
+            update.apply()
+            written.append(
+                GeneratedPackage(
+                    job.request.revisions, job.package, job.target, tuple(sorted(made.files)), job.dist,
+                    made.warnings, update.changes,
+                )
             )
-        )
     return written
 
 

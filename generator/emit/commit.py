@@ -7,15 +7,23 @@ import os
 import shutil
 import signal
 import tempfile
-from contextlib import contextmanager, suppress
+import time
+from contextlib import ExitStack, contextmanager, suppress
 from functools import partial
 from itertools import takewhile
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from ..errors import OutputError
 
+try:
+    import fcntl
+except ImportError:  # Windows: runs writing one package at once are not serialized
+    fcntl = None  # type: ignore[assignment]
+
 Undo = Callable[[], None]
+_LOCK_POLL = 0.05
+"""Seconds between tries at a lock another run holds."""
 
 
 class _Terminated(KeyboardInterrupt):
@@ -50,6 +58,59 @@ def _signals_held() -> Iterator[None]:
         yield
     finally:
         mask(signal.SIG_SETMASK, previous)
+
+
+@contextmanager
+def exclusive(targets: Iterable[Path], waiting: Callable[[str], None]) -> Iterator[None]:
+    """Hold every target's lock until the block ends: another mcpgen run writing one of them waits
+    (and `waiting` says so), then plans its writes against what this one wrote. A lock is a file
+    beside its target, removed on release (none without `fcntl` or where the folder takes none)."""
+    with ExitStack() as stack:
+        for target in sorted({t.resolve() for t in targets}):
+            if not _locked(target, stack):
+                waiting(f"waiting for another mcpgen run writing {target}")
+                while not _locked(target, stack):
+                    time.sleep(_LOCK_POLL)
+        yield
+
+
+def _lock_file(target: Path) -> Path:
+    return target.parent / f".{target.name}.mcpgen.lock"
+
+
+def _locked(target: Path, stack: ExitStack) -> bool:
+    """Try once to take the target's lock, its release put on `stack`, with interrupts held back (so
+    none leaves a lock file behind); False while another run holds it, True where none can be."""
+    if fcntl is None:
+        return True
+    path = _lock_file(target)
+    with _signals_held():
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return True  # the commit reports a folder it cannot write
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            # Not the same file when the run before removed it on release: try the one there now.
+            held = os.path.samestat(os.fstat(fd), os.stat(path))
+        except (BlockingIOError, FileNotFoundError):
+            held = False
+        except OSError:  # a filesystem without locks
+            os.close(fd)
+            return True
+        if not held:
+            os.close(fd)
+            return False
+        stack.callback(_unlock, fd, path)
+        return True
+
+
+def _unlock(fd: int, path: Path) -> None:
+    with _signals_held():
+        with suppress(OSError):
+            path.unlink()
+        os.close(fd)
 
 
 def commit(target: Path, writes: dict[str, str], removals: tuple[str, ...]) -> None:

@@ -6,6 +6,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
@@ -153,6 +154,11 @@ def parse_json(data: bytes, origin: str) -> dict[str, Any]:
         raise SchemaError(f"{origin}: not UTF-8 text (byte {exc.start})") from exc
     except json.JSONDecodeError as exc:
         raise SchemaError(f"{origin}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from exc
+    except ValueError as exc:  # the only other: an integer longer than Python converts
+        limit = sys.get_int_max_str_digits()
+        raise SchemaError(
+            f"{origin}: a number of more than {limit} digits, longer than Python reads"
+        ) from exc
     except RecursionError as exc:
         raise SchemaError(f"{origin}: JSON nests too deeply to read") from exc
     if not isinstance(value, dict):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Sequence, Union
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Sequence, Union
 from . import ir, reader
 from ..errors import SchemaError
 from .parser import ParsedSchema
-from .naming import definition_name, pascal_case, snake_case, unique
+from .naming import definition_name, module_names, pascal_case, snake_case, unique
 
 if TYPE_CHECKING:
     from datamodel_code_generator.model.base import DataModelFieldBase
@@ -46,7 +47,7 @@ _CONSTRAINTS = {
 class _Builder:
     parsed: ParsedSchema
     names: dict[str, str] = field(default_factory=dict)  # reference path -> Python name
-    taken: set[str] = field(default_factory=set)
+    taken: set[str] = field(default_factory=module_names)
     queue: deque[str] = field(default_factory=deque)
     out: dict[str, ir.Definition] = field(default_factory=dict)
 
@@ -140,7 +141,7 @@ class _Builder:
                 description=description or root.extras.get("description"),
                 type=self.convert(root.data_type, name),
                 is_definition=definition,
-                constraints=_constraints(root),
+                constraints=_constraints(root, name),
             )
             return
         fields: dict[str, ir.Field] = {}
@@ -194,7 +195,7 @@ class _Builder:
                     type=self.convert(f.data_type, owner + pascal_case(wire)),
                     required=bool(f.required),
                     description=(f.extras or {}).get("description"),
-                    constraints=_constraints(f),
+                    constraints=_constraints(f, f"{owner}.{wire}"),
                 )
             )
         return fields, extra, _is_closed(model)
@@ -235,7 +236,7 @@ def _union(members: list[ir.TypeExpr]) -> ir.TypeExpr:
     return flat[0] if len(flat) == 1 else ir.UnionOf(tuple(flat))
 
 
-def _constraints(f: DataModelFieldBase | reader.Field) -> tuple[ir.Constraint, ...]:
+def _constraints(f: DataModelFieldBase | reader.Field, where: str) -> tuple[ir.Constraint, ...]:
     c = f.constraints
     if c is None:
         return ()
@@ -243,6 +244,8 @@ def _constraints(f: DataModelFieldBase | reader.Field) -> tuple[ir.Constraint, .
     for attr, name in _CONSTRAINTS.items():
         value = getattr(c, attr, None)
         value = getattr(value, "value", value)  # numeric bounds arrive wrapped in datamodel-code-generator's UnionIntFloat
+        if isinstance(value, float) and not math.isfinite(value):
+            raise SchemaError(f"a bound of {where} in the schema is {value}, not a finite number")
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             out.append(ir.Constraint(name, value))
     return tuple(out)

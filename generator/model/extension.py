@@ -15,7 +15,7 @@ from .definitions import build_definitions
 from .lifecycle import CLIENT_CAPABILITIES, EXTENSIONS_FIELD, SERVER_CAPABILITIES
 from .names import meta_helpers
 from .naming import method_python_name, unique
-from .parser import defs_key_of, parse
+from .parser import check_references, defs_key_of, parse
 from .protocol import add_discriminators, emission_order
 from .roles import ROLE_UNIONS, method_name, pair_result
 
@@ -38,6 +38,7 @@ def build_extension(source: ExtensionInput, base: ir.Protocol, base_schema: Mapp
     label = f"extension {source.name}"
     ext_key, core_key = defs_key_of(dict(source.schema)), defs_key_of(dict(base_schema))
     raw, core_raw = source.schema[ext_key], base_schema[core_key]
+    check_references(dict(source.schema))
     definitions, names = build_definitions(parse(dict(source.schema)))
     definitions = emission_order(add_discriminators(definitions))
     unions = frozenset(ROLE_UNIONS)

@@ -54,8 +54,36 @@ RESERVED_FIELD_NAMES = frozenset(
     }
 )
 
-# Module-level names the generated modules use (builtins, the `__future__` import); a definition must not shadow them.
-_MODULE_NAMES = frozenset({"str", "int", "float", "bool", "list", "dict", "frozenset", "type", "object", "annotations"})
+# Every public builtin of the Pythons generated code runs on (3.10 to 3.14), written out so the names taken do
+# not depend on the Python that runs mcpgen.
+_BUILTINS = frozenset(
+    {
+        "ArithmeticError", "AssertionError", "AttributeError", "BaseException", "BaseExceptionGroup", "BlockingIOError",
+        "BrokenPipeError", "BufferError", "BytesWarning", "ChildProcessError", "ConnectionAbortedError",
+        "ConnectionError", "ConnectionRefusedError", "ConnectionResetError", "DeprecationWarning", "EOFError",
+        "Ellipsis", "EncodingWarning", "EnvironmentError", "Exception", "ExceptionGroup", "False", "FileExistsError",
+        "FileNotFoundError", "FloatingPointError", "FutureWarning", "GeneratorExit", "IOError", "ImportError",
+        "ImportWarning", "IndentationError", "IndexError", "InterruptedError", "IsADirectoryError", "KeyError",
+        "KeyboardInterrupt", "LookupError", "MemoryError", "ModuleNotFoundError", "NameError", "None",
+        "NotADirectoryError", "NotImplemented", "NotImplementedError", "OSError", "OverflowError",
+        "PendingDeprecationWarning", "PermissionError", "ProcessLookupError", "PythonFinalizationError",
+        "RecursionError", "ReferenceError", "ResourceWarning", "RuntimeError", "RuntimeWarning", "StopAsyncIteration",
+        "StopIteration", "SyntaxError", "SyntaxWarning", "SystemError", "SystemExit", "TabError", "TimeoutError",
+        "True", "TypeError", "UnboundLocalError", "UnicodeDecodeError", "UnicodeEncodeError", "UnicodeError",
+        "UnicodeTranslateError", "UnicodeWarning", "UserWarning", "ValueError", "Warning", "ZeroDivisionError", "abs",
+        "aiter", "all", "anext", "any", "ascii", "bin", "bool", "breakpoint", "bytearray", "bytes", "callable", "chr",
+        "classmethod", "compile", "complex", "copyright", "credits", "delattr", "dict", "dir", "divmod", "enumerate",
+        "eval", "exec", "exit", "filter", "float", "format", "frozenset", "getattr", "globals", "hasattr", "hash",
+        "help", "hex", "id", "input", "int", "isinstance", "issubclass", "iter", "len", "license", "list", "locals",
+        "map", "max", "memoryview", "min", "next", "object", "oct", "open", "ord", "pow", "print", "property", "quit",
+        "range", "repr", "reversed", "round", "set", "setattr", "slice", "sorted", "staticmethod", "str", "sum",
+        "super", "tuple", "type", "vars", "zip"
+    }
+)
+
+# Module-level names the generated modules may use (every builtin, the `__future__` import); no definition
+# or hoisted model takes one.
+_MODULE_NAMES = _BUILTINS | {"annotations"}
 
 # Pydantic warns about fields that start with these (its default `protected_namespaces`).
 _PROTECTED_PREFIXES = ("model_validate", "model_dump")
@@ -102,6 +130,11 @@ def definition_name(wire: str) -> str:
 
 def _shadows(name: str) -> bool:
     return name in _MODULE_NAMES or (name.startswith("__") and name.endswith("__"))
+
+
+def module_names() -> set[str]:
+    """The names a definition or hoisted model must not take: every builtin, and `annotations`."""
+    return set(_MODULE_NAMES)
 
 
 def is_identifier(name: str) -> bool:

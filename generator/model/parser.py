@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping, Union
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Union
+
+import jsonpointer
 
 from ..errors import SchemaError
 from . import reader
@@ -14,6 +16,10 @@ if TYPE_CHECKING:
     from datamodel_code_generator.model.base import DataModel
 
     ParsedModel = Union[DataModel, reader.Model]
+
+
+_DATA_KEYWORDS = ("const", "enum", "default", "examples")
+_SCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions")
 
 
 @dataclass(frozen=True)
@@ -73,6 +79,73 @@ def defs_key_of(schema: dict[str, Any]) -> str:
         if isinstance(schema.get(key), dict):
             return key
     raise SchemaError("schema has no 'definitions' or '$defs' object: not an MCP JSON Schema")
+
+
+def check_references(schema: dict[str, Any]) -> None:
+    """Refuse, before a parser follows one, a `$ref` that is not a JSON pointer into `schema` itself (no
+    file or URL is ever read), one that names no schema there, and references that only lead to each
+    other (`A` → `B` → `A`, as a whole schema or through `allOf`: no type is ever defined)."""
+    targets: dict[str, Any] = {}
+    for ref in _references(schema):
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            raise SchemaError(
+                f"schema reference {ref!r} is not local: only `#/...` references are read"
+            )
+        try:
+            targets[ref] = jsonpointer.resolve_pointer(schema, ref[1:])
+        except jsonpointer.JsonPointerException:
+            raise SchemaError(f"schema reference {ref!r} does not resolve") from None
+        if not isinstance(targets[ref], (dict, bool)):
+            raise SchemaError(f"schema reference {ref!r} does not resolve to a schema")
+    # Depth first along `_composed_of`: a reference met again on the current path closes a loop.
+    done: set[str] = set()
+    for start in targets:
+        if start in done:
+            continue
+        path, pending = [start], [_composed_of(targets[start])]
+        while pending:
+            if not pending[-1]:
+                pending.pop()
+                done.add(path.pop())
+                continue
+            ref = pending[-1].pop()
+            if ref in path:
+                cycle = " → ".join(path[path.index(ref) :] + [ref])
+                raise SchemaError(f"schema references only lead to each other: {cycle}")
+            if ref not in done and ref in targets:
+                path.append(ref)
+                pending.append(_composed_of(targets[ref]))
+
+
+def _references(schema: dict[str, Any]) -> Iterator[Any]:
+    """Every `$ref`'s value where a schema can stand (not in `const`, `enum`, `default`, `examples`)."""
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                if key == "$ref":
+                    yield value
+                elif key in _SCHEMA_MAPS and isinstance(value, dict):
+                    stack.extend(value.values())
+                elif key not in _DATA_KEYWORDS:
+                    stack.append(value)
+
+
+def _composed_of(node: Any) -> list[str]:
+    """The references a schema is made of, not nested under another keyword: its own, its `allOf`'s."""
+    found: list[str] = []
+    stack = [node]
+    while stack:
+        part = stack.pop()
+        if isinstance(part, dict):
+            if isinstance(part.get("$ref"), str):
+                found.append(part["$ref"])
+            if isinstance(part.get("allOf"), list):
+                stack.extend(part["allOf"])
+    return found
 
 
 def parse(schema: dict[str, Any]) -> ParsedSchema:

@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any, Iterable, Iterator
 
 from . import ir
-from .parser import parse
+from .parser import check_references, parse
 from ..errors import SchemaError
 from .roles import derive_methods, envelope, load_pairings
 from .definitions import DISCRIMINATOR_KEYS, build_definitions
@@ -32,6 +32,7 @@ def build_protocol(
     revision) pairs a request that still has no result with the base `Result`. `warnings` are what the
     user should know about how the schema was read (errata that did not apply to a draft).
     """
+    check_references(schema)
     definitions, _ = build_definitions(parse(schema))
     definitions = add_discriminators(definitions)
     ordered = emission_order(definitions)

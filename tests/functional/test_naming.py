@@ -209,6 +209,29 @@ def test_definitions_named_like_imports_do_not_shadow_them(pkg: ModuleType) -> N
     assert result.meta == {"n": 1, "s": [None]} and dump(result) == wire
 
 
+def test_definitions_and_hoisted_models_named_like_builtins_do_not_shadow_them(tmp_path: Any) -> None:
+    """The base model calls `isinstance`, `tuple`, `super` and `enumerate` at import: a class under one
+    of those names, or under any other builtin's, would break every model after it."""
+    builtin_named = {name: obj({"a": {"type": "string"}}) for name in ("isinstance", "tuple", "super", "enumerate")}
+    schema = mcp_schema(
+        {
+            **builtin_named,
+            "Type": obj({"error": obj({"code": {"type": "integer"}}, ["code"])}),
+            "After": obj({"b": {"type": "integer"}}, ["b"]),
+            "PingRequest": request("ping"),
+        },
+        client_requests=["PingRequest"],
+    )
+    types = generate_package(tmp_path, schema, "fn_builtin_names").types
+    for name in builtin_named:
+        assert name not in vars(types), name
+    for model in (types.Isinstance, types.Tuple, types.Super, types.Enumerate):
+        assert model.model_validate({"a": "x"}).a == "x"
+    assert "TypeError" not in vars(types)
+    assert type(types.Type.model_validate({"error": {"code": 1}}).error) is types.TypeError_
+    assert types.After(b=2).b == 2
+
+
 def test_method_names_come_from_definition_names(pkg: ModuleType) -> None:
     listing = pkg.METHODS["things/list"]
     assert listing.python_name == "list_things"

@@ -16,10 +16,11 @@ from typing import Any, Iterator
 
 import pytest
 
+from mcpgen.errors import SchemaError
 from mcpgen.inputs import extensions as known
 
 from .packages import generate_extended, generate_package, schema_bytes
-from .schemas import Schema, const, extension_schema, obj, request, result
+from .schemas import Schema, const, envelope, extension_schema, obj, request, result
 from .test_stateless import STRING, stateless_schema
 
 JOBS = "io.example/jobs"
@@ -48,6 +49,7 @@ def jobs_schema() -> Schema:
             "GetJobRequest": request("jobs/get", obj({"jobId": STRING}, ["jobId"]), params_required=True),
             "GetJobResult": result({"state": STRING}, ["state"]),
             "ClientRequest": {"anyOf": [{"$ref": "#/$defs/GetJobRequest"}]},
+            "RequestId": envelope()["RequestId"],  # the copy its request refers to, as an extension carries it
         },
     )
 
@@ -94,3 +96,11 @@ def test_on_call_tool_may_return_the_extensions_result_only_with_the_extension(p
     narrow = typing.get_args(typing.get_type_hints(plain.Server.on_call_tool)["return"])
     assert jobs.types.CreateJobResult in widened
     assert {t.__name__ for t in widened} - {t.__name__ for t in narrow} == {"CreateJobResult"}
+
+
+def test_an_extension_s_reference_to_anything_outside_its_schema_is_refused(tmp_path: Path) -> None:
+    """As a revision's: no file or URL is read, and the extension is not generated with an `Any` there."""
+    schema = jobs_schema()
+    schema["$defs"]["GetJobResult"]["properties"]["state"] = {"$ref": "https://example.invalid/state.json"}
+    with pytest.raises(SchemaError, match="'https://example.invalid/state.json' is not local"):
+        generate_extended(tmp_path, base(), "fn_task_remote", (schema,))

@@ -9,7 +9,7 @@ from typing import Callable
 import click
 
 from ...console import shown
-from ...errors import OutputError
+from ...errors import OutputError, SchemaError
 from ...reporting import reported
 from .compare import diff_revisions
 from .ignore import apply_ignores, read_ignore_file
@@ -71,7 +71,10 @@ def diff_command(old: str, new: str, fmt: str, fail_on: str | None, ignore_file:
     """
     settings = load_settings(config)
     rules = settings.ignore + (read_ignore_file(ignore_file) if ignore_file is not None else ())
-    report = diff_revisions(*load_pair(old, new, schema_dir))
+    try:
+        report = diff_revisions(*load_pair(old, new, schema_dir))
+    except RecursionError:
+        raise SchemaError(f"{old}, {new}: a schema nests too deeply to compare") from None
     report = apply_ignores(report, rules)
     render = partial(render_markdown, title=title) if fmt == "markdown" else RENDERERS[fmt]
     text = render(report, verbose)

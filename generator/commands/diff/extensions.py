@@ -12,7 +12,7 @@ from ...model import ir
 from ...model.definitions import build_definitions
 from ...model.copies import local_refs, rekeyed
 from ...model.extension import extension_methods
-from ...model.parser import defs_key_of, parse
+from ...model.parser import check_references, defs_key_of, parse
 from ...model.protocol import add_discriminators, emission_order
 from ...model.roles import ROLE_UNIONS
 from .load import Revision, revision_of
@@ -34,6 +34,7 @@ def extension_side(source: ExtensionSource, label: str) -> Revision:
     of core definitions included) and its methods, a method of its own link (MCP Apps' app and host)
     compared as its client and server."""
     read = corrected_extension(source)
+    check_references(dict(read.schema))
     definitions, _ = build_definitions(parse(dict(read.schema)))
     definitions = emission_order(add_discriminators(definitions))
     own = tuple(d for d in definitions if d.name not in ROLE_UNIONS)

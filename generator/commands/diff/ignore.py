@@ -10,6 +10,7 @@ from typing import Iterable
 
 from ...pyproject import ConfigError
 from .model import Change, Report
+from .rules import RULE_IDS
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,8 @@ class Rule:
 
 
 def parse_rules(lines: Iterable[str], origin: str) -> tuple[Rule, ...]:
-    """`RULE SUBJECT` per line; blank lines and `#` comments skipped; ConfigError naming the bad line."""
+    """`RULE SUBJECT` per line; blank lines and `#` comments skipped; ConfigError naming the bad line (a
+    malformed one, or one whose RULE matches no rule id)."""
     out = []
     for number, line in enumerate(lines, 1):
         text = line.split("#", 1)[0].strip()
@@ -37,6 +39,11 @@ def parse_rules(lines: Iterable[str], origin: str) -> tuple[Rule, ...]:
                 f"{origin}:{number}: an ignore entry is `RULE SUBJECT` "
                 f"(e.g. `field.added.required ListToolsResult.ttlMs`), got {line.strip()!r}"
             )
+        if not any(fnmatchcase(rule, parts[0]) for rule in RULE_IDS):
+            raise ConfigError(
+                f"{origin}:{number}: {parts[0]!r} matches no rule id "
+                "(they are listed in docs/diff-rules.md)"
+            )
         out.append(Rule(parts[0], parts[1].strip()))
     return tuple(out)
 
@@ -47,6 +54,8 @@ def read_ignore_file(path: Path) -> tuple[Rule, ...]:
         text = path.read_text("utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read ignore file {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"ignore file {path}: not UTF-8 text (byte {exc.start})") from None
     return parse_rules(text.splitlines(), str(path))
 
 

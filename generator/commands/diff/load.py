@@ -30,6 +30,8 @@ def looks_like_file(arg: str) -> bool:
 
 def resolve(arg: str, schema_dir: Path | None = None) -> SchemaSource:
     """The schema bytes for a revision name or a file path (its revision from the pins, the file, else its name)."""
+    if not arg:
+        raise SourceError("an empty argument names no revision and no schema file")
     if not looks_like_file(arg):
         return resolve_schema(arg, schema_dir=schema_dir)
     path = Path(arg)

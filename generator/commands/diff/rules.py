@@ -27,6 +27,38 @@ VALUE_RULES: dict[str, frozenset[Role]] = {
     "capability.removed": frozenset({"reader"}),
 }
 
+_VERDICTS = ("widened", "narrowed", "changed")
+
+# Every rule id a change may have (what `--ignore` entries match).
+RULE_IDS = frozenset(
+    {
+        *VALUE_RULES,
+        *(f"constraint.{verdict}" for verdict in _VERDICTS),
+        *(f"method.result_{verdict}" for verdict in _VERDICTS),
+        "description.changed",
+        "definition.added",
+        "definition.removed",
+        "definition.renamed",
+        "definition.extracted",
+        "definition.inlined",
+        "deprecation.added",
+        "deprecation.escalated",
+        "method.added",
+        "method.removed",
+        "method.kind_changed",
+        "method.moved",
+        "method.sender_added",
+        "method.sender_removed",
+        "method.result_opt_in_added",
+        "method.result_opt_in_removed",
+        "envelope.batching_added",
+        "envelope.batching_removed",
+        "envelope.renamed",
+        "envelope.fields_declared",
+        "envelope.fields_undeclared",
+    }
+)
+
 
 def value_impact(
     rule: frozenset[Role], writers: frozenset[ir.Side], readers: frozenset[ir.Side]
