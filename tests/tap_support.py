@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -268,3 +269,49 @@ def tap_http(upstream: str, *args: str) -> Iterator[TapProcess]:
         process.send_signal(signal.SIGINT)
         running.status = process.wait(60)
         reader.join(60)
+
+
+UPSTREAM_ANSWER = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nSet-Cookie: session=c00kie; Path=/\r\nX-Name: \xe2\x82\xac\r\nServer: upstream\r\n"
+"""The head of every answer of `echo_upstream` (before its Content-Length): a cookie, UTF-8 bytes in a header, its own Server."""
+
+
+@contextlib.contextmanager
+def echo_upstream() -> Iterator[str]:
+    """An HTTP/1.1 upstream on bare sockets (no HTTP library adds or rewrites a header) in a thread of its
+    own: every answer is UPSTREAM_ANSWER with the head of the request as it arrived for body. Its URL."""
+    import asyncio
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = re.search(rb"(?im)^content-length:\s*(\d+)", head)
+                await reader.readexactly(int(length.group(1)) if length else 0)
+                writer.write(UPSTREAM_ANSWER + b"Content-Length: %d\r\n\r\n" % len(head) + head)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            writer.close()
+
+    loop = asyncio.new_event_loop()
+    server = loop.run_until_complete(asyncio.start_server(handle, "127.0.0.1", 0))
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/mcp"
+    finally:
+        loop.call_soon_threadsafe(server.close)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+
+def raw_exchange(url: str, request: bytes, timeout: float = 30) -> tuple[list[bytes], bytes]:
+    """Send exact request bytes (ending with `Connection: close` and the body) to the host of `url`; the
+    answer's head lines (the status line first) and its body."""
+    host, port = url.split("//")[1].split("/")[0].rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(1 << 16):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return head.split(b"\r\n"), body

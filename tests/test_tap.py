@@ -24,7 +24,7 @@ from mcpgen.commands.tap.config import TapConfig
 from mcpgen.commands.tap.framing import Budget, Events, Lines
 from mcpgen.commands.tap.judge import Judge
 from mcpgen.commands.tap.report import Reporter
-from tap_support import LINE, Said
+from tap_support import LINE, Said, validate
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
 INIT_OK = {"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "s", "version": "1"}}}
@@ -128,6 +128,32 @@ def test_secrets_reach_neither_stderr_nor_the_log(schema_dir: Path, tmp_path: Pa
     assert records[5] == {"dir": "s2c", "raw": "Authorization: Bearer [redacted]", "ts": records[5]["ts"]}
 
 
+def test_secrets_in_lines_that_are_not_json_and_in_credential_objects_are_replaced(schema_dir: Path, tmp_path: Path) -> None:
+    """A line logged as its text (invalid UTF-8, cut off) and a credential member whose value is an object."""
+    tap = Tapped(schema_dir, tmp_path)
+    tap.handshake()
+    secret = "s3cr3t-t0ken-value"
+    call = b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x","arguments":%s}}\n'
+    tap.send("c2s", raw=call % f'{{"access_token":"{secret}","Client_Secret" : "{secret}\\"","n":"\xff"}}'.encode("latin-1"))
+    tap.send("c2s", raw=f'{{"jsonrpc":"2.0","id":8,"params":{{"refresh_token":"{secret}\n'.encode())
+    tap.send("c2s", raw=call % json.dumps({"authorization": {"scheme": "Bearer", "credentials": [secret, 1]}, "k": "v"}).encode())
+    tap.judge.finish()
+    logged = tap.log.read_text()
+    assert secret not in tap.stream.getvalue() and secret not in logged
+    records = [json.loads(line) for line in logged.splitlines()]
+    assert records[3]["raw"] == (call % b'{"access_token":"[redacted]","Client_Secret" : "[redacted]","n":"\\xff"}').decode().rstrip("\n")
+    assert records[4]["raw"] == '{"jsonrpc":"2.0","id":8,"params":{"refresh_token":"[redacted]'
+    assert records[5]["msg"]["params"]["arguments"] == {"authorization": {"scheme": "[redacted]", "credentials": ["[redacted]", 1]}, "k": "v"}
+
+
+def test_a_last_line_without_a_newline_is_logged_with_the_time_it_was_judged(schema_dir: Path, tmp_path: Path) -> None:
+    tap = Tapped(schema_dir, tmp_path)
+    tap.send("c2s", raw=json.dumps(INIT).encode())
+    tap.judge.finish()
+    (record,) = [json.loads(line) for line in tap.log.read_text().splitlines()]
+    assert record["msg"] == INIT and record["ts"] >= time.strftime("%Y-%m-%dT", time.gmtime(time.time() - 60))
+
+
 def test_redaction_keeps_values_that_hold_no_secret() -> None:
     value = {"a": [1, "x", {"b": None}], "Token": 5, "authorization": 7}
     assert redact.message(value) is value
@@ -197,6 +223,36 @@ def test_stateless_headers_must_match_the_body(schema_dir: Path, tmp_path: Path)
     ]
 
 
+def test_a_message_nested_too_deeply_is_noted_and_what_follows_judged(schema_dir: Path, tmp_path: Path) -> None:
+    tap = Tapped(schema_dir, tmp_path)
+    tap.handshake()
+    deep = b"[" * 100_000 + b"]" * 100_000
+    tap.send("c2s", raw=deep + b"\n" + json.dumps({"jsonrpc": "2.0", "id": 2, "method": "no/such"}).encode() + b"\n")
+    tap.judge.finish()
+    said = tap.said()
+    assert said.notes == ["mcpgen tap: note: c2s message 4: nested too deeply to judge"]
+    assert [(v["what"], v["rest"].split(":")[0]) for v in said.violations] == [("no/such request (id 2)", "JSONRPCRequest at /method")]
+    assert "mcpgen tap:   c2s: (nested too deeply to judge) 1, initialize 1, no/such 1, notifications/initialized 1" in said.summary
+    assert json.loads(tap.log.read_text().splitlines()[3])["raw"] == deep.decode()
+    checked = validate(tap.log)
+    assert checked.returncode == 1 and f"{tap.log}:4: JSON nested too deeply to read" in checked.stdout.splitlines(), checked.stderr
+    whole = tmp_path / "deep.json"
+    whole.write_bytes(deep)
+    checked = validate(whole)
+    assert (checked.returncode, checked.stdout) == (1, f"{whole}:1: JSON nested too deeply to read\n"), checked.stderr
+
+
+def test_a_post_body_that_cannot_be_read_is_not_taken_for_notifications(schema_dir: Path, tmp_path: Path) -> None:
+    tap = Tapped(schema_dir, tmp_path)
+    tap.judge.config = TapConfig(upstream="http://127.0.0.1:1/mcp", listen="127.0.0.1:0", schema_dir=schema_dir)
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    _http(tap, {"e": "req", "x": 1, "m": "POST", "h": headers}, b"[" * 100_000 + b"]" * 100_000)
+    _http(tap, {"e": "res", "x": 1, "s": 200, "h": {"content-type": "application/json"}})
+    _http(tap, {"e": "end", "x": 1})
+    tap.judge.finish()
+    assert tap.rests() == [] and tap.said().notes == ["mcpgen tap: note: c2s message 1: nested too deeply to judge"]
+
+
 def test_lines_are_cut_bounded_and_resynchronised() -> None:
     lines = Lines(limit=10)
     assert lines.feed(b"ab\ncd") == [(b"ab", 2)]
@@ -225,8 +281,22 @@ def test_the_relay_hands_over_a_bounded_part_of_each_line_and_counts_the_rest() 
 def test_sse_events_are_cut_from_any_chunking() -> None:
     events = Events(limit=20)
     body = b"id: 1\r\ndata: {\"a\":\r\ndata: 1}\r\n\r\n: comment\n\nid: 2\ndata:\n\ndata: " + b"x" * 30 + b"\n\ndata: z\n\n"
-    got = [e for i in range(len(body)) for e in events.feed(body[i : i + 1])]
-    assert got == [(b'{"a":\n1}', 7), (b"", 0), (None, 36), (b"z", 1)]
+    lf = body.replace(b"\r\n", b"\n")
+    for stream in (body, lf.replace(b"\n", b"\r"), lf.replace(b"\n", b"\r\n")):  # SSE lines end with CRLF, LF or CR
+        for size in (1, 2, 3, len(stream)):
+            events = Events(limit=20)
+            got = [e for i in range(0, len(stream), size) for e in events.feed(stream[i : i + size])]
+            assert got == [(b'{"a":\n1}', 7), (b"", 0), (None, 36), (b"z", 1)], (stream, size)
+
+
+def test_the_relay_bounds_an_event_streams_lines_ended_by_cr() -> None:
+    budget, events = Budget(limit=10, cr=True), Events(limit=10)
+    stream = b"data: 1\r\r" * 20 + b"data: " + b"x" * 20 + b"\r\n\r\ndata: 2\n\n"
+    got = []
+    for i in range(0, len(stream), 13):
+        for part in budget.take(stream[i : i + 13]):
+            got.extend(events.skipped(part) or [] if isinstance(part, int) else events.feed(part))
+    assert got == [(b"1", 1)] * 20 + [(None, 26), (b"2", 1)]
 
 
 def test_the_channel_keeps_order_and_tells_the_judge_what_it_could_not_queue(tmp_path: Path, schema_dir: Path) -> None:
@@ -276,6 +346,7 @@ def test_records_survive_any_split() -> None:
         (["--upstream", "http://x/mcp"], "--upstream and --listen go together"),
         (["--upstream", "ftp://x/mcp", "--listen", "127.0.0.1:0"], "--upstream 'ftp://x/mcp' is not an http:// or https:// URL"),
         (["--upstream", "http://x/mcp", "--listen", "nowhere"], "--listen 'nowhere' is not HOST:PORT"),
+        (["--upstream", "http://u:pw@x/mcp?key=k", "--listen", "nowhere"], "--upstream 'http://u:[redacted]@x/mcp?[redacted]': leave out the query and fragment"),
         (["--upstream", "http://x/mcp", "--listen", "127.0.0.1:1", "--", "server"], "give either -- COMMAND"),
         (["--log", "/nonexistent/dir/capture.jsonl", "--", "server"], "cannot write the log /nonexistent/dir/capture.jsonl"),
         (["--", "/nonexistent/server"], "cannot start '/nonexistent/server'"),

@@ -3,6 +3,7 @@ or a traceback."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import signal
@@ -17,7 +18,7 @@ from typing import Any
 import httpx
 
 from httpserve import ACCEPT, serve
-from tap_support import INITIALIZE, TAP, RawClient, Said, free_port, notification, request, tap_env, tap_http, write_script
+from tap_support import INITIALIZE, TAP, RawClient, Said, echo_upstream, free_port, notification, raw_exchange, request, tap_env, tap_http, write_script
 
 BIG = 50 * 1024 * 1024
 
@@ -99,7 +100,12 @@ def test_sigterm_reaches_the_server_and_the_tap_exits_with_its_status(tmp_path: 
 
 
 def test_an_upstream_that_refuses(tmp_path: Path) -> None:
-    nowhere = f"http://127.0.0.1:{free_port()}/mcp"
+    nowhere = f"http://user:hunter2@127.0.0.1:{free_port()}/mcp"
+    process = subprocess.Popen([*TAP, "--upstream", nowhere, "--listen", "127.0.0.1:0"], stderr=subprocess.PIPE, env=tap_env())
+    assert process.stderr is not None
+    assert process.stderr.readline().decode().endswith(f" (upstream {nowhere.replace('hunter2', '[redacted]')})\n")
+    process.send_signal(signal.SIGINT)
+    assert "hunter2" not in _ended(process)[1]
     with tap_http(nowhere) as tap:
         answer = httpx.post(tap.url, content=INITIALIZE, headers={"content-type": "application/json", "accept": ACCEPT}, timeout=30)
         assert answer.status_code == 502 and answer.json()["error"]["code"] == -32603
@@ -107,12 +113,13 @@ def test_an_upstream_that_refuses(tmp_path: Path) -> None:
         assert again.status_code == 502
     said = tap.said()
     refused = [line for line in said.notes if "refused" in line or "failed" in line]
-    assert len(refused) == 2 and refused[0].startswith(f"mcpgen tap: error: the upstream {nowhere} failed POST /mcp: ConnectError: ")
+    shown = nowhere.replace("hunter2", "[redacted]")  # the password in --upstream is never printed
+    assert len(refused) == 2 and refused[0].startswith(f"mcpgen tap: error: the upstream {shown} failed POST /mcp: ConnectError: ")
     assert "Traceback" not in "".join(tap.lines) and tap.status == 130
 
 
-def _streaming_upstream(chunks: int, pause: float, size: int = 65536) -> Any:
-    """An upstream whose every answer is an SSE stream of `chunks` logging notifications."""
+def _streaming_upstream(chunks: int, pause: float, size: int = 65536, end: bytes = b"\n") -> Any:
+    """An upstream whose every answer is an SSE stream of `chunks` logging notifications, its lines ending with `end`."""
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -124,7 +131,7 @@ def _streaming_upstream(chunks: int, pause: float, size: int = 65536) -> Any:
 
         for i in range(chunks):
             event = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "z" * size}}
-            await send({"type": "http.response.body", "body": b"data: " + json.dumps(event).encode() + b"\n\n", "more_body": True})
+            await send({"type": "http.response.body", "body": b"data: " + json.dumps(event).encode() + end * 2, "more_body": True})
             await asyncio.sleep(pause)
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
@@ -170,3 +177,48 @@ def test_a_body_over_the_bound_is_refused_and_a_50_mib_event_is_relayed_unjudged
     said = tap.said()
     (note,) = [n for n in said.notes if "longer than the tap judges" in n]
     assert note.startswith("mcpgen tap: note: s2c message 2: ") and int(note.split()[6]) > BIG
+
+
+def test_the_upstream_gets_what_each_client_sent_and_no_cookie_of_another() -> None:
+    """The tap keeps no cookie and adds no header: one client's answer sets a cookie, the next client's
+    request reaches the upstream with exactly its own headers (its `Host` names the upstream)."""
+    with echo_upstream() as upstream, tap_http(upstream) as tap:
+        first, _ = raw_exchange(tap.url, b"GET /elsewhere HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert b"set-cookie: session=c00kie; Path=/" in first
+        _, seen = raw_exchange(tap.url, b"POST /elsewhere HTTP/1.1\r\nHost: x\r\nX-Trace: 1\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}")
+    assert seen.split(b"\r\n") == [b"POST /elsewhere HTTP/1.1", f"Host: {upstream.split('/')[2]}".encode(), b"x-trace: 1", b"content-length: 2", b"", b""]
+
+
+def test_header_bytes_pass_both_ways_as_they_are() -> None:
+    """Header values that are not ASCII (Latin-1 from the client, UTF-8 from the upstream) are relayed as
+    the same bytes, and the answer's head is the upstream's alone (no `date` or `server` of the tap's)."""
+    with echo_upstream() as upstream, tap_http(upstream) as tap:
+        head, seen = raw_exchange(tap.url, b"GET /elsewhere HTTP/1.1\r\nHost: x\r\nX-Name: caf\xe9\r\nConnection: close\r\n\r\n")
+    assert b"x-name: caf\xe9" in seen.split(b"\r\n")
+    upstreams = [b"content-type: text/plain", b"set-cookie: session=c00kie; Path=/", b"x-name: \xe2\x82\xac", b"server: upstream", b"content-length: %d" % len(seen)]
+    assert head == [b"HTTP/1.1 200 OK", *upstreams, b"connection: close"]  # the client asked to close
+    assert tap.said().notes == [], tap.said().text
+
+
+def test_an_event_stream_whose_lines_end_with_cr_is_judged_event_by_event(tmp_path: Path) -> None:
+    """17 MiB of events, each line ending with a bare CR: more than one message may be long, so the relay
+    must see the CRs as line ends to hand every event over whole."""
+    with serve(_streaming_upstream(17, 0, 1024 * 1024, b"\r")) as served:
+        with tap_http(served.url) as tap:
+            streamed = httpx.get(tap.url, headers={"accept": "text/event-stream"}, timeout=120)
+            assert streamed.status_code == 200 and streamed.content.count(b"\r\r") == 17
+    said = tap.said()
+    assert said.notes == [] and "mcpgen tap:   s2c: notifications/message 17" in said.summary, said.text
+
+
+def test_the_client_the_tap_relays_through_keeps_no_cookie() -> None:
+    from mcpgen.commands.tap.config import TapConfig
+    from mcpgen.commands.tap.http import upstream_client
+
+    async def kept(url: str) -> int:
+        async with upstream_client(TapConfig(upstream=url, listen="127.0.0.1:0")) as client:
+            assert (await client.get(url)).headers["set-cookie"] == "session=c00kie; Path=/"
+            return len(client.cookies.jar)
+
+    with echo_upstream() as upstream:
+        assert asyncio.run(kept(upstream)) == 0

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -362,3 +363,30 @@ def test_a_request_naming_another_revision_in_meta_is_answered_in_that_revision(
     assert f"{path}:4: ListToolsResult at /result: 'cacheScope' is a required property" in failed
     assert f"{path}:4: ListToolsResult at /result: 'ttlMs' is a required property" in failed
     assert result.stderr.splitlines()[-1] == "4 messages, 1 failed (2025-11-25, 2026-07-28)"
+
+
+def test_line_separators_inside_json_strings_do_not_end_a_line(schema_dir: Path, tmp_path: Path) -> None:
+    """U+2028, U+2029 and U+0085 are legal raw in a JSON string: a JSONL line ends at a newline only."""
+    dirs = ["c2s", "s2c", "c2s", "c2s", "s2c"]
+    messages = [{"dir": d, "msg": m} for d, m in zip(dirs, _conversation(schema_dir))]
+    messages[3]["msg"]["params"]["arguments"] = {"text": "a\u2028b\u2029c\x85d"}
+    path = tmp_path / "separators.jsonl"
+    path.write_text("".join(json.dumps(v, ensure_ascii=False) + "\r\n" for v in messages), "utf-8")
+    result = _run(schema_dir, str(path))
+    assert result.exit_code == 0, result.output
+    assert "5 messages, 0 failed" in result.output
+
+
+def test_a_message_read_but_too_deep_to_write_back_fails_on_its_line(schema_dir: Path, tmp_path: Path) -> None:
+    """300 levels: json reads it, pydantic validates it but cannot dump it; a failure, not an internal error."""
+    messages = _conversation(schema_dir)[:3]
+    deep = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": None}}
+    data: Any = []
+    for _ in range(300):
+        data = [data]
+    deep["params"]["data"] = data
+    path = _jsonl(tmp_path / "deep.jsonl", [*messages, deep])
+    result = _run(schema_dir, str(path))
+    assert result.exit_code == 1, result.output
+    assert "deep.jsonl:4:" in result.output and "cannot be written back" in result.output
+    assert "4 messages, 1 failed" in result.output

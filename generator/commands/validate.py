@@ -14,7 +14,7 @@ from ..errors import McpgenError
 from ..messages.conversation import NO_HANDSHAKE, Conversation
 from ..messages.findings import Finding
 from ..messages.handshake import Handshake
-from ..messages.wire import Message, not_json, parse, unwrap
+from ..messages.wire import TOO_DEEP, Message, not_json, parse, unwrap
 from ..reporting import reported
 from ..inputs.pins import KNOWN_REVISIONS
 
@@ -53,7 +53,7 @@ class Failure:
 def _parses_as_object(line: str) -> bool:
     try:
         return isinstance(json.loads(line), dict)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
 
 
@@ -68,10 +68,13 @@ def read_messages(path: Path) -> Iterator[Message]:
             yield unwrap(json.loads(text), str(path), 1)
             return
         except json.JSONDecodeError as exc:
-            if not any(_parses_as_object(line) for line in text.splitlines()):
+            if not any(_parses_as_object(line) for line in text.split("\n")):
                 yield Message(str(path), exc.lineno, None, None, unreadable=not_json(exc))
                 return
-    for number, line in enumerate(text.splitlines(), start=1):
+        except RecursionError:
+            yield Message(str(path), 1, None, None, unreadable=TOO_DEEP)
+            return
+    for number, line in enumerate(text.split("\n"), start=1):  # not splitlines: a JSON string may hold U+2028
         if line.strip():
             yield parse(line, str(path), number)
 

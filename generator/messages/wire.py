@@ -16,6 +16,8 @@ SENDER = {"c2s": "client", "s2c": "server"}
 OTHER = {"c2s": "s2c", "s2c": "c2s"}
 """The direction the answers to a direction's requests take."""
 _OPTIONAL = {"ts", "session"}
+TOO_DEEP = "JSON nested too deeply to read"
+"""Why a line nested deeper than the JSON reader goes holds no message."""
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,8 @@ def parse(text: str, file: str, line: int, direction: str | None = None, session
         value = json.loads(text)
     except ValueError as exc:
         return Message(file, line, None, direction, unreadable=not_json(exc), session=session)
+    except RecursionError:
+        return Message(file, line, None, direction, unreadable=TOO_DEEP, session=session)
     if direction is not None:
         return Message(file, line, value, direction, session=session)
     return unwrap(value, file, line)

@@ -10,12 +10,21 @@ from urllib.parse import urlsplit
 
 from ...errors import McpgenError
 from ...inputs.pins import KNOWN_REVISIONS
+from .redact import REDACTED
 
 DEFAULT_TIMEOUT = 60.0
 
 
 class TapError(McpgenError):
     """The tap cannot start, or a peer made it stop: one line, exit 2."""
+
+
+def shown_url(url: str) -> str:
+    """`url` as the tap prints it: the password and the query in it replaced."""
+    parts = urlsplit(url)
+    user, _, host = parts.netloc.rpartition("@")
+    netloc = f"{user.partition(':')[0]}:{REDACTED}@{host}" if parts.password is not None else parts.netloc
+    return parts._replace(netloc=netloc, query=REDACTED if parts.query else "").geturl()
 
 
 @dataclass(frozen=True)
@@ -41,7 +50,9 @@ class TapConfig:
                 raise TapError("--upstream and --listen go together")
             parts = urlsplit(self.upstream)
             if parts.scheme not in ("http", "https") or not parts.netloc:
-                raise TapError(f"--upstream {self.upstream!r} is not an http:// or https:// URL")
+                raise TapError(f"--upstream {shown_url(self.upstream)!r} is not an http:// or https:// URL")
+            if parts.query or parts.fragment or self.upstream.endswith(("?", "#")):
+                raise TapError(f"--upstream {shown_url(self.upstream)!r}: leave out the query and fragment (the tap relays each request's own query)")
             self.address  # noqa: B018 (checks HOST:PORT)
         if self.revision is not None and self.revision not in KNOWN_REVISIONS:
             raise TapError(f"--revision {self.revision!r} is not a known revision ({', '.join(KNOWN_REVISIONS)})")

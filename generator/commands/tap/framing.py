@@ -2,29 +2,38 @@
 
 from __future__ import annotations
 
+import re
+
 MAX_MESSAGE = 16 * 1024 * 1024
 """The longest message judged, in bytes; a longer one is relayed, reported and neither judged nor logged."""
+_NEWLINE = re.compile(rb"\n")
+_SSE_END = re.compile(rb"\r\n?|\n")
+"""How an SSE line may end: CRLF, LF or CR."""
+_CR_OR_LF = re.compile(rb"[\r\n]")
 
 
 class Budget:
     """The relay's side of the bound: of each line, the judge is handed the first `limit` + 1 bytes (enough
-    to know it is too long) and only the count of the rest, so a huge line costs the queue little."""
+    to know it is too long) and only the count of the rest, so a huge line costs the queue little.
+    `cr`: a CR ends a line too (SSE)."""
 
-    def __init__(self, limit: int = MAX_MESSAGE) -> None:
+    def __init__(self, limit: int = MAX_MESSAGE, cr: bool = False) -> None:
         self.limit = limit + 1
+        self._cr = cr
         self._line = 0  # bytes of the line under way handed over
         self._skipped = 0  # bytes of it counted only
 
     def take(self, data: bytes) -> list[bytes | int]:
         """What to hand over of `data`: bytes, and counts of bytes left out (each before the newline ending them)."""
         if not self._skipped and self._line + len(data) <= self.limit:
-            end = data.rfind(b"\n")
+            end = max(data.rfind(b"\n"), data.rfind(b"\r") if self._cr else -1)
             self._line = self._line + len(data) if end < 0 else len(data) - end - 1
             return [data]
         out: list[bytes | int] = []
         start = 0
         while start < len(data):
-            end = data.find(b"\n", start)
+            found = (_CR_OR_LF if self._cr else _NEWLINE).search(data, start)  # a CRLF counts as two line ends here
+            end = -1 if found is None else found.start()
             stop = len(data) if end < 0 else end
             keep = min(max(0, self.limit - self._line), stop - start)
             if keep:
@@ -35,7 +44,7 @@ class Budget:
                 break
             if self._skipped:
                 out.append(self._skipped)
-            _add(out, b"\n")
+            _add(out, data[end : end + 1])
             self._line = self._skipped = 0
             start = end + 1
         return out
@@ -49,10 +58,13 @@ def _add(out: list[bytes | int], data: bytes) -> None:
 
 
 class Lines:
-    """Splits a byte stream into lines; a line longer than the limit is given as its length alone."""
+    """Splits a byte stream into lines; a line longer than the limit is given as its length alone. `cr`:
+    lines end with CRLF, LF or CR (SSE), not LF alone."""
 
-    def __init__(self, limit: int = MAX_MESSAGE) -> None:
+    def __init__(self, limit: int = MAX_MESSAGE, cr: bool = False) -> None:
         self.limit = limit
+        self._ends = _SSE_END if cr else _NEWLINE
+        self._after_cr = False  # the last line ended with a CR: an LF starting the next data belongs to it
         self._buffer = bytearray()
         self._skipping = 0  # bytes of an overlong line seen so far
         self._resync = False  # bytes were lost: the line under way is not whole
@@ -60,14 +72,17 @@ class Lines:
     def feed(self, data: bytes) -> list[tuple[bytes | None, int]]:
         """The lines `data` completes, each (bytes without the newline, or None when too long; its length)."""
         out: list[tuple[bytes | None, int]] = []
-        start = 0
+        start = 1 if self._after_cr and data.startswith(b"\n") else 0
+        if data:
+            self._after_cr = data.endswith(b"\r") and self._ends is _SSE_END
         while True:
-            end = data.find(b"\n", start)
+            found = self._ends.search(data, start)
+            end = -1 if found is None else found.start()
             piece = data[start:] if end < 0 else data[start:end]
             if end < 0:
                 self._hold(piece)
                 return out
-            start = end + 1
+            start = found.end()
             if self._resync:
                 self._resync = False
                 self._buffer.clear()
@@ -98,6 +113,7 @@ class Lines:
 
     def skipped(self, count: int) -> None:
         """`count` bytes of the (too long) line under way were counted by the relay, not handed over."""
+        self._after_cr = False
         if self._resync:
             return
         self._skipping = (self._skipping or len(self._buffer)) + count
@@ -108,6 +124,7 @@ class Lines:
         newline (or at once, when the bytes lost ended a line: `whole`)."""
         self._buffer.clear()
         self._skipping = 0
+        self._after_cr = False
         self._resync = not whole
 
     def rest(self) -> tuple[bytes | None, int] | None:
@@ -124,7 +141,7 @@ class Events:
     """Splits a `text/event-stream` body into the data of its events (None for one over the limit)."""
 
     def __init__(self, limit: int = MAX_MESSAGE) -> None:
-        self._lines = Lines(limit)
+        self._lines = Lines(limit, cr=True)
         self._data: list[bytes] = []
         self._size = 0
         self._too_long = False
@@ -142,7 +159,6 @@ class Events:
                 self._too_long = True
                 self._size += length
                 continue
-            line = line[:-1] if line.endswith(b"\r") else line
             if not line:
                 if self._data or self._too_long:
                     out.append((None if self._too_long else b"\n".join(self._data), self._size))

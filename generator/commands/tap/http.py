@@ -1,17 +1,19 @@
 """The Streamable HTTP tap: a reverse proxy (an ASGI app under uvicorn, httpx to the upstream) that
 relays every request and answer as they come and hands copies to the judge.
 
-Headers pass through both ways (hop-by-hop ones aside, and `Host`, which names the upstream); bodies
-are relayed as raw bytes, an SSE answer event by event as the upstream sends it. Bounded like the
-generated servers: request bodies up to MAX_BODY bytes (413 beyond), at most MAX_EXCHANGES requests at
-once (503 beyond). A client that leaves an answer unread for --timeout seconds loses its connection;
-an upstream that cannot be reached gets the client a 502; each is one line on stderr.
+Headers pass through both ways as the bytes the peer sent (hop-by-hop ones aside, and `Host`, which
+names the upstream); the tap adds none of its own and keeps no cookie. Bodies are relayed as raw bytes,
+an SSE answer event by event as the upstream sends it. Bounded like the generated servers: request
+bodies up to MAX_BODY bytes (413 beyond), at most MAX_EXCHANGES requests at once (503 beyond). A client
+that leaves an answer unread for --timeout seconds loses its connection; an upstream that cannot be
+reached gets the client a 502; each is one line on stderr.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import http.cookiejar
 import itertools
 import json
 import signal
@@ -23,7 +25,7 @@ from urllib.parse import urlsplit
 
 from . import redact
 from .channel import C2S, HTTP, S2C, Feed, http_payload
-from .config import TapConfig, TapError
+from .config import TapConfig, TapError, shown_url
 from .framing import MAX_MESSAGE, Budget
 from .report import PREFIX
 from .transport import SSE, media
@@ -101,27 +103,27 @@ class Proxy:
         if body is None:
             await _respond(send, *_error(413, f"Request body larger than {MAX_BODY} bytes"))
             return
-        headers = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]]
         if judged:
-            self._event({"e": "req", "x": xid, "m": scope["method"], "h": redact.headers(headers)}, body)
+            self._event({"e": "req", "x": xid, "m": scope["method"], "h": _judged_headers(scope["headers"])}, body)
         target = self.origin + (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
         if scope.get("query_string"):
             target += "?" + scope["query_string"].decode("latin-1")
-        outgoing = [(k, v) for k, v in headers if k.lower() not in HOP_BY_HOP]
-        request = self.client.build_request(scope["method"], target, headers=outgoing, content=body)
+        outgoing = [(k, v) for k, v in scope["headers"] if k.lower().decode("latin-1") not in HOP_BY_HOP]
         import httpx
 
+        # Not client.build_request: that adds the client's default headers (Accept, User-Agent, ...) and cookies.
+        request = httpx.Request(scope["method"], target, headers=outgoing, content=body)
         try:
             answer = await self.client.send(request, stream=True)
         except httpx.HTTPError as exc:
-            self.say(f"error: the upstream {self.config.upstream} failed {scope['method']} {scope['path']}: {type(exc).__name__}: {_reason(exc)}")
+            self.say(f"error: the upstream {shown_url(self.config.upstream or '')} failed {scope['method']} {scope['path']}: {type(exc).__name__}: {_reason(exc)}")
             if judged:
                 self._event({"e": "fail", "x": xid}, kind=S2C)
             await _respond(send, *_error(502, f"mcpgen tap: the upstream cannot be reached ({type(exc).__name__})"))
             return
         try:
             if judged:
-                self._event({"e": "res", "x": xid, "s": answer.status_code, "h": redact.headers(list(answer.headers.multi_items()))}, kind=S2C)
+                self._event({"e": "res", "x": xid, "s": answer.status_code, "h": _judged_headers(answer.headers.raw)}, kind=S2C)
             await self._relay(answer, send, receive, xid if judged else None, scope)
         finally:
             await answer.aclose()
@@ -132,7 +134,7 @@ class Proxy:
         """Send the answer's head, then its body as the upstream gives it, until it ends or the client leaves."""
         import httpx
 
-        raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers.multi_items() if k.lower() not in HOP_BY_HOP]
+        raw = [(k.lower(), v) for k, v in answer.headers.raw if k.lower().decode("latin-1") not in HOP_BY_HOP]
         await send({"type": "http.response.start", "status": answer.status_code, "headers": raw})
         left = asyncio.ensure_future(_disconnected(receive))
         relay = asyncio.ensure_future(self._body(answer, send, xid))
@@ -158,7 +160,7 @@ class Proxy:
 
     async def _body(self, answer: httpx.Response, send: Send, xid: int | None) -> None:
         timeout = self.config.timeout or None
-        budget = Budget() if media(answer.headers.get("content-type"))[:1] == [SSE] else None
+        budget = Budget(cr=True) if media(answer.headers.get("content-type"))[:1] == [SSE] else None
         handed = 0  # bytes of a body that is not an event stream handed to the judge
         async for chunk in answer.aiter_raw():
             if xid is not None and budget is not None:
@@ -173,6 +175,11 @@ class Proxy:
             except asyncio.TimeoutError:
                 raise _Stalled from None
         await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def _judged_headers(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
+    """Raw header pairs as the judge gets them: text by lower-case name, credentials replaced."""
+    return redact.headers([(k.decode("latin-1"), v.decode("latin-1")) for k, v in raw])
 
 
 def _reason(exc: BaseException) -> str:
@@ -227,6 +234,16 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def upstream_client(config: TapConfig) -> httpx.AsyncClient:
+    """The client the tap relays through: it keeps no cookie, follows no redirect, takes no proxy from the environment."""
+    import httpx
+
+    timeout = httpx.Timeout(connect=config.timeout or None, read=None, write=config.timeout or None, pool=config.timeout or None)
+    limits = httpx.Limits(max_connections=MAX_EXCHANGES, max_keepalive_connections=32)
+    no_cookies = http.cookiejar.CookieJar(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
+    return httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False, trust_env=False, cookies=no_cookies)
+
+
 def run_http(config: TapConfig) -> int:
     """Serve the proxy on --listen until SIGINT or SIGTERM; 0, or 130/143 after those signals."""
     try:
@@ -237,11 +254,8 @@ def run_http(config: TapConfig) -> int:
     sock = _listen(*config.address)
     host, port = sock.getsockname()[:2]
     feed = Feed(config)
-    timeout = httpx.Timeout(connect=config.timeout or None, read=None, write=config.timeout or None, pool=config.timeout or None)
-    limits = httpx.Limits(max_connections=MAX_EXCHANGES, max_keepalive_connections=32)
-    client = httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False, trust_env=False)
-    app = Proxy(config, feed, client)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="critical", access_log=False, lifespan="on", timeout_graceful_shutdown=2))
+    app = Proxy(config, feed, upstream_client(config))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="critical", access_log=False, lifespan="on", timeout_graceful_shutdown=2, server_header=False, date_header=False))
     stopped: list[int] = []
 
     def stop(number: int, frame: object) -> None:
@@ -253,7 +267,7 @@ def run_http(config: TapConfig) -> int:
     thread = threading.Thread(target=asyncio.run, args=(server.serve(sockets=[sock]),), name="mcpgen-tap-http", daemon=True)
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     shown = f"[{host}]" if ":" in host else host
-    print(f"{PREFIX}listening on http://{shown}:{port}{config.path} (upstream {config.upstream})", file=sys.stderr, flush=True)
+    print(f"{PREFIX}listening on http://{shown}:{port}{config.path} (upstream {shown_url(config.upstream or '')})", file=sys.stderr, flush=True)
     try:
         thread.start()
         while thread.is_alive():

@@ -4,6 +4,7 @@ rules only a live session shows; it runs in its own process, fed by the relay (`
 from __future__ import annotations
 
 import json
+import time
 from collections import OrderedDict
 from dataclasses import replace
 from typing import Any
@@ -12,7 +13,7 @@ from ...inputs.pins import KNOWN_REVISIONS
 from ...messages.conversation import Conversation, Verdict
 from ...messages.targets import id_key
 from ...messages.validator import UNPAIRED
-from ...messages.wire import parse
+from ...messages.wire import TOO_DEEP, parse
 from ...runtime.facts import Lifecycle
 from . import redact
 from .capture import Capture
@@ -147,6 +148,9 @@ class Judge:
             if self.capture is not None:
                 self.capture.write(direction, msg, text, wall, session.label)
                 self._check_capture()
+            if msg.unreadable == TOO_DEEP:
+                self._too_deep(session, direction)
+                return
             shown = what(direction, msg.value, None, session.count)
             for problem in session.live.arrive(direction, msg.value, session.count, now, shown):
                 self._problem(session, direction, shown, problem, None, msg.value)
@@ -154,8 +158,12 @@ class Judge:
                 self.verdict(session, verdict, now)
             self._negotiated(session)
         except RecursionError:
-            self.reporter.not_judged += 1
-            self.reporter.note(f"{direction} message {session.count}: nested too deeply to judge")
+            self._too_deep(session, direction)
+
+    def _too_deep(self, session: Session, direction: str) -> None:
+        self.reporter.count(direction, "(nested too deeply to judge)")
+        self.reporter.not_judged += 1
+        self.reporter.note(f"{direction} message {session.count}: nested too deeply to judge")
 
     def verdict(self, session: Session, verdict: Verdict, now: float) -> None:
         """Report a judged message's findings and the live rules that need its revision; count it."""
@@ -207,7 +215,7 @@ class Judge:
         for direction, lines in self.lines.items():
             rest = lines.rest()
             if rest is not None:
-                self.message(self.session(None), direction, rest[0], rest[1], 0.0, 0.0)
+                self.message(self.session(None), direction, rest[0], rest[1], time.monotonic(), time.time())
         # As `mcpgen validate` does: a conversation no handshake named a revision for takes the first one's.
         first = self._revisions[0] if self._revisions else None
         for key in sorted(self.sessions, key=lambda k: not self.sessions[k].conversation.handshakes):
