@@ -44,6 +44,9 @@ FRONTEND = _group(
         ("pointer-unescaped", "_escape_pointer", 'return name.replace("~", "~0").replace("/", "~1")', "return name", "definition names with `/` or `~` not escaped in pointers"),
         ("never-allows-anything", "_never", "    if node is False:\n        return True\n    return (", "    return False and (", "`{\"not\": {}}` read as any value: a closed object accepts unknown keys"),
         ("property-names-make-maps", "_normalized", "            del out[\"propertyNames\"]\n", "            pass\n", "a closed object with `propertyNames` read as an open map"),
+        ("remote-refs-read", "check_references", 'if not isinstance(ref, str) or not ref.startswith("#"):', "if not isinstance(ref, str):", "a `$ref` to a file or URL reaches the parser: read relative to the working directory, or over the network"),
+        ("missing-refs-kept", "check_references", 'raise SchemaError(f"schema reference {ref!r} does not resolve") from None', "continue", "a `$ref` to a missing definition typed `Any`"),
+        ("ref-cycles-kept", "check_references", 'raise SchemaError(f"schema references only lead to each other: {cycle}")', "break", "an alias cycle (`A` → `B` → `A`) generated: mypy and pydantic refuse it at use"),
     ],
 )
 
@@ -91,9 +94,10 @@ TYPESYS = _group(
         ("no-status-key", None, '"mode", "status")', '"mode")', "no discriminator on `status` (ext-tasks' task states)"),
         ("members-not-named-by-tag", "_Builder._member_hints", "                return [hint + n for n in names]\n", "                return numbered\n", "inline union members named VariantA… though a constant tags them"),
         ("members-named-by-any-tag", "_Builder._member_hints", "and len(set(names)) == len(names)", "", "members named after a constant they share (…Complete, …Complete_)"),
-        ("alias-bounds-dropped", "_Builder.build", "                constraints=_constraints(root),\n", "", "a scalar alias loses its minimum and maximum"),
+        ("alias-bounds-dropped", "_Builder.build", "                constraints=_constraints(root, name),\n", "", "a scalar alias loses its minimum and maximum"),
         ("bounds-unwrapped-lost", "_constraints", 'value = getattr(value, "value", value)', "pass", "numeric bounds (wrapped in UnionIntFloat) dropped: minimum/maximum not enforced"),
         ("exclusive-bounds-inclusive", None, '    "gt": "gt",\n    "lt": "lt",\n', '    "gt": "ge",\n    "lt": "le",\n', "exclusiveMinimum/exclusiveMaximum enforced as inclusive bounds"),
+        ("infinite-bound-written", "_constraints", "if isinstance(value, float) and not math.isfinite(value):", "if False:", "`maximum: 1e999` written as `Field(le=inf)`: the package fails at import"),
     ],
 )
 
@@ -117,6 +121,7 @@ PROTOCOL = _group(
         ("unknown-pair-accepted", "build_protocol", "            if name not in names:", "            if False:", "--pair with an unknown definition accepted"),
         ("table-beats-pair", "build_protocol", "{**load_pairings(), **dict(pairings)}", "{**dict(pairings), **load_pairings()}", "the shipped table overrides --pair"),
         ("pairs-unrecorded", "build_protocol", "        pairings=pairings,\n", "        pairings=(),\n", "--pair not recorded in the package"),
+        ("revision-refs-unchecked", "build_protocol", "    check_references(schema)\n", "", "a revision's `$ref`s reach the parser unchecked"),
     ],
 )
 
@@ -167,6 +172,7 @@ NAMING = _group(
         ("builtins-shadowed", "_shadows", "return name in _MODULE_NAMES or", "return False and", "definitions shadow builtins"),
         ("unique-digit", "unique", 'name += "_"', 'name += "2"', "collisions numbered"),
         ("notification-suffix-kept", "method_python_name", 'for suffix in ("Request", "Notification"):', 'for suffix in ("Request",):', "notification method names keep their suffix"),
+        ("builtins-not-taken", "module_names", "return set(_MODULE_NAMES)", "return set()", "a hoisted model takes a builtin's name (`Type` + `error` → `TypeError`) and shadows it"),
     ],
 )
 
@@ -323,6 +329,7 @@ EXTENSION = _group(
         ("extension-core-method-allowed", "extension_methods", "        if base is not None and wire in core_methods:", "        if False:", "an extension redefines a core method silently"),
         ("extension-drift-silent", "build_extension", "        for name, where in report.differ\n", "        for name, where in ()\n", "a copy that differs is not reported"),
         ("extension-settings-guessed", "_settings", "if len(found) == 1 else", "if found else", "settings typed by one of several ...ExtensionCapability definitions"),
+        ("extension-refs-unchecked", "build_extension", "    check_references(dict(source.schema))\n", "", "an extension's `$ref`s reach the parser unchecked"),
     ],
 )
 
@@ -392,6 +399,9 @@ TAP_FRAMING = _group(
     [
         ("budget-unbounded", "Budget.take", "if not self._skipped and self._line + len(data) <= self.limit:", "if True:", "a huge line handed whole to the judge's queue"),
         ("no-resync", "Lines.lost", "self._resync = not whole", "self._resync = False", "after a gap the broken line is judged as not JSON"),
+        ("sse-cr-not-a-line-end", "Events.__init__", "self._lines = Lines(limit, cr=True)", "self._lines = Lines(limit)", "an SSE stream with CR line ends is never judged"),
+        ("crlf-split-two-lines", "Lines.feed", 'start = 1 if self._after_cr and data.startswith(b"\\n") else 0', "start = 0", "a CRLF cut between two chunks reads as two line ends (an empty line dispatches the event early)"),
+        ("budget-cr-ignored", "Budget.take", "found = (_CR_OR_LF if self._cr else _NEWLINE).search(data, start)", "found = _NEWLINE.search(data, start)", "the relay's bound takes a CR-ended SSE stream for one long line"),
     ],
 )
 
@@ -405,11 +415,113 @@ TAP_CHANNEL = _group(
 TAP_REDACT = _group(
     "generator/commands/tap/redact.py",
     [
-        ("keys-kept", "message", "REDACTED if isinstance(v, str) and k.lower() in SECRET_KEYS else message(v)", "message(v)", "an Authorization or token member reaches the log"),
+        ("keys-kept", "message", "message(v, secret or k.lower() in SECRET_KEYS)", "message(v, secret)", "an Authorization or token member reaches the log"),
+        ("raw-members-kept", "text", "    return _members(_COOKIE.sub(", "    return (_COOKIE.sub(", "a token in a line that is not JSON (logged as text) reaches the log"),
     ],
 )
 
 # --- the runtime source (runtime/, installed as mcpgen.runtime, copied verbatim into every package) ---
+
+COMMIT = _group(
+    "generator/emit/commit.py",
+    [
+        ("lock-not-taken", "exclusive", "            if not _locked(target, stack):\n", "            if False:\n", "two runs writing one package at once leave it half one revision, half the other"),
+    ],
+)
+
+SOURCES = _group(
+    "generator/inputs/sources.py",
+    [
+        ("long-integer-internal-error", "parse_json", "    except ValueError as exc:", "    except ZeroDivisionError as exc:", "an integer of more than 4300 digits ends generate and diff in an internal error"),
+    ],
+)
+
+DIFF_COMMAND = _group(
+    "generator/commands/diff/command.py",
+    [
+        ("deep-schema-internal-error", "diff_command", "    except RecursionError:\n", "    except ZeroDivisionError:\n", "a schema nesting too deeply ends diff in an internal RecursionError (exit 3)"),
+    ],
+)
+
+DIFF_LOAD = _group(
+    "generator/commands/diff/load.py",
+    [
+        ("empty-argument-is-newest", "resolve", "    if not arg:\n", "    if False:\n", "`mcpgen diff 2025-11-25 \"\"` compares against the newest revision"),
+    ],
+)
+
+DIFF_IGNORE = _group(
+    "generator/commands/diff/ignore.py",
+    [
+        ("unknown-rule-ids-accepted", "parse_rules", "if not any(fnmatchcase(rule, parts[0]) for rule in RULE_IDS):", "if False:", "a typo'd rule id in an ignore entry ignores nothing, silently"),
+        ("ignore-file-undecoded", "read_ignore_file", "    except UnicodeDecodeError as exc:", "    except ZeroDivisionError as exc:", "an ignore file that is not UTF-8 ends diff in an internal error"),
+    ],
+)
+
+DIFF_EXTENSIONS = _group(
+    "generator/commands/diff/extensions.py",
+    [
+        ("extension-side-refs-unchecked", "extension_side", "    check_references(dict(read.schema))\n", "", "diff of two extension versions types a dangling `$ref` as `Any`"),
+    ],
+)
+
+TAP_HTTP = _group(
+    "generator/commands/tap/http.py",
+    [
+        ("client-defaults-and-cookies", "Proxy._exchange", 'request = httpx.Request(scope["method"], target, headers=outgoing, content=body)', 'request = self.client.build_request(scope["method"], target, headers=outgoing, content=body)', "the upstream gets headers the client never sent and cookies another client's answer set"),
+        ("cookies-kept", "upstream_client", ", cookies=no_cookies)", ")", "the relay's client keeps the cookies upstreams set"),
+        ("request-headers-as-text", "Proxy._exchange", 'outgoing = [(k, v) for k, v in scope["headers"]', 'outgoing = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"]', "a request header that is not ASCII fails the request with a 500"),
+        ("answer-headers-as-text", "Proxy._relay", 'raw = [(k.lower(), v) for k, v in answer.headers.raw if', 'raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in answer.headers.multi_items() if', "answer header bytes that are not ASCII are rewritten, or fail the answer"),
+        ("server-headers-added", "run_http", ", server_header=False, date_header=False)", ")", "the tap's uvicorn adds date and server: uvicorn to every answer"),
+        ("password-printed", "run_http", "(upstream {shown_url(config.upstream or '')})", "(upstream {config.upstream})", "the --upstream password is printed on stderr"),
+        ("sse-cr-unbounded", "Proxy._body", "Budget(cr=True)", "Budget()", "past 16 MiB of a CR-ended SSE stream, events go unjudged without a word"),
+    ],
+)
+
+TAP_CONFIG = _group(
+    "generator/commands/tap/config.py",
+    [
+        ("query-dropped", "TapConfig.__post_init__", "if parts.query or parts.fragment or", "if parts.fragment or", "an --upstream query string is dropped without a word"),
+        ("password-shown", "shown_url", "if parts.password is not None else parts.netloc", "if False else parts.netloc", "the --upstream password is printed"),
+    ],
+)
+
+TAP_JUDGE = _group(
+    "generator/commands/tap/judge.py",
+    [
+        ("too-deep-judged", "Judge.message", "            if msg.unreadable == TOO_DEEP:\n                self._too_deep(session, direction)\n                return\n", "", "a message nested too deeply is reported as a not-json violation, not noted as unjudged"),
+        ("last-line-epoch", "Judge.finish", "rest[0], rest[1], time.monotonic(), time.time())", "rest[0], rest[1], 0.0, 0.0)", "a last line without a newline is logged with a 1970 timestamp"),
+    ],
+)
+
+TAP_TRANSPORT = _group(
+    "generator/commands/tap/transport.py",
+    [
+        ("unreadable-body-is-notifications", "answer_problems", "elif exchange.messages and not exchange.requests", "elif not exchange.requests", "a POST body that cannot be read is taken for notifications only (a false 202 violation)"),
+    ],
+)
+
+MESSAGES_ROUNDTRIP = _group(
+    "generator/messages/roundtrip.py",
+    [
+        ("unwritable-internal-error", "round_trip", "    except ValueError as exc:  # pydantic writes fewer levels than it reads\n", "    except ZeroDivisionError as exc:\n", "a message read but nested too deeply to dump ends validate in an internal error"),
+    ],
+)
+
+MESSAGES_WIRE = _group(
+    "generator/messages/wire.py",
+    [
+        ("depth-raises", "parse", "    except RecursionError:\n        return Message(file, line, None, direction, unreadable=TOO_DEEP, session=session)\n", "", "a line nested too deeply stops the tap's judge for the rest of its read and `mcpgen validate` (exit 3)"),
+    ],
+)
+
+VALIDATE = _group(
+    "generator/commands/validate.py",
+    [
+        ("json-file-depth-raises", "read_messages", "        except RecursionError:\n            yield Message(str(path), 1, None, None, unreadable=TOO_DEEP)\n            return\n", "", "a .json file nested too deeply is an internal error (exit 3)"),
+        ("lines-split-on-separators", "read_messages", 'enumerate(text.split("\\n"), start=1)', "enumerate(text.splitlines(), start=1)", "a JSONL line whose string holds U+2028 or U+0085 is cut in two"),
+    ],
+)
 
 RUNTIME_JSONRPC = _group(
     "runtime/jsonrpc.py",
@@ -840,6 +952,7 @@ RUNTIME_AUTH_RESOURCE = _group(
         ("request-scopes-ignored", "ResourceServer.authorize", "                    needed += [s for s in more if s not in needed]\n", "                    pass\n", "the scopes a request's method needs (`scopes_for`) not required"),
         ("expired-admitted", "ResourceServer.authenticate", "if verified.expires_at is not None and verified.expires_at <= time.time():", "if False:", "a token the verifier says expired an hour ago admitted"),
         ("bound-token-as-bearer", "ResourceServer.authenticate", 'if scheme == "bearer" and jkt is not None:', "if False:", "a DPoP-bound token (stolen) presented as a bearer token admitted"),
+        ("unknown-binding-admitted", "ResourceServer.authenticate", "if confirmation is not None and (", "if False and (", "a token bound by mTLS (cnf x5t#S256) or with a cnf that is not an object admitted as a bearer token"),
         ("proof-unchecked", "ResourceServer.authenticate", "                dpop.check(presented.proofs, presented.method, self.resource_of(url), token, jkt)\n", "                pass\n", "a DPoP token admitted without checking its proof"),
         ("principal-without-issuer", "AccessToken.principal", "return (issuer, self.subject, self.client_id)", "return (None, self.subject, self.client_id)", "the same subject and client from another issuer continue a session"),
     ],
@@ -854,7 +967,8 @@ RUNTIME_AUTH_CLIENT = [
             ("cleartext-allowed", "Destinations.check", "if not secure(url) and not (document and own):", "if False:", "secrets sent to an http authorization server off loopback"),
             ("mapped-not-unwrapped", "_unwrapped", "            return address.ipv4_mapped\n", "            return address\n", "an IPv4-mapped IPv6 literal hides an internal address"),
             ("rebinding-unpinned", "Destinations.pin", "        if self.own(host, port):\n            return host\n", "        return host\n", "a name resolved public for the check connects to an internal address (DNS rebinding)"),
-            ("server-always-internal", "destinations", "allow_private_network or any(internal(a) for a in at)", "True", "every MCP server may send its client to internal addresses"),
+            ("server-always-internal", "destinations", "allow_private_network or named", "True", "every MCP server may send its client to internal addresses"),
+            ("dns-name-internal", "destinations", "named = _loopback_name(host) if ip is None else", "named = True if ip is None else", "a public MCP server's DNS name opens the private network to its client, whatever it resolves to"),
         ],
     ),
     *_group(
@@ -862,6 +976,7 @@ RUNTIME_AUTH_CLIENT = [
         [
             ("size-unbounded", "_body", "    if len(body) > MAX_ANSWER:\n        raise", "    if False:\n        raise", "a 64 MiB discovery document read and used"),
             ("time-unbounded", "exchange", "return await asyncio.wait_for(read(), timeout)", "return await read()", "a document dripped a byte at a time keeps the client waiting past its timeout"),
+            ("transport-error-raw", "exchange", "        if what is None:\n            raise\n", "        raise\n", "a refused connection to the token or registration endpoint reaches the caller as httpx.ConnectError"),
         ],
     ),
     *_group(
@@ -885,6 +1000,13 @@ RUNTIME_AUTH_CLIENT = [
             ("unasked-dpop-token-accepted", "tokens_of", 'if kind.lower() == "dpop" and dpop_key is None:', "if False:", "a DPoP token the client cannot prove sent as a bearer token"),
             ("unknown-token-type-accepted", "tokens_of", 'if kind.lower() not in ("bearer", "dpop"):', "if False:", "a token of a type the client does not understand used"),
             ("as-nonce-ignored", "post_token_request", "        nonces[where] = fresh\n", "        return answer\n", "a token request refused with use_dpop_nonce not retried with the nonce"),
+            ("unsendable-token-accepted", "tokens_of", "if not _VISIBLE.fullmatch(token):", "if False:", "an access token with CR/LF or non-ASCII kept: using it raises UnicodeEncodeError or LocalProtocolError"),
+        ],
+    ),
+    *_group(
+        "runtime/auth/challenge.py",
+        [
+            ("bare-scheme-ends-parse", None, "(?:\\s+|$|(?=,))", "(?:\\s+|$)", "the challenges after a scheme without parameters (`Bearer, DPoP algs=...`) dropped"),
         ],
     ),
     *_group(
@@ -904,6 +1026,7 @@ RUNTIME_AUTH_CLIENT = [
         [
             ("typ-unchecked", "JwtVerifier.__call__", "if self.typ is not None and _media_type(header.get(\"typ\")) != _media_type(self.typ):", "if False:", "an ID token or any JWT accepted as an access token (typ not at+jwt)"),
             ("key-alg-ignored", "JwtVerifier._keyset", "if (a == declared if declared is not None else a.startswith(family))", "if True", "a key verifies any algorithm: HS256 with an RSA key (a 500), PS256 with a key marked RS256"),
+            ("odd-claims-admitted", "JwtVerifier.__call__", "if expires is None or not _strings(scopes) or not _strings(clients):", "if expires is None:", "a scope object grants its keys, a numeric scope is a 500, a client_id object becomes the principal"),
         ],
     ),
     *_group(
@@ -914,6 +1037,7 @@ RUNTIME_AUTH_CLIENT = [
             ("ath-unchecked", "DPoP.check", 'if claims.get("ath") != token_hash(token):', "if False:", "a proof made for another token accepted"),
             ("htu-unchecked", "DPoP.check", 'if _normal(claims["htu"]) != _normal(url):', "if False:", "a proof made for another server accepted"),
             ("nonce-unchecked", "DPoP.check", 'if self.nonce and not self._nonce_valid(claims.get("nonce")):', "if False:", "a proof without the server's nonce accepted where nonces are required"),
+            ("iat-nan-fresh", "DPoP.check", "now - self.window <= issued <= now + self.window", "not abs(now - issued) > self.window", "a DPoP proof with iat NaN taken as fresh (replayable once forgotten); a 400-digit iat raises OverflowError"),
         ],
     ),
 ]
@@ -1016,6 +1140,19 @@ MUTANTS: tuple[Mutant, ...] = tuple(
     + PACKAGEVIEWS
     + PROVENANCE
     + STUBVIEWS
+    + COMMIT
+    + SOURCES
+    + DIFF_COMMAND
+    + DIFF_LOAD
+    + DIFF_IGNORE
+    + DIFF_EXTENSIONS
+    + TAP_HTTP
+    + TAP_CONFIG
+    + TAP_JUDGE
+    + TAP_TRANSPORT
+    + MESSAGES_WIRE
+    + MESSAGES_ROUNDTRIP
+    + VALIDATE
     + STUBNAMES
     + COPIES
     + EXTENSION

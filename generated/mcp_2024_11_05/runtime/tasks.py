@@ -37,6 +37,8 @@ TERMINAL = frozenset({"completed", "failed", "cancelled"})
 """The statuses a task never leaves."""
 CANCEL_WAIT = 1.0
 """Seconds `tasks/cancel` waits for cancelled work to stop before it acknowledges."""
+SIGNAL_RETRY = 1.0
+"""Seconds between attempts to subscribe again to the workers' messages after the subscription broke."""
 
 
 @dataclass(frozen=True)
@@ -178,6 +180,12 @@ def _fulfilled(record: TaskRecord, responses: Any) -> list[Any]:
     return [k for k in responses if k in outstanding] if isinstance(responses, Mapping) else []
 
 
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Mark a cancelled subscription's outcome seen (it may end with redis's error, not a cancel)."""
+    if not future.cancelled():
+        future.exception()
+
+
 class TaskWatch:
     """One listener's view of the tasks it watches: the latest state of each not yet delivered (a slow
     listener skips states, never the last), until every one of them has ended."""
@@ -261,13 +269,53 @@ class TaskRunner:
             self.hearing.result()
 
     async def _hear(self, shared: TaskSignals, ready: asyncio.Future[None]) -> None:
+        """Stay subscribed to the workers' messages: a subscription that breaks is made again every
+        `SIGNAL_RETRY` seconds, and what was missed meanwhile is read back from the store."""
+        while True:
+            heard = asyncio.ensure_future(self._hear_once(shared, ready))
+            try:
+                # Waited for, not awaited: a cancel lands here, whatever redis makes of it inside.
+                await asyncio.wait([heard])
+            finally:
+                if not heard.done():
+                    heard.cancel()
+                    heard.add_done_callback(_retrieved)
+            error = heard.exception()
+            if not ready.done():  # the first subscription failed: `hear` raises it
+                raise error or ConnectionError("the task signals' subscription ended at once")
+            logger.warning(
+                "task signals lost (%.200s): subscribing again in %s s",
+                repr(error) if error else "the subscription ended",
+                SIGNAL_RETRY,
+            )
+            await asyncio.sleep(SIGNAL_RETRY)
+
+    async def _hear_once(self, shared: TaskSignals, ready: asyncio.Future[None]) -> None:
+        """One subscription to the workers' messages, acted on until it ends."""
         async with shared.signals() as messages:
-            ready.set_result(None)
+            if ready.done():
+                await self._caught_up()
+            else:
+                ready.set_result(None)
             async for message in messages:
                 try:
                     await self._signalled(message)
                 except Exception:
                     logger.exception("task signal %.200r not handled", message)
+
+    async def _caught_up(self) -> None:
+        """After a gap in the signals: stop the work here that another worker settled meanwhile (a
+        `tasks/cancel`), and hand every watched task's current state to its listeners."""
+        for task_id, running in list(self.running.items()):
+            record = await self.store.get(task_id)
+            if running.job is not None and (record is None or record.status in TERMINAL):
+                running.job.cancel()
+        for task_id, watches in list(self.watches.items()):
+            record = await self.store.get(task_id)
+            if record is not None:
+                for watch in list(watches):
+                    if watch.owner == record.owner and task_id in watch.open:
+                        watch.offer(record.wire())
 
     async def _signalled(self, message: Any) -> None:
         """Act on another worker's message: a change to announce, or a request for work running here."""
@@ -419,6 +467,7 @@ class TaskRunner:
             if isinstance(task_ids, list)
             else []
         )
+        await self.hear()  # the other workers' changes reach this one's listeners
         watch = TaskWatch(owner)
         for task_id in wanted:  # before reading them: no change is missed in between
             self.watches.setdefault(task_id, set()).add(watch)
@@ -466,7 +515,7 @@ class TaskRunner:
         leave `inputRequests` before this returns (work running in another worker: once that worker
         applied them, waiting at most `CANCEL_WAIT` seconds), and the work resumes once none is left.
         -32602 for a task unknown to `owner`, or when the task's answers would exceed
-        `max_input_bytes`."""
+        `max_input_bytes`; -32603 when the worker running it has not applied them by then."""
         record = await self._known(task_id, owner)
         running = self.running.get(task_id)
         if running is not None:
@@ -484,6 +533,10 @@ class TaskRunner:
             if now is None or not set(fulfilled) & set(now.input_requests or {}):
                 return
             await asyncio.sleep(0.01)
+        raise ProtocolError(
+            INTERNAL_ERROR,
+            "The worker running the task did not take the responses: send them again",
+        )
 
     async def _apply(self, record: TaskRecord, running: _Running, responses: Any) -> None:
         """Hand answers to the work running here (see `update`)."""

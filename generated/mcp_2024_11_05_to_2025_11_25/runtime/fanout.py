@@ -34,15 +34,11 @@ class Watch:
 
     def __init__(self, fanout: Fanout, uris: Iterable[str], limit: int = 1024) -> None:
         self.fanout = fanout
-        self.uris = tuple(dict.fromkeys(uris))
+        self.uris = tuple(dict.fromkeys(uri for uri in uris if isinstance(uri, str)))
         self.limit = limit
         self.pending: collections.deque[str] = collections.deque()
         """The updates not yet heard, oldest first."""
         self._ready = asyncio.Event()
-
-    def wants(self, uri: str) -> bool:
-        """Whether an update of `uri` concerns this watch: a resource it watches, or one under it."""
-        return any(covers(watched, uri) for watched in self.uris)
 
     def put(self, uri: str) -> None:
         """Queue an update for the listener (collapsing the backlog into its watched URIs when full)."""
@@ -57,16 +53,16 @@ class Watch:
         self._ready.set()
 
     async def __aenter__(self) -> Watch:
-        self.fanout.watches.add(self)
+        self.fanout.add(self)
         try:
             await self.fanout.ready()
         except BaseException:
-            self.fanout.watches.discard(self)
+            self.fanout.discard(self)
             raise
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        self.fanout.watches.discard(self)
+        self.fanout.discard(self)
 
     def __aiter__(self) -> Watch:
         return self
@@ -83,6 +79,43 @@ class Fanout:
 
     def __init__(self) -> None:
         self.watches: set[Watch] = set()
+        self._by_uri: dict[str, set[Watch]] = {}
+        """The watches of each watched URI: an update looks up only the URIs that can cover it."""
+        self._lengths: collections.Counter[int] = collections.Counter()
+        """How many watched URIs have each length (the prefixes of an update worth looking up)."""
+
+    def add(self, watch: Watch) -> None:
+        """Start handing `watch` the updates of its URIs."""
+        self.watches.add(watch)
+        for uri in watch.uris:
+            watching = self._by_uri.setdefault(uri, set())
+            if not watching:
+                self._lengths[len(uri)] += 1
+            watching.add(watch)
+
+    def discard(self, watch: Watch) -> None:
+        """Stop handing `watch` updates."""
+        if watch not in self.watches:
+            return
+        self.watches.discard(watch)
+        for uri in watch.uris:
+            watching = self._by_uri.get(uri)
+            if watching is not None:
+                watching.discard(watch)
+                if not watching:
+                    del self._by_uri[uri]
+                    self._lengths[len(uri)] -= 1
+                    if not self._lengths[len(uri)]:
+                        del self._lengths[len(uri)]
+
+    def covering(self, uri: str) -> set[Watch]:
+        """The watches an update of `uri` concerns: of the resource itself, or of one above it."""
+        found: set[Watch] = set()
+        by_uri = self._by_uri
+        for length in self._lengths:
+            if length <= len(uri) and covers(prefix := uri[:length], uri):
+                found.update(by_uri.get(prefix, ()))
+        return found
 
     def watch(self, uris: Iterable[str], limit: int = 1024) -> Watch:
         """The updates of `uris` and of the resources under them (`async with ... as heard`), at most
@@ -98,9 +131,8 @@ class Fanout:
 
     def deliver(self, uri: str) -> None:
         """Hand an update to the watches covering its URI (each keeps what it has not sent yet)."""
-        for watch in self.watches:
-            if watch.wants(uri):
-                watch.put(uri)
+        for watch in self.covering(uri):
+            watch.put(uri)
 
 
 class RedisFanout(Fanout):

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from .convert import dump
 from .facts import Modern
 from .handlers import overridden
+from .jsonrpc import INVALID_PARAMS, ProtocolError
 from .log import logger
 from .peer import REQUEST_ID, Channel, Endpoint
 from .revisions import Revision
@@ -34,6 +35,11 @@ SESSION_ACKNOWLEDGED: contextvars.ContextVar[asyncio.Future[None] | None] = cont
     "mcp_session_acknowledged", default=None
 )
 """Inside a run of the listen handler for a session's subscriptions: resolved by its acknowledgement."""
+SUBSCRIBED = 1024
+"""The resources one session may be subscribed to through the bridge (each subscribe runs the listen
+handler again for all of them)."""
+SUBSCRIBED_CHARS = 1 << 20
+"""The characters of those resources' URIs together."""
 
 
 def acknowledged_for_session() -> None:
@@ -84,6 +90,13 @@ class ListenBridge:
         only then is the previous run stopped: no update is missed while the subscriptions change.
         """
         if add and uri not in self.uris:
+            held = sum(len(str(u)) for u in self.uris) + len(str(uri))
+            if len(self.uris) >= SUBSCRIBED or held > SUBSCRIBED_CHARS:
+                raise ProtocolError(
+                    INVALID_PARAMS,
+                    f"Too many resource subscriptions: at most {SUBSCRIBED} URIs of"
+                    f" {SUBSCRIBED_CHARS} characters in all per session",
+                )
             self.uris.append(uri)
         elif not add and uri in self.uris:
             self.uris.remove(uri)

@@ -21,6 +21,7 @@ import importlib
 import json
 from typing import Any, AsyncIterator
 
+from .jsonrpc import ProtocolError, load
 from .tasks import TaskRecord
 
 MAX_ID = 256
@@ -78,7 +79,7 @@ class RedisTaskStore:
 async def _messages(pubsub: Any) -> AsyncIterator[dict[str, Any]]:
     """The JSON messages a subscription receives (anything else skipped)."""
     async for message in pubsub.listen():
-        with contextlib.suppress(ValueError):
-            data = json.loads(message["data"])
+        with contextlib.suppress(ProtocolError):  # whatever anyone published, however deep
+            data = load(message["data"])
             if isinstance(data, dict):
                 yield data

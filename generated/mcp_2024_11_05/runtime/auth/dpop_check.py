@@ -116,8 +116,12 @@ class DPoP:
             raise ProofError("invalid_dpop_proof", "the proof is for another method")
         if _normal(claims["htu"]) != _normal(url):
             raise ProofError("invalid_dpop_proof", "the proof is for another URL")
-        issued = claims.get("iat")
-        if not isinstance(issued, (int, float)) or abs(time.time() - issued) > self.window:
+        issued, now = claims.get("iat"), time.time()
+        # chained comparisons: False for NaN, no float overflow for a huge integer
+        fresh = (
+            isinstance(issued, (int, float)) and now - self.window <= issued <= now + self.window
+        )
+        if isinstance(issued, bool) or not fresh:
             raise ProofError("invalid_dpop_proof", "the proof is too old or from the future")
         if claims.get("ath") != token_hash(token):
             raise ProofError("invalid_dpop_proof", "the proof is for another access token")

@@ -10,6 +10,7 @@ answer read into `Tokens` only when it is a token type the client can use."""
 from __future__ import annotations
 
 import base64
+import re
 import time
 from collections.abc import Mapping, MutableMapping
 from typing import Any
@@ -24,6 +25,8 @@ from .registration import auth_method
 from .store import ClientInfo, Tokens
 
 USE_DPOP_NONCE = "use_dpop_nonce"
+_VISIBLE = re.compile(r"[\x21-\x7e]+")
+"""What an access token may hold: visible ASCII, which goes in an Authorization header as it is."""
 
 
 def refusal(what: str, status: int | None, answer: Mapping[str, Any] | None) -> AuthorizationError:
@@ -84,7 +87,9 @@ async def post_token_request(
         if dpop_key is not None:
             nonce = nonces.get(where) if nonces is not None else None
             headers["dpop"] = dpop.proof(dpop_key, "POST", endpoint, nonce=nonce)
-        answer = await exchange(http, "POST", endpoint, timeout, data=body, headers=headers)
+        answer = await exchange(
+            http, "POST", endpoint, timeout, what="the token endpoint", data=body, headers=headers
+        )
         fresh = answer.headers.get("dpop-nonce")
         if dpop_key is None or nonces is None or not fresh or fresh == nonces.get(where):
             return answer
@@ -106,11 +111,14 @@ def tokens_of(
 ) -> Tokens:
     """The tokens of a token endpoint's answer: Bearer tokens, or DPoP-bound ones when the request
     carried a proof (signed with `dpop_key`); any other token type the client cannot use is refused
-    (RFC 6749 §7.1), a DPoP one it did not ask for included (RFC 9449 §5)."""
+    (RFC 6749 §7.1), a DPoP one it did not ask for included (RFC 9449 §5), and so is an access token
+    that is not visible ASCII (RFC 6750 §2.1: it goes in a header)."""
     data = answer.json
     token = data.get("access_token") if data is not None else None
     if answer.status != 200 or data is None or not isinstance(token, str) or not token:
         raise refusal("the token request", answer.status, data)
+    if not _VISIBLE.fullmatch(token):
+        raise AuthorizationError(f"{issuer!r} issued an access token that cannot go in a header")
     kind = str(data.get("token_type") or "Bearer")
     if kind.lower() == "dpop" and dpop_key is None:
         raise AuthorizationError(f"{issuer!r} issued a DPoP-bound token without a DPoP proof")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 _TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _PARAM = re.compile(rf'\s*({_TOKEN})\s*=\s*(?:"((?:[^"\\]|\\.)*)"|({_TOKEN}))\s*(?:,|$)', re.ASCII)
-_SCHEME = re.compile(rf"\s*({_TOKEN})(?:\s+|$)", re.ASCII)
+_SCHEME = re.compile(rf"[\s,]*({_TOKEN})(?:\s+|$|(?=,))", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -34,23 +34,16 @@ def parse_challenges(values: Iterable[str]) -> list[Challenge]:
     """Every challenge of the given `WWW-Authenticate` field values (token68 forms are skipped)."""
     found: list[Challenge] = []
     for value in values:
-        rest = value
-        while rest.strip(" ,"):
-            rest = rest.lstrip(" ,")
-            scheme = _SCHEME.match(rest)
-            if scheme is None:
-                break
-            rest = rest[scheme.end() :]
+        at = 0
+        while (scheme := _SCHEME.match(value, at)) is not None:
+            at = scheme.end()
             params: dict[str, str] = {}
-            while True:
-                param = _PARAM.match(rest)
-                if param is None:
-                    break
+            while (param := _PARAM.match(value, at)) is not None:
                 name, quoted, bare = param.groups()
                 params[name.lower()] = (
                     re.sub(r"\\(.)", r"\1", quoted) if quoted is not None else bare
                 )
-                rest = rest[param.end() :]
+                at = param.end()
             found.append(Challenge(scheme.group(1), params))
     return found
 

@@ -5,8 +5,8 @@
 # Errata applied: 2024-11-05: request-params-meta; 2025-03-26: request-params-meta; 2025-06-18: elicit-result-number, request-params-meta; 2025-11-25: elicit-result-number, request-params-meta
 # Lifecycle: 2024-11-05: session (initialize); 2025-03-26: session (initialize); 2025-06-18: session (initialize); 2025-11-25: session (initialize)
 """Where a client's authorization traffic may go: HTTPS only (plain HTTP to loopback only), and no
-internal address (loopback, private, link-local, ...) unless the MCP server is at one itself or the
-application allows them; a cloud metadata address never."""
+internal address (loopback, private, link-local, ...) unless the MCP server's URL names one itself or
+the application allows them; a cloud metadata address never."""
 
 from __future__ import annotations
 
@@ -105,7 +105,8 @@ class Destinations:
     server_origin: str
     """The MCP server's own scheme and authority: its URLs are as safe to fetch as the server is."""
     private: bool
-    """Whether internal addresses are allowed (the MCP server is at one, or the application said so)."""
+    """Whether internal addresses are allowed (the MCP server's URL names one, or the application
+    said so)."""
 
     async def check(self, url: str, what: str, document: bool = False) -> None:
         """Refuse (AuthorizationError) sending `what` to `url` unless it is secure (a `document`
@@ -151,9 +152,11 @@ class Destinations:
                 )
 
 
-async def destinations(server_url: str, allow_private_network: bool) -> Destinations:
+def destinations(server_url: str, allow_private_network: bool) -> Destinations:
     """The destinations allowed for the MCP server at `server_url`: internal addresses too when the
-    application allows them or the server is at one itself (local development, a private network).
-    """
-    at = await addresses(server_url)
-    return Destinations(_origin(server_url), allow_private_network or any(internal(a) for a in at))
+    application allows them or the URL itself names one (an IP literal, a `localhost` name: local
+    development), never because of what a DNS name resolves to (its owner decides that)."""
+    host = urlsplit(server_url).hostname or ""
+    ip = _ip(host)
+    named = _loopback_name(host) if ip is None else internal(_unwrapped(ip))
+    return Destinations(_origin(server_url), allow_private_network or named)

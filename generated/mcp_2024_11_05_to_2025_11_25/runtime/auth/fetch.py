@@ -49,9 +49,13 @@ async def _body(response: Any, url: str) -> bytes:
     return bytes(body)
 
 
-async def exchange(http: Any, method: str, url: str, timeout: float, **options: Any) -> Answer:
+async def exchange(
+    http: Any, method: str, url: str, timeout: float, *, what: str | None = None, **options: Any
+) -> Answer:
     """Send one request with `http` (an `httpx.AsyncClient`) and read its answer, at most
-    `MAX_ANSWER` bytes (uncompressed) and `timeout` seconds in all; AuthorizationError beyond."""
+    `MAX_ANSWER` bytes (uncompressed) and `timeout` seconds in all; AuthorizationError beyond, and
+    when the request fails on the way (a refused connection) to `what` (an endpoint) if given."""
+    httpx: Any = importlib.import_module("httpx")
 
     async def read() -> Answer:
         headers = {"accept": "application/json", "accept-encoding": "identity"}
@@ -74,3 +78,8 @@ async def exchange(http: Any, method: str, url: str, timeout: float, **options: 
         return await asyncio.wait_for(read(), timeout)
     except asyncio.TimeoutError:
         raise AuthorizationError(f"{url!r} took over {timeout:g} s to answer") from None
+    except httpx.HTTPError as exc:
+        if what is None:
+            raise
+        failure = str(exc) or type(exc).__name__
+        raise AuthorizationError(f"{what} {url!r} could not be reached: {failure}") from None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import math
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -37,6 +38,22 @@ def _media_type(value: Any) -> str | None:
         return None
     lowered: str = value.lower()
     return lowered.removeprefix("application/")
+
+
+def _seconds(value: Any) -> float | None:
+    """A time claim as a finite number of seconds; None for a string, a boolean, NaN or 1e400."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        seconds = float(value)
+    except OverflowError:
+        return None
+    return seconds if math.isfinite(seconds) else None
+
+
+def _strings(value: Any) -> bool:
+    """Whether `value` is a list of strings only."""
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 class JwtVerifier:
@@ -99,15 +116,17 @@ class JwtVerifier:
         except jwt.PyJWTError:
             return None
         scope = claims.get("scope", claims.get("scp", ""))
-        scopes = (
-            scope.split() if isinstance(scope, str) else [s for s in scope if isinstance(s, str)]
-        )
+        scopes = scope.split() if isinstance(scope, str) else scope
+        clients = [c for c in (claims.get("client_id"), claims.get("azp")) if c is not None]
+        expires = _seconds(claims["exp"])
+        if expires is None or not _strings(scopes) or not _strings(clients):
+            return None
         return AccessToken(
             token,
             frozenset(scopes),
             claims.get("client_id") or claims.get("azp"),
             claims.get("sub"),
-            claims["exp"] + self.leeway,
+            expires + self.leeway,
             claims,
             self.issuer,
         )

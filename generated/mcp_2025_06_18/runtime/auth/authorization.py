@@ -52,9 +52,9 @@ class Authorization(abc.ABC):
 
     Authorization traffic goes only to https URLs (plain http to loopback only), never to a cloud
     metadata address, and to internal addresses (loopback, private, link-local) only when the MCP
-    server is at one itself or `allow_private_network` is set. Each request of it reads at most 1 MiB
-    and takes at most `timeout` seconds in all. `dpop` asks for DPoP-bound tokens (RFC 9449) where
-    the authorization server offers them.
+    server's URL names one itself (an IP literal or `localhost`) or `allow_private_network` is set.
+    Each request of it reads at most 1 MiB and takes at most `timeout` seconds in all. `dpop` asks
+    for DPoP-bound tokens (RFC 9449) where the authorization server offers them.
     """
 
     def __init__(
@@ -151,7 +151,7 @@ class Authorization(abc.ABC):
             tokens = await self.store.get_tokens(key)
             if tokens is not None and tokens.access_token != sent:
                 return tokens
-            allowed = await destinations(server_url, self.allow_private_network)
+            allowed = destinations(server_url, self.allow_private_network)
             async with self._client(allowed) as http:
                 found = await discover(http, server_url, challenge, allowed, self.timeout)
                 self._found[key] = found
@@ -231,7 +231,14 @@ class Authorization(abc.ABC):
             )
         await found.destinations.check(server.registration_endpoint, "the registration endpoint")
         body = self.metadata.registration(requested_auth_method(server), self.offline_access)
-        answer = await exchange(http, "POST", server.registration_endpoint, self.timeout, json=body)
+        answer = await exchange(
+            http,
+            "POST",
+            server.registration_endpoint,
+            self.timeout,
+            what="the registration endpoint",
+            json=body,
+        )
         if answer.status not in (200, 201) or answer.json is None:
             raise refusal("client registration", answer.status, answer.json)
         try:

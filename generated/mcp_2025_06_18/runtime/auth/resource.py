@@ -98,7 +98,8 @@ class ResourceServer:
     in challenges comes from too (default: the URL the request came to, mount prefix included; behind
     a proxy, or mounted under a prefix with the metadata served at the root, give it);
     `scopes_supported` and `resource_name` go into the metadata. `dpop` takes DPoP-bound tokens (RFC
-    9449) with their proofs; without it such a token is refused.
+    9449) with their proofs; without it such a token is refused, and so is one bound in a way the
+    server cannot check (a `cnf` other than `{"jkt": ...}`, such as RFC 8705's certificate binding).
     """
 
     def __init__(
@@ -170,6 +171,11 @@ class ResourceServer:
         jkt = confirmation.get("jkt") if isinstance(confirmation, Mapping) else None
         if scheme == "bearer" and jkt is not None:
             why = "the token is bound to a key: present it with DPoP"
+            raise self._refusal(401, url, scheme, "invalid_token", why)
+        if confirmation is not None and (
+            dpop is None or not isinstance(confirmation, Mapping) or set(confirmation) != {"jkt"}
+        ):
+            why = "the token is bound in a way this server cannot check"
             raise self._refusal(401, url, scheme, "invalid_token", why)
         if dpop is not None and scheme == "dpop":
             try:
