@@ -56,6 +56,15 @@ async def respond(send: Any, status: int, body: bytes, content_type: bytes = b"a
     await send({"type": "http.response.body", "body": body, "more_body": more})
 
 
+async def shook_hands(message: dict[str, Any], send: Any) -> bool:
+    """Answer `initialize` (a server with no capabilities); False for any other message."""
+    if message.get("method") != "initialize":
+        return False
+    result = {"protocolVersion": SESSION, "capabilities": {}, "serverInfo": {"name": "h", "version": "1"}}
+    await respond(send, 200, json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode())
+    return True
+
+
 async def hold(receive: Any) -> None:
     """Keep the answer open until the client goes."""
     while (await receive())["type"] != "http.disconnect":
@@ -148,12 +157,11 @@ def test_an_sse_answer_to_a_notification_or_a_delete_is_not_waited_for(pkg: Modu
         if scope["type"] != "http":
             return
         message = json.loads((await receive())["body"] or b"{}")
-        if message.get("method") == "initialize":
-            result = {"protocolVersion": SESSION, "capabilities": {}, "serverInfo": {"name": "h", "version": "1"}}
-            await respond(send, 200, json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode())
-        else:  # notifications/initialized (and the DELETE that ends the session): a stream that never ends
-            await respond(send, 200, b": keep-alive\n\n", b"text/event-stream", more=True)
-            await hold(receive)
+        if await shook_hands(message, send):
+            return
+        # notifications/initialized (and the DELETE that ends the session): a stream that never ends
+        await respond(send, 200, b": keep-alive\n\n", b"text/event-stream", more=True)
+        await hold(receive)
 
     async def main(url: str) -> str:
         client = pkg.Client()
@@ -296,10 +304,9 @@ def test_a_notification_answered_with_a_redirect_is_not_delivered(pkg: ModuleTyp
         if scope["type"] != "http":
             return
         message = json.loads((await receive())["body"] or b"{}")
-        if message.get("method") == "initialize":
-            result = {"protocolVersion": SESSION, "capabilities": {}, "serverInfo": {"name": "h", "version": "1"}}
-            await respond(send, 200, json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}).encode())
-        elif message.get("method") == "notifications/initialized" or scope["method"] == "DELETE":
+        if await shook_hands(message, send):
+            return
+        if message.get("method") == "notifications/initialized" or scope["method"] == "DELETE":
             await respond(send, 202, b"")
         else:  # httpx follows no redirect: what was sent went nowhere
             await send({"type": "http.response.start", "status": status, "headers": [(b"location", b"/elsewhere"), (b"content-length", b"0")]})
