@@ -124,6 +124,8 @@ def test_a_listener_on_one_worker_hears_the_changes_of_a_task_running_on_another
             acknowledged = list(watch.task_ids)
             async for state in watch:
                 heard.append(state["status"])
+        while a.running:  # bob's task too, before its store closes
+            await asyncio.sleep(0.01)
         for runner in (a, b):
             await runner.close()
         await first.close()

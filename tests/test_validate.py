@@ -390,3 +390,14 @@ def test_a_message_read_but_too_deep_to_write_back_fails_on_its_line(schema_dir:
     assert result.exit_code == 1, result.output
     assert "deep.jsonl:4:" in result.output and "cannot be written back" in result.output
     assert "4 messages, 1 failed" in result.output
+
+
+def test_a_json_file_of_lines_is_read_line_by_line_even_when_one_is_too_deep(schema_dir: Path, tmp_path: Path) -> None:
+    """A `.json` file holding JSONL: a line too deep to read is one failure, and the lines after it are checked."""
+    messages = _conversation(schema_dir)[:3]
+    path = tmp_path / "lines.json"
+    path.write_text("[" * 100_000 + "]" * 100_000 + "\n" + "".join(json.dumps(m) + "\n" for m in messages), "utf-8")
+    result = _run(schema_dir, str(path))
+    assert result.exit_code == 1, result.output
+    assert "lines.json:1: JSON nested too deeply to read" in result.output
+    assert "4 messages, 1 failed" in result.output

@@ -72,8 +72,9 @@ def read_messages(path: Path) -> Iterator[Message]:
                 yield Message(str(path), exc.lineno, None, None, unreadable=not_json(exc))
                 return
         except RecursionError:
-            yield Message(str(path), 1, None, None, unreadable=TOO_DEEP)
-            return
+            if not any(_parses_as_object(line) for line in text.split("\n")):
+                yield Message(str(path), 1, None, None, unreadable=TOO_DEEP)
+                return
     for number, line in enumerate(text.split("\n"), start=1):  # not splitlines: a JSON string may hold U+2028
         if line.strip():
             yield parse(line, str(path), number)

@@ -65,7 +65,7 @@ def exclusive(targets: Iterable[Path], waiting: Callable[[str], None]) -> Iterat
     """Hold every target's lock until the block ends: another mcpgen run writing one of them waits
     (and `waiting` says so), then plans its writes against what this one wrote. A lock is a file
     beside its target, removed on release (none without `fcntl` or where the folder takes none)."""
-    with ExitStack() as stack:
+    with _terminate_as_interrupt(), ExitStack() as stack:  # a SIGTERM while waiting unwinds the locks too
         for target in sorted({t.resolve() for t in targets}):
             if not _locked(target, stack):
                 waiting(f"waiting for another mcpgen run writing {target}")
@@ -86,10 +86,9 @@ def _locked(target: Path, stack: ExitStack) -> bool:
     path = _lock_file(target)
     with _signals_held():
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError:
-            return True  # the commit reports a folder it cannot write
+            return True  # a folder not made yet (nothing to lose), or one the commit reports it cannot write
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             # Not the same file when the run before removed it on release: try the one there now.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterator, Mapping, Union
+from urllib.parse import unquote
 
 import jsonpointer
 
@@ -84,7 +85,8 @@ def defs_key_of(schema: dict[str, Any]) -> str:
 def check_references(schema: dict[str, Any]) -> None:
     """Refuse, before a parser follows one, a `$ref` that is not a JSON pointer into `schema` itself (no
     file or URL is ever read), one that names no schema there, and references that only lead to each
-    other (`A` → `B` → `A`, as a whole schema or through `allOf`: no type is ever defined)."""
+    other (`A` → `B` → `A`, as a whole schema or through `allOf`, `anyOf`, `oneOf`: no type is ever
+    defined)."""
     targets: dict[str, Any] = {}
     for ref in _references(schema):
         if not isinstance(ref, str) or not ref.startswith("#"):
@@ -92,7 +94,7 @@ def check_references(schema: dict[str, Any]) -> None:
                 f"schema reference {ref!r} is not local: only `#/...` references are read"
             )
         try:
-            targets[ref] = jsonpointer.resolve_pointer(schema, ref[1:])
+            targets[ref] = jsonpointer.resolve_pointer(schema, unquote(ref[1:]))  # a URI fragment
         except jsonpointer.JsonPointerException:
             raise SchemaError(f"schema reference {ref!r} does not resolve") from None
         if not isinstance(targets[ref], (dict, bool)):
@@ -135,7 +137,8 @@ def _references(schema: dict[str, Any]) -> Iterator[Any]:
 
 
 def _composed_of(node: Any) -> list[str]:
-    """The references a schema is made of, not nested under another keyword: its own, its `allOf`'s."""
+    """The references a schema is made of, not nested under another keyword: its own, and those of its
+    `allOf`, `anyOf` and `oneOf` members."""
     found: list[str] = []
     stack = [node]
     while stack:
@@ -143,8 +146,9 @@ def _composed_of(node: Any) -> list[str]:
         if isinstance(part, dict):
             if isinstance(part.get("$ref"), str):
                 found.append(part["$ref"])
-            if isinstance(part.get("allOf"), list):
-                stack.extend(part["allOf"])
+            for key in ("allOf", "anyOf", "oneOf"):
+                if isinstance(part.get(key), list):
+                    stack.extend(part[key])
     return found
 
 

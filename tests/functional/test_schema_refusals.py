@@ -36,8 +36,10 @@ def tiny(definitions: Schema) -> Schema:
         ({"Thing": obj({"x": {"$ref": "#/$defs/GetThingResult/required"}})}, "does not resolve to a schema"),
         ({"Thing": ref("Other"), "Other": ref("Thing")}, "only lead to each other: #/$defs/Thing → #/$defs/Other → #/$defs/Thing"),
         ({"Thing": {"allOf": [ref("Thing"), obj({"a": {"type": "string"}})]}}, "only lead to each other: #/$defs/Thing → #/$defs/Thing"),
+        ({"Thing": {"anyOf": [ref("Other")]}, "Other": {"anyOf": [ref("Thing")]}}, "only lead to each other: #/$defs/Thing → #/$defs/Other → #/$defs/Thing"),
+        ({"Thing": {"oneOf": [ref("Thing"), {"type": "string"}]}}, "only lead to each other: #/$defs/Thing → #/$defs/Thing"),
     ],
-    ids=["infinite-bound", "nan-field-bound", "file-ref", "url-ref", "missing-ref", "ref-to-a-list", "alias-cycle", "allof-cycle"],
+    ids=["infinite-bound", "nan-field-bound", "file-ref", "url-ref", "missing-ref", "ref-to-a-list", "alias-cycle", "allof-cycle", "anyof-cycle", "oneof-cycle"],
 )
 def test_a_schema_no_working_package_comes_from_is_refused(tmp_path: Path, definitions: Schema, says: str) -> None:
     with pytest.raises(SchemaError) as refused:
@@ -47,14 +49,18 @@ def test_a_schema_no_working_package_comes_from_is_refused(tmp_path: Path, defin
 
 
 def test_references_that_lead_somewhere_are_generated(tmp_path: Path) -> None:
-    """A chain of aliases, a model that refers to itself and a `$ref` named like data inside `const` are fine."""
+    """A chain of aliases, a model that refers to itself, a `$ref` named like data inside `const` and a
+    percent-encoded reference (a URI fragment: `A%20B` names `A B`) are fine."""
     schema = tiny(
         {
             "Thing": ref("Alias"),
             "Alias": ref("Node"),
-            "Node": obj({"next": ref("Node"), "tag": {"const": {"$ref": "not a reference"}}}),
+            "Node": obj({"next": ref("Node"), "tag": {"const": {"$ref": "not a reference"}}, "label": {"$ref": "#/$defs/A%20B"}}),
+            "A B": {"type": "string"},
         }
     )
     pkg = generate_package(tmp_path, schema, "fn_chained")
-    node = pkg.types.GetThingResult.model_validate({"thing": {"next": {"next": {}}}}).thing
-    assert node is not None and node.next is not None and node.next.next is not None
+    node = pkg.types.GetThingResult.model_validate({"thing": {"next": {"next": {}}, "label": "x"}}).thing
+    assert node is not None and node.next is not None and node.next.next is not None and node.label == "x"
+    with pytest.raises(ValueError):
+        pkg.types.GetThingResult.model_validate({"thing": {"label": 1}})

@@ -254,6 +254,8 @@ class TaskRunner:
         self.worker = secrets.token_hex(8)
         """This runner's name among the workers sharing a `TaskSignals` store."""
         self.hearing: asyncio.Future[None] | None = None
+        self.subscribed: asyncio.Future[None] | None = None
+        """Resolved once `hearing` first subscribed."""
 
     def _shared(self) -> TaskSignals | None:
         """The store, when it carries messages between workers."""
@@ -262,13 +264,19 @@ class TaskRunner:
     async def hear(self) -> None:
         """Start hearing the other workers' messages (once; `start` does it before its first task)."""
         shared = self._shared()
-        if shared is None or (self.hearing is not None and not self.hearing.done()):
+        if shared is None:
             return
-        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.hearing = asyncio.ensure_future(self._hear(shared, ready))
-        await asyncio.wait([ready, self.hearing], return_when=asyncio.FIRST_COMPLETED)
-        if self.hearing.done():
-            self.hearing.result()
+        if self.hearing is None or self.hearing.done():
+            self.subscribed = asyncio.get_running_loop().create_future()
+            self.hearing = asyncio.ensure_future(self._hear(shared, self.subscribed))
+        hearing, subscribed = (
+            self.hearing,
+            self.subscribed,
+        )  # a caller while another subscribes waits too
+        assert subscribed is not None
+        await asyncio.wait([subscribed, hearing], return_when=asyncio.FIRST_COMPLETED)
+        if hearing.done():
+            hearing.result()
 
     async def _hear(self, shared: TaskSignals, ready: asyncio.Future[None]) -> None:
         """Stay subscribed to the workers' messages: a subscription that breaks is made again every
@@ -306,11 +314,11 @@ class TaskRunner:
                     logger.exception("task signal %.200r not handled", message)
 
     async def _caught_up(self) -> None:
-        """After a gap in the signals: stop the work here that another worker settled meanwhile (a
-        `tasks/cancel`), and hand every watched task's current state to its listeners."""
+        """After a gap in the signals: stop the work here that another worker cancelled meanwhile, and
+        hand every watched task's current state to its listeners."""
         for task_id, running in list(self.running.items()):
             record = await self.store.get(task_id)
-            if running.job is not None and (record is None or record.status in TERMINAL):
+            if running.job is not None and record is not None and record.status == "cancelled":
                 running.job.cancel()
         for task_id, watches in list(self.watches.items()):
             record = await self.store.get(task_id)

@@ -121,7 +121,7 @@ class DPoP:
         fresh = (
             isinstance(issued, (int, float)) and now - self.window <= issued <= now + self.window
         )
-        if isinstance(issued, bool) or not fresh:
+        if not fresh:
             raise ProofError("invalid_dpop_proof", "the proof is too old or from the future")
         if claims.get("ath") != token_hash(token):
             raise ProofError("invalid_dpop_proof", "the proof is for another access token")
