@@ -9,6 +9,7 @@ import asyncio
 import json
 import importlib
 import logging
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -162,15 +163,113 @@ def test_a_host_facing_a_hostile_server_gets_a_typed_error(generated_root: Path,
 
 
 @settings(max_examples=300, deadline=None)
-@given(body=st.text(max_size=200) | st.builds(lambda t: f"---\n{t}\n---\n", st.text(st.sampled_from("ab:-[]{}&*!|>'\"\n ?,#%@0.e"), max_size=80)))
+@given(body=st.text(max_size=200) | st.builds(lambda t: f"---\n{t}\n---\n", st.text(st.sampled_from("ab:-[]{}&*!|>'\"\n ?,#%@0.ex\\udf8"), max_size=80)))
 def test_any_skill_md_text_gives_a_json_object_or_a_frontmatter_error(generated_root: Path, body: str) -> None:
+    """What a frontmatter gives goes on the wire as it is: the runtime's own strict writer and reader
+    (no lone surrogate, no number a float cannot hold) take it back unchanged."""
     link_runtime(EXTENDED[2])
     module = importlib.import_module(f"{EXTENDED[2]}.runtime.frontmatter")
+    wire = importlib.import_module(f"{EXTENDED[2]}.runtime.jsonrpc")
     try:
         found = module.frontmatter(body)
     except module.FrontmatterError:
         return
-    assert isinstance(found, dict) and json.loads(json.dumps(found, allow_nan=False)) == found
+    assert isinstance(found, dict) and wire.load(wire.encode(found)) == found
+
+
+@pytest.mark.parametrize(
+    "yaml, says",
+    [
+        ('name: a\ndescription: "\\ud800"', "lone surrogate"),
+        ('name: a\n"\\udfff": x', "lone surrogate"),
+        ("name: a\nsize: 0x" + "f" * 300, "a number JSON cannot"),
+        ("name: a\n? 0x" + "f" * 4000 + "\n: x", "not a scalar"),
+        ("name: a\n1: x\n'1': y", "two keys of the same text"),
+        ("name: a\ndescription: " + "x" * 70_000, "longer than 65536 characters"),
+    ],
+    ids=["surrogate-value", "surrogate-key", "huge-integer", "huge-integer-key", "same-key-text", "too-long"],
+)
+def test_a_frontmatter_the_wire_cannot_carry_is_refused(generated_root: Path, yaml: str, says: str) -> None:
+    link_runtime(EXTENDED[2])
+    module = importlib.import_module(f"{EXTENDED[2]}.runtime.frontmatter")
+    with pytest.raises(module.FrontmatterError, match=says):
+        module.frontmatter(f"---\n{yaml}\n---\n")
+
+
+def test_a_directory_with_odd_files_mounts_or_is_refused_in_one_error(generated_root: Path, tmp_path: Path) -> None:
+    """A loop of links is skipped like any link leading to no file of the skill; a name that is not
+    UTF-8 and folders nested past Python's recursion are one SkillError each."""
+    import os
+
+    link_runtime(EXTENDED[2])
+    skills = importlib.import_module(f"{EXTENDED[2]}.runtime.skills")
+    looped = write_skills(tmp_path / "looped")
+    (looped / "pdf-processing" / "a").symlink_to(looped / "pdf-processing" / "b")
+    (looped / "pdf-processing" / "b").symlink_to(looped / "pdf-processing" / "a")
+    mounted = skills.SkillDirectory(looped)
+    assert sorted(mounted.files) == ["skill://pdf-processing/SKILL.md", "skill://pdf-processing/references/FORMS.md", "skill://unit-conversion/SKILL.md"]
+    named = write_skills(tmp_path / "named")
+    os.close(os.open(os.fsencode(named / "pdf-processing") + b"/caf\xe9.txt", os.O_CREAT | os.O_WRONLY))
+    with pytest.raises(skills.SkillError, match="not UTF-8"):
+        skills.SkillDirectory(named)
+    deep = write_skills(tmp_path / "deep")
+    here = os.getcwd()
+    os.chdir(deep / "unit-conversion")  # 1,200 levels, made one at a time (os.makedirs recurses too)
+    try:
+        for _ in range(1200):
+            os.mkdir("d")
+            os.chdir("d")
+    finally:
+        os.chdir(here)
+    if sys.version_info < (3, 12):  # os.walk recurses once a level there
+        with pytest.raises(skills.SkillError, match="nested too deeply"):
+            skills.SkillDirectory(deep)
+    else:
+        assert "unit-conversion" in skills.SkillDirectory(deep).skills
+
+
+def test_what_a_client_is_answered_is_a_copy(generated_root: Path, tmp_path: Path) -> None:
+    """A mount in front of the directory may edit the answer it passes on; the next client's is whole."""
+    link_runtime(EXTENDED[2])
+    skills = importlib.import_module(f"{EXTENDED[2]}.runtime.skills")
+    directory = skills.SkillDirectory(write_skills(tmp_path / "skills"), directory_read=True)
+
+    async def scenario() -> tuple[Any, Any]:
+        listed = await directory.list_skills({}, None, True)
+        listed["skills"][0]["frontmatter"].clear()
+        listed["skills"][0]["resources"].clear()
+        read = await directory.read_directory({"uri": "skill://pdf-processing"}, None, True)
+        read["resources"][0].clear()
+        return await directory.list_skills({}, None, True), await directory.read_directory({"uri": "skill://pdf-processing"}, None, True)
+
+    again, read_again = asyncio.run(scenario())
+    assert again["skills"][0]["frontmatter"]["name"] == "pdf-processing" and len(again["skills"][0]["resources"]) == 2
+    assert read_again["resources"][0]["uri"].startswith("skill://pdf-processing/")
+
+
+def test_a_host_refuses_a_listing_without_end(generated_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cursor given twice, or more skills than a listing holds, ends the listing with the typed error."""
+    link_runtime(EXTENDED[2])
+    pkg: ModuleType = importlib.import_module(EXTENDED[2])
+    host_module = importlib.import_module(f"{pkg.__name__}.runtime.skills_host")
+    errors = importlib.import_module(f"{pkg.__name__}.jsonrpc").ProtocolError
+    monkeypatch.setattr(host_module, "MAX_SKILLS", 5)
+    entry = {"uri": "skill://a/SKILL.md", "frontmatter": {"name": "a", "description": "d"}, "resources": "dynamic"}
+
+    def pages(next_of: dict[Any, Any], per_page: int) -> Any:
+        class Hostile(pkg.Client):  # type: ignore[misc, name-defined]
+            async def send_request(self, method: str, params: Any) -> Any:
+                return {"skills": [entry] * per_page, "nextCursor": next_of[(params or {}).get("cursor")]}
+
+        return Hostile()
+
+    async def refusal(client: Any) -> str:
+        with pytest.raises(errors) as refused:
+            await host_module.SkillsHost(client).list()
+        return str(refused.value)
+
+    assert "a cursor it gave before" in asyncio.run(refusal(pages({None: "A", "A": "B", "B": "A"}, 1)))
+    assert "more than 5 skills" in asyncio.run(refusal(pages({None: "A", "A": "B", "B": "C", "C": None}, 2)))
 
 
 def test_an_alias_bomb_is_refused(generated_root: Path) -> None:

@@ -1092,13 +1092,15 @@ RUNTIME_REDIS_TASKS = _group(
 RUNTIME_SKILLS = _group(
     "runtime/skills.py",
     [
-        ("skill-symlink-escapes", "SkillDirectory._add", "if not path.resolve().is_relative_to(inside) or not path.resolve().is_file():", "if not path.resolve().is_file():", "a symbolic link in a skill serves a file from outside the directory"),
+        ("skill-symlink-escapes", "SkillDirectory._add", "if not real.is_relative_to(inside) or not real.is_file():", "if not real.is_file():", "a symbolic link in a skill serves a file from outside the directory"),
         ("skill-limits-unchecked", "SkillDirectory._add", "if len(resources) >= MAX_RESOURCES or total > MAX_TOTAL_SIZE:", "if False:", "a skill over the specification's limits is mounted"),
         ("skill-name-unchecked", "SkillDirectory._add", 'if found.get("name") != name or not NAME.match(name):', "if False:", "a skill whose frontmatter name is not its folder's (or breaks the naming rule) is served"),
         ("skill-get-any-uri", "SkillDirectory.get_skill", "        if found is None:\n", "        if found is None and False:\n", "skills/get of an unknown URI answers instead of -32602"),
         ("skill-list-no-cache-hints", "SkillDirectory._complete", "        if stateless:\n", "        if False:\n", "skills/list carries no ttlMs/cacheScope on 2026-07-28"),
         ("cursor-any-digits", "_page", "not (cursor.isascii() and cursor.isdigit())", "not cursor.isdigit()", "a cursor of digits int() refuses (\"\u00b2\") is an internal error with a traceback, not -32602"),
         ("skill-resources-not-composed", "SkillDirectory.list_resources", 'result["resources"] = [*result.get("resources", ()), *self._skill_files()]', "pass", "the SKILL.md files are missing from resources/list"),
+        ("link-loop-raises", "SkillDirectory._add", "                except (OSError, RuntimeError):  # a loop of links leads to no file\n", "                except OSError:\n", "a loop of links in a skill ends the mount in a RuntimeError"),
+        ("stored-entry-shared", "_Skill.entry", "        return copy.deepcopy(\n", "        return (\n", "a mount editing an answer changes what every later client gets"),
     ],
 )
 
@@ -1109,6 +1111,8 @@ RUNTIME_SKILLS_HOST = _group(
         ("host-digest-unchecked", "SkillsHost._read", "if listed is not None and digest(data) != listed.digest:", "if False:", "a file whose digest differs from its listing entry is used"),
         ("host-frontmatter-unchecked", "SkillsHost.load", "        if differ:\n", "        if False:\n", "a SKILL.md whose frontmatter differs from the listing entry is used"),
         ("host-unlisted-read", "SkillsHost._read", "if listed is None and entry.resources != \"dynamic\":", "if False:", "a file the skill does not list is read"),
+        ("cursor-loop-followed", "SkillsHost.list", "            if page.next_cursor in seen:\n", "            if False:\n", "a server's cursors going round in a loop are followed for a hundred pages"),
+        ("listing-unbounded", "SkillsHost.list", "            if len(found) > MAX_SKILLS:\n", "            if False:\n", "a host holds any number of skills a server lists"),
     ],
 )
 
@@ -1116,6 +1120,10 @@ RUNTIME_FRONTMATTER = _group(
     "runtime/frontmatter.py",
     [
         ("frontmatter-unbounded", "_json", "    if budget[0] < 0:\n", "    if False:\n", "an alias bomb expands without bound"),
+        ("surrogates-kept", "_text", '        value.encode("utf-8")\n', "        pass\n", "a frontmatter holding a lone surrogate mounts, and every skills/list page holding it fails -32603"),
+        ("huge-integers-kept", "_json", "            float(value)  # what a JSON reader takes: a number a float can hold\n", "            pass\n", "a frontmatter integer no client can read back is served"),
+        ("same-text-keys-merged", "_json", "        if len(found) < len(value):", "        if False:", "`1:` and `'1':` merge into one key without a word"),
+        ("block-unbounded", "frontmatter", "    if len(found.group(1)) > MAX_CHARS:\n", "    if False:\n", "a hostile 16 MiB frontmatter takes minutes and gigabytes to read"),
     ],
 )
 
