@@ -213,19 +213,24 @@ def test_a_directory_with_odd_files_mounts_or_is_refused_in_one_error(generated_
     with pytest.raises(skills.SkillError, match="not UTF-8"):
         skills.SkillDirectory(named)
     deep = write_skills(tmp_path / "deep")
-    here = os.getcwd()
+    here, made = os.getcwd(), 0
     os.chdir(deep / "unit-conversion")  # 1,200 levels, made one at a time (os.makedirs recurses too)
     try:
-        for _ in range(1200):
+        for made in range(1, 1201):
             os.mkdir("d")
             os.chdir("d")
-    finally:
         os.chdir(here)
-    if sys.version_info < (3, 12):  # os.walk recurses once a level there
-        with pytest.raises(skills.SkillError, match="nested too deeply"):
-            skills.SkillDirectory(deep)
-    else:
-        assert "unit-conversion" in skills.SkillDirectory(deep).skills
+        if sys.version_info < (3, 12):  # os.walk recurses once a level there
+            with pytest.raises(skills.SkillError, match="nested too deeply"):
+                skills.SkillDirectory(deep)
+        else:
+            assert "unit-conversion" in skills.SkillDirectory(deep).skills
+    finally:  # removed one level at a time too: pytest's own clean-up recurses
+        os.chdir(os.path.join(deep, "unit-conversion", *["d"] * (made - 1)) if made else here)
+        for _ in range(made):
+            os.rmdir("d")
+            os.chdir("..")
+        os.chdir(here)
 
 
 def test_what_a_client_is_answered_is_a_copy(generated_root: Path, tmp_path: Path) -> None:

@@ -770,15 +770,22 @@ RUNTIME_LISTEN = _group(
 RUNTIME_STDIO = _group(
     "runtime/stdio.py",
     [
-        ("cancel-not-sent", "Connection.request", "                    await self.notify(revision.cancelled, {revision.cancelled_id_key: request_id})\n", "                    pass\n", "cancelling a call does not tell the peer"),
+        ("cancel-not-sent", "Connection.request", "                    self.notify(revision.cancelled, {revision.cancelled_id_key: request_id})\n", "                    asyncio.sleep(0)\n", "cancelling a call does not tell the peer"),
         ("initialize-cancelled", "Connection.request", "                and method != revision.handshake\n", "", "cancelling the handshake request sends notifications/cancelled for it"),
         ("error-responses-dispatched", "Connection.receive", '("result" in obj or "error" in obj)', '("result" in obj)', "error responses handled as incoming messages"),
         ("parse-errors-unanswered", "Connection.receive", "            await self.send(error_response(None, exc))\n", "            pass\n", "a line that is not JSON gets no -32700"),
         ("unwritable-answer-unanswered", "Connection._reply", "            await self.send(error_response(request_id if valid_id(request_id) else None, cannot))\n", "            pass\n", "an answer JSON cannot carry (a NaN) leaves the request unanswered"),
         ("overlong-line-ends-connection", "Connection.run", "                    continue\n", "                    break\n", "a line over the limit ends the connection instead of a -32700"),
         ("reader-error-raised-again", "connect_stdio", "with contextlib.suppress(asyncio.CancelledError, ConnectionError):", "with contextlib.suppress(asyncio.CancelledError):", "a write that met the closed pipe is raised again when the connection is left, over the caller's own error"),
-        ("in-flight-unbounded", "Connection.receive", "        if len(self._tasks) >= IN_FLIGHT:\n", "        if False:\n", "a peer's flood of requests starts a task for each: memory grows without end"),
+        ("in-flight-unbounded", "Connection.receive", "        if self._handling + weight > IN_FLIGHT:\n", "        if False:\n", "a peer's flood of requests starts a task for each: memory grows without end"),
         ("pending-hang-on-eof", "Connection.run", '                    future.set_exception(ConnectionError("MCP peer closed the connection"))\n', "                    pass\n", "requests still waiting when the peer closes never end"),
+        ("cancel-notice-awaited", "Connection.request", "                self._notices.add(notice)\n", "                await notice\n", "a caller's timeout waits for the cancellation to be written, forever when the peer stopped reading"),
+        ("batch-counts-one", "Connection.receive", "weight = len(obj) if isinstance(obj, list) else 1", "weight = 1", "a batch of any length counts as one message against IN_FLIGHT"),
+        ("string-read-again", "Connection.receive", "if not isinstance(obj, (Mapping, list)):", "if False:", "a line that is a JSON string is decoded again and run as a message"),
+        ("overlong-line-sent", "Connection.send", "if len(data) > LIMIT:", "if False:", "an answer longer than the peer reads is sent, and its call never completes"),
+        ("stderr-pipe-accepted", "connect_stdio", "if stderr is asyncio.subprocess.PIPE:", "if False:", "stderr=PIPE fills, and the server stops"),
+        ("closed-stdout-raises", "serve_stdio", "        except OSError as exc:  # stdout closed by the client: stop serving it\n", "        except ZeroDivisionError as exc:\n", "a server whose stdout is closed ends in tracebacks"),
+        ("cancelled-exit-leaves-server", "connect_stdio", "        except BaseException:  # the caller cancelled its wait: the server does not outlive it\n", "        except ZeroDivisionError:\n", "a caller cancelled while leaving leaves the server running"),
     ],
 )
 

@@ -337,3 +337,142 @@ def test_a_flood_beyond_the_bound_is_answered_at_once_and_memory_stays_bounded(
     assert [(m["id"], m["error"]["code"]) for m in refused] == [(i, -32603) for i in range(8, 12)]
     assert sorted(m["id"] for m in written if "result" in m) == list(range(8))
     assert "message dropped: 8 are being handled" in caplog.text
+
+
+def test_a_line_that_is_a_json_string_is_refused_and_an_answer_too_long_to_read_is_an_error(
+    pkg: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A string holding a message is not decoded again (-32600, the tool never runs); an answer longer
+    than the peer reads (`LIMIT`) is -32603 under its request's id, not a line the peer refuses."""
+    monkeypatch.setattr(stdio, "LIMIT", 4000)
+    seen: list[str] = []
+    server = tools(pkg, seen)
+    smuggled = json.dumps(json.dumps(call(1, "smuggled"))).encode() + b"\n"
+    lines = Lines([line(INIT), smuggled, line(call(2, "x" * 5000)), line(call(3, "good"))])
+    connection = stdio.Connection(server, lines.write)
+    server.attach(connection)
+    asyncio.run(asyncio.wait_for(connection.run(lines.readline), 20))
+    by_id = {a.get("id"): a for a in lines.written}
+    assert by_id[None]["error"]["code"] == -32600 and "smuggled" not in seen
+    assert by_id[2]["error"]["code"] == -32603
+    assert by_id[3]["result"]["content"][0]["text"] == "good"
+
+
+def test_a_batch_counts_each_of_its_messages_against_the_bound(pkg: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stdio, "IN_FLIGHT", 8)
+    release = asyncio.Event()
+
+    class Stuck:
+        _mcp = None
+
+        async def handle(self, message: Any) -> Any:
+            await release.wait()
+            if isinstance(message, list):
+                return [{"jsonrpc": "2.0", "id": m["id"], "result": {}} for m in message]
+            return {"jsonrpc": "2.0", "id": message["id"], "result": {}}
+
+    def ping(request_id: int) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": request_id, "method": "ping"}
+
+    async def main() -> list[Any]:
+        written: list[Any] = []
+
+        async def write(data: bytes) -> None:
+            written.append(json.loads(data))
+
+        connection = stdio.Connection(Stuck(), write)  # type: ignore[arg-type]
+        await connection.receive(line([ping(i) for i in range(6)]))
+        for request_id in (100, 101, 102):
+            await connection.receive(line(ping(request_id)))
+        await connection.receive(line([ping(200), ping(201)]))
+        refused = list(written)
+        release.set()
+        await asyncio.gather(*connection._tasks)
+        return refused
+
+    refused = asyncio.run(main())
+    assert [(m["id"], m["error"]["code"]) for m in refused] == [(102, -32603), (None, -32603)]
+
+
+FLOODER = (
+    "import sys, json, time\n"
+    "for n in range(5000):\n"
+    "    sys.stdout.write(json.dumps({'jsonrpc': '2.0', 'id': n, 'method': 'ping'}) + '\\n')\n"
+    "sys.stdout.flush(); time.sleep(60)\n"  # and never reads: the client's answers fill the pipe
+)
+
+
+def test_a_caller_s_timeout_holds_against_a_server_that_stops_reading(pkg: ModuleType) -> None:
+    async def main() -> float:
+        client = pkg.Client()
+        async with stdio.connect_stdio(client, [sys.executable, "-c", FLOODER]) as connection:
+            await asyncio.sleep(1)  # its pings read, their answers stuck in the full pipe
+            started = time.monotonic()
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(connection.request("ping", None), 1)
+            return time.monotonic() - started
+
+    assert asyncio.run(asyncio.wait_for(main(), 60)) < 5
+
+
+def test_stderr_pipe_is_refused(pkg: ModuleType) -> None:
+    async def main() -> None:
+        async with stdio.connect_stdio(pkg.Client(), [sys.executable, "-c", "pass"], stderr=asyncio.subprocess.PIPE):
+            pass
+
+    with pytest.raises(ValueError, match="stderr=PIPE"):
+        asyncio.run(main())
+
+
+def test_a_server_whose_stdout_is_closed_ends_quietly(pkg: ModuleType) -> None:
+    root = Path(pkg.__path__[0]).parent
+    command = [sys.executable, "-c", SERVER.format(pkg=pkg.__name__)]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert process.stdout is not None and process.stdin is not None
+    process.stdout.close()  # the client stops reading for good, but keeps its stdin open
+    process.stdin.write(line(INIT) + line({"jsonrpc": "2.0", "id": 7, "method": "ping"}))
+    process.stdin.flush()
+    try:
+        process.wait(20)  # its first answer meets the closed pipe: it stops serving
+    finally:
+        with contextlib.suppress(BrokenPipeError):
+            process.stdin.close()
+        process.kill()
+    assert process.stderr is not None
+    err = process.stderr.read()
+    assert process.returncode == 0 and b"Traceback" not in err and b"never retrieved" not in err, err.decode()
+
+
+def test_a_caller_cancelled_while_leaving_leaves_no_server_behind(pkg: ModuleType) -> None:
+    stubborn = (
+        "import json, os, signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN);"
+        " print(json.dumps({'jsonrpc': '2.0', 'method': 'up', 'params': {'pid': os.getpid()}}), flush=True); time.sleep(120)"
+    )
+    pids: list[int] = []
+
+    async def leave() -> None:
+        up = asyncio.Event()
+
+        def trace(direction: str, message: Any) -> None:
+            if direction == "in" and message.get("method") == "up":
+                pids.append(message["params"]["pid"])
+                up.set()
+
+        async with stdio.connect_stdio(pkg.Client(), [sys.executable, "-c", stubborn], trace=trace):
+            await asyncio.wait_for(up.wait(), 30)
+
+    async def main() -> None:
+        leaving = asyncio.ensure_future(leave())
+        while not pids:
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(1)  # inside the exit's wait for the server
+        leaving.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await leaving
+
+    asyncio.run(asyncio.wait_for(main(), 60))
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{pids[0]}").exists() and "\tZ" not in Path(f"/proc/{pids[0]}/status").read_text():
+        assert time.monotonic() < deadline, "the server outlived its client"
+        time.sleep(0.05)

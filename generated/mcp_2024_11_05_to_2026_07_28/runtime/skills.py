@@ -19,6 +19,7 @@ and a symbolic link is followed only to a file inside the skill's own folder.
 from __future__ import annotations
 
 import base64
+import copy
 import mimetypes
 import os
 import re
@@ -72,7 +73,10 @@ class _Skill:
     resources: list[dict[str, Any]]
 
     def entry(self) -> dict[str, Any]:
-        return {"uri": self.uri, "frontmatter": self.frontmatter, "resources": self.resources}
+        # A copy: a mount in front may edit the answer it passes on, never what later clients get.
+        return copy.deepcopy(
+            {"uri": self.uri, "frontmatter": self.frontmatter, "resources": self.resources}
+        )
 
 
 class SkillDirectory:
@@ -98,7 +102,10 @@ class SkillDirectory:
             raise SkillError(f"{root} is not a directory")
         for folder in sorted(base.iterdir()):
             if folder.is_dir() and not folder.is_symlink() and (folder / SKILL_FILE).exists():
-                self._add(folder)
+                try:
+                    self._add(folder)
+                except RecursionError:  # os.walk recurses once a folder level
+                    raise SkillError(f"{folder}: folders nested too deeply") from None
         self.methods: Mapping[str, Callable[..., Awaitable[Any]]] = {
             LIST_SKILLS: self.list_skills,
             GET_SKILL: self.get_skill,
@@ -127,7 +134,11 @@ class SkillDirectory:
                 )
             for n in sorted(names):
                 path = at / n
-                if not path.resolve().is_relative_to(inside) or not path.resolve().is_file():
+                try:
+                    real = path.resolve()
+                except (OSError, RuntimeError):  # a loop of links leads to no file
+                    continue
+                if not real.is_relative_to(inside) or not real.is_file():
                     continue
                 size = path.stat().st_size
                 total += size
@@ -192,7 +203,7 @@ class SkillDirectory:
         if children is None:
             raise ProtocolError(INVALID_PARAMS, "Not a directory", {"uri": request.uri[:200]})
         page, after = _page(children, request.cursor, self.page_size)
-        result: dict[str, Any] = {"resources": page}
+        result: dict[str, Any] = {"resources": [dict(child) for child in page]}
         if after is not None:
             result["nextCursor"] = after
         return {**result, "resultType": "complete"}
@@ -283,7 +294,10 @@ def _page(items: list[Any], cursor: str | None, size: int) -> tuple[list[Any], s
 def _uri(root: str, relative: Path) -> str:
     """The `skill://` URI of a file or folder of a skill (each path segment percent-encoded)."""
     parts = PurePosixPath(relative.as_posix()).parts
-    return "/".join([root, *(quote(p, safe="") for p in parts if p != ".")])
+    try:
+        return "/".join([root, *(quote(p, safe="") for p in parts if p != ".")])
+    except UnicodeEncodeError:  # a name the file system holds as bytes that are not UTF-8
+        raise SkillError(f"{root}: a file or folder name is not UTF-8: {str(relative)!r}") from None
 
 
 def _mime_type(name: str) -> str:

@@ -10,6 +10,7 @@ file against the listing entry (size, digest; the SKILL.md's frontmatter too) be
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ from .skill_types import LIST_SKILLS, MAX_TOTAL_SIZE, ListSkillsResult, SkillEnt
 
 MAX_PAGES = 100
 """The most `skills/list` pages a listing follows."""
+MAX_SKILLS = 10_000
+"""The most skills a listing holds."""
 
 
 class SkillVerificationError(Exception):
@@ -50,6 +53,7 @@ class SkillsHost:
         """Every skill `skills/list` lists (following its pages); no skill file is read."""
         found: list[SkillEntry] = []
         cursor: str | None = None
+        seen: set[str] = set()
         for _ in range(MAX_PAGES):
             params = {} if cursor is None else {"cursor": cursor}
             raw = await self._request(LIST_SKILLS, params)
@@ -60,8 +64,15 @@ class SkillsHost:
                     INVALID_PARAMS, "Invalid skills/list result", error_details(exc)
                 ) from None
             found += page.skills
+            if len(found) > MAX_SKILLS:
+                raise ProtocolError(
+                    INVALID_PARAMS, f"skills/list lists more than {MAX_SKILLS} skills"
+                )
             if not page.next_cursor or page.next_cursor == cursor:
                 return found
+            if page.next_cursor in seen:
+                raise ProtocolError(INVALID_PARAMS, "skills/list gave a cursor it gave before")
+            seen.add(page.next_cursor)
             cursor = page.next_cursor
         raise ProtocolError(INVALID_PARAMS, f"skills/list went on for more than {MAX_PAGES} pages")
 
@@ -71,7 +82,7 @@ class SkillsHost:
         data = await self._read(entry, entry.uri)
         try:
             text = data.decode("utf-8")
-            found = frontmatter(text)
+            found = await asyncio.to_thread(frontmatter, text)  # pure-Python YAML: not on the loop
         except (UnicodeDecodeError, FrontmatterError) as exc:
             raise SkillVerificationError(f"{entry.uri}: {exc}") from None
         differ = sorted(

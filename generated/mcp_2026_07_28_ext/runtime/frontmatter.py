@@ -22,6 +22,9 @@ FRONTMATTER = re.compile(r"^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)")
 
 MAX_VALUES = 10_000
 """The most values (mappings, lists, scalars) a frontmatter may hold, aliases counted each time used."""
+MAX_CHARS = 64 * 1024
+"""The longest frontmatter block read (the YAML reader is pure Python: a hostile block of the 16 MiB a
+skill may hold would take minutes and gigabytes)."""
 
 
 class FrontmatterError(ValueError):
@@ -34,6 +37,8 @@ def frontmatter(text: str) -> dict[str, Any]:
     found = FRONTMATTER.match(text.removeprefix("\ufeff"))
     if found is None:
         raise FrontmatterError("SKILL.md does not start with a --- frontmatter block")
+    if len(found.group(1)) > MAX_CHARS:
+        raise FrontmatterError(f"SKILL.md frontmatter is longer than {MAX_CHARS} characters")
     try:
         yaml: Any = importlib.import_module("ruamel.yaml")
     except ImportError as exc:  # pragma: no cover - the extra is installed wherever skills are used
@@ -60,14 +65,25 @@ def _json(value: Any, budget: list[int]) -> Any:
     if budget[0] < 0:
         raise FrontmatterError(f"SKILL.md frontmatter holds more than {MAX_VALUES} values")
     if isinstance(value, dict):
-        return {_key(k): _json(v, budget) for k, v in value.items()}
+        found = {_key(k): _json(v, budget) for k, v in value.items()}
+        if len(found) < len(value):  # `1:` and `'1':`, `true:` and `'true':`
+            raise FrontmatterError("SKILL.md frontmatter has two keys of the same text")
+        return found
     if isinstance(value, list):
         return [_json(v, budget) for v in value]
     if isinstance(value, (datetime.date, datetime.datetime)):
         return value.isoformat()
     if isinstance(value, float) and not math.isfinite(value):
         raise FrontmatterError("SKILL.md frontmatter holds a number JSON cannot")
-    if value is None or isinstance(value, (str, bool, int, float)):
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            float(value)  # what a JSON reader takes: a number a float can hold
+        except OverflowError:
+            raise FrontmatterError("SKILL.md frontmatter holds a number JSON cannot") from None
+        return value
+    if value is None or isinstance(value, (bool, float)):
         return value
     raise FrontmatterError(f"SKILL.md frontmatter holds a {type(value).__name__}")
 
@@ -79,5 +95,19 @@ def _key(key: Any) -> str:
     if key is None:
         return "null"
     if isinstance(key, (str, int, float)):
-        return str(key)
+        try:
+            text = str(key)
+        except ValueError:  # an integer of more digits than Python writes
+            raise FrontmatterError("SKILL.md frontmatter has a key that is not a scalar") from None
+        return _text(text)
     raise FrontmatterError("SKILL.md frontmatter has a key that is not a scalar")
+
+
+def _text(value: str) -> str:
+    """`value` as JSON text; refused when it holds a lone surrogate (`"\\ud800"` in YAML), which no
+    JSON text can carry."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise FrontmatterError("SKILL.md frontmatter holds text with a lone surrogate") from None
+    return value

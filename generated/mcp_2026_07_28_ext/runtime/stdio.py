@@ -22,6 +22,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Iterator, Sequence
 
 from .jsonrpc import (
     INTERNAL_ERROR,
+    INVALID_REQUEST,
     PARSE_ERROR,
     ProtocolError,
     encode,
@@ -57,11 +58,16 @@ class Connection:
         self._ids = itertools.count(1)
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._tasks: set[asyncio.Future[Any]] = set()
+        self._handling = 0
+        """The peer's messages being handled (a batch counts each of its messages)."""
+        self._notices: set[asyncio.Future[None]] = set()
         self._closed = False
 
     async def send(self, message: Any) -> None:
         """Write one message as a line of JSON (ValueError, nothing written, when JSON cannot carry it)."""
         data = encode(message)
+        if len(data) > LIMIT:  # the peer would refuse the line, and the answer never come
+            raise ValueError(f"the message is longer than {LIMIT} bytes")
         if self._trace is not None:
             self._trace("out", message)
         await self._write(data + b"\n")
@@ -87,8 +93,12 @@ class Connection:
                 and revision.cancelled_id_key
                 and method != revision.handshake
             ):
-                with contextlib.suppress(Exception):
-                    await self.notify(revision.cancelled, {revision.cancelled_id_key: request_id})
+                # Not waited for: a peer that stops reading would hold the caller past its timeout.
+                notice = asyncio.ensure_future(
+                    self.notify(revision.cancelled, {revision.cancelled_id_key: request_id})
+                )
+                self._notices.add(notice)
+                notice.add_done_callback(_quietly(self._notices))
             raise
         finally:
             self._pending.pop(request_id, None)
@@ -109,20 +119,30 @@ class Connection:
             return
         if self._trace is not None:
             self._trace("in", obj)
+        if not isinstance(obj, (Mapping, list)):  # a JSON string is not read again as a message
+            refused = ProtocolError(INVALID_REQUEST, "Invalid Request: not a JSON object")
+            await self.send(error_response(None, refused))
+            return
         if isinstance(obj, Mapping) and "method" not in obj and ("result" in obj or "error" in obj):
             settle_answer(self._pending, obj)
             return
-        if len(self._tasks) >= IN_FLIGHT:
+        weight = len(obj) if isinstance(obj, list) else 1
+        if self._handling + weight > IN_FLIGHT:
             request_id = obj.get("id") if isinstance(obj, Mapping) else None
-            if valid_id(request_id):
+            if valid_id(request_id) or isinstance(obj, list):
                 busy = ProtocolError(INTERNAL_ERROR, "Too many requests in flight")
-                await self.send(error_response(request_id, busy))
+                await self.send(error_response(request_id if valid_id(request_id) else None, busy))
             else:
-                logger.warning("message dropped: %d are being handled", IN_FLIGHT)
+                logger.warning("message dropped: %d are being handled", self._handling)
             return
+        self._handling += weight
         task = asyncio.ensure_future(self._reply(obj))
         self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(lambda done: self._handled(done, weight))
+
+    def _handled(self, task: asyncio.Future[Any], weight: int) -> None:
+        self._tasks.discard(task)
+        self._handling -= weight
 
     async def _reply(self, obj: Any) -> None:
         reply = await self.peer.handle(obj)
@@ -130,6 +150,8 @@ class Connection:
             return
         try:
             await self.send(reply)
+        except ConnectionError:  # the peer is gone: nobody to answer
+            return
         except ValueError as exc:
             logger.error(
                 "an answer could not be written as JSON (%s): answered -32603 instead", exc
@@ -173,6 +195,17 @@ class Connection:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
+def _quietly(keep: set[asyncio.Future[None]]) -> Callable[[asyncio.Future[None]], None]:
+    """A done callback that forgets a background write and whatever failed it (the peer is gone)."""
+
+    def forget(future: asyncio.Future[None]) -> None:
+        keep.discard(future)
+        if not future.cancelled():
+            future.exception()
+
+    return forget
+
+
 def _watchable(stream: Any) -> bool:
     """True when the event loop can watch `stream`: a pipe, a socket, or a character device the selector
     takes (a terminal; not /dev/null, which epoll refuses only once the loop starts watching it)."""
@@ -212,15 +245,19 @@ async def serve_stdio(server: Peer, trace: Trace | None = None) -> None:
     out = sys.stdout.buffer
 
     async def write(data: bytes) -> None:
-        out.write(data)
-        out.flush()
+        try:
+            out.write(data)
+            out.flush()
+        except OSError as exc:  # stdout closed by the client: stop serving it
+            reading.cancel()
+            raise ConnectionError("the client closed its end of stdout") from exc
 
     connection = Connection(server, write, trace)
     server.attach(connection)
     reading = asyncio.ensure_future(connection.run(readline))
     try:
         with _stopped_by_signals(reading):
-            with contextlib.suppress(asyncio.CancelledError):
+            with contextlib.suppress(asyncio.CancelledError, ConnectionError):
                 await reading
     finally:
         server.attach(None)
@@ -256,7 +293,10 @@ async def connect_stdio(
     stderr: Any = None,
     trace: Trace | None = None,
 ) -> AsyncIterator[Connection]:
-    """Start the server `command` as a subprocess and connect `client` to its stdin and stdout."""
+    """Start the server `command` as a subprocess and connect `client` to its stdin and stdout
+    (`stderr` goes where you say, a file or DEVNULL; not PIPE: nothing would read it)."""
+    if stderr is asyncio.subprocess.PIPE:
+        raise ValueError("stderr=PIPE would fill and stop the server: give a file or DEVNULL")
     process = await asyncio.create_subprocess_exec(
         *command,
         stdin=asyncio.subprocess.PIPE,
@@ -285,12 +325,20 @@ async def connect_stdio(
         try:
             await asyncio.wait_for(process.wait(), 5)
         except asyncio.TimeoutError:
-            process.terminate()
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()
             try:
                 await asyncio.wait_for(process.wait(), 5)
             except asyncio.TimeoutError:
-                process.kill()
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
                 await process.wait()
+        except BaseException:  # the caller cancelled its wait: the server does not outlive it
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            with contextlib.suppress(BaseException):  # reaped, a moment after SIGKILL
+                await asyncio.wait_for(process.wait(), 5)
+            raise
         reader.cancel()
         # a reader whose last write met the closed pipe ended with ConnectionError: what was waiting
         # has been failed with it already, so it is not raised again over the caller's own exception

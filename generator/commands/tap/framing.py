@@ -77,11 +77,10 @@ class Lines:
             self._after_cr = data.endswith(b"\r") and self._ends is _SSE_END
         while True:
             found = self._ends.search(data, start)
-            end = -1 if found is None else found.start()
-            piece = data[start:] if end < 0 else data[start:end]
-            if end < 0:
-                self._hold(piece)
+            if found is None:
+                self._hold(data[start:])
                 return out
+            piece = data[start : found.start()]
             start = found.end()
             if self._resync:
                 self._resync = False
