@@ -302,6 +302,21 @@ def test_a_server_that_exits_mid_line_fails_the_call_and_leaving_raises_nothing_
     assert asyncio.run(asyncio.wait_for(main(), 60)) == "ConnectionError: MCP peer closed the connection"
 
 
+class Stuck:
+    """A peer whose handlers wait for `release`, then answer each request (a batch: each of its own)."""
+
+    _mcp = None
+
+    def __init__(self, release: asyncio.Event) -> None:
+        self.release = release
+
+    async def handle(self, message: Any) -> Any:
+        await self.release.wait()
+        if isinstance(message, list):
+            return [{"jsonrpc": "2.0", "id": m["id"], "result": {}} for m in message]
+        return {"jsonrpc": "2.0", "id": message["id"], "result": {}} if "id" in message else None
+
+
 def test_a_flood_beyond_the_bound_is_answered_at_once_and_memory_stays_bounded(
     pkg: ModuleType, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -310,20 +325,13 @@ def test_a_flood_beyond_the_bound_is_answered_at_once_and_memory_stays_bounded(
     monkeypatch.setattr(stdio, "IN_FLIGHT", 8)
     release = asyncio.Event()
 
-    class Stuck:
-        _mcp = None
-
-        async def handle(self, message: Any) -> Any:
-            await release.wait()
-            return {"jsonrpc": "2.0", "id": message["id"], "result": {}} if "id" in message else None
-
     async def main() -> list[Any]:
         written: list[Any] = []
 
         async def write(data: bytes) -> None:
             written.append(json.loads(data))
 
-        connection = stdio.Connection(Stuck(), write)  # type: ignore[arg-type]
+        connection = stdio.Connection(Stuck(release), write)  # type: ignore[arg-type]
         for request_id in range(12):
             await connection.receive(line({"jsonrpc": "2.0", "id": request_id, "method": "ping"}))
         await connection.receive(line({"jsonrpc": "2.0", "method": "notifications/progress"}))
@@ -362,15 +370,6 @@ def test_a_batch_counts_each_of_its_messages_against_the_bound(pkg: ModuleType, 
     monkeypatch.setattr(stdio, "IN_FLIGHT", 8)
     release = asyncio.Event()
 
-    class Stuck:
-        _mcp = None
-
-        async def handle(self, message: Any) -> Any:
-            await release.wait()
-            if isinstance(message, list):
-                return [{"jsonrpc": "2.0", "id": m["id"], "result": {}} for m in message]
-            return {"jsonrpc": "2.0", "id": message["id"], "result": {}}
-
     def ping(request_id: int) -> dict[str, Any]:
         return {"jsonrpc": "2.0", "id": request_id, "method": "ping"}
 
@@ -380,7 +379,7 @@ def test_a_batch_counts_each_of_its_messages_against_the_bound(pkg: ModuleType, 
         async def write(data: bytes) -> None:
             written.append(json.loads(data))
 
-        connection = stdio.Connection(Stuck(), write)  # type: ignore[arg-type]
+        connection = stdio.Connection(Stuck(release), write)  # type: ignore[arg-type]
         await connection.receive(line([ping(i) for i in range(6)]))
         for request_id in (100, 101, 102):
             await connection.receive(line(ping(request_id)))
