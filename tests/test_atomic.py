@@ -51,6 +51,19 @@ def render_all(requests, *args, **kwargs):
 
 generate.render_packages = render_all
 
+real_package = generate.GeneratedPackage
+made = []
+
+
+def package(*args, **kwargs):
+    made.append(args)
+    if point == "written" and len(made) == 1:
+        pause()  # every file is in place: an interrupt now is too late to undo anything
+    return real_package(*args, **kwargs)
+
+
+generate.GeneratedPackage = package
+
 real_write_text = pathlib.Path.write_text
 written = []
 
@@ -149,6 +162,32 @@ def test_killed_run_leaves_previous_output_untouched(
     if proc.returncode > 0:  # mcpgen handled the signal itself
         assert proc.returncode == 130 and "interrupted" in err
     assert snapshot(target) == before and stamps(target) == touched
+    assert sorted(p.name for p in parent.iterdir()) == ["pkg"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_an_interrupt_once_everything_is_written_ends_the_run_as_done(
+    previous: Path, schema_dir: Path, tmp_path: Path, signum: signal.Signals
+) -> None:
+    """Undoing is over once the new package is in place: a Ctrl-C then must not claim the previous
+    output is untouched (the run ends as done, the new files stay, no lock or staging is left)."""
+    parent = tmp_path / "out"
+    parent.mkdir()
+    target = parent / "pkg"
+    shutil.copytree(previous, target)
+    ready = tmp_path / "ready"
+    env = {**os.environ, "HOOK_POINT": "written", "HOOK_READY": str(ready), "HOOK_TARGET": str(target), "MCPGEN_NO_CACHE": "1"}
+    args = ["-r", REVISION, "-o", str(target), "--force", "--schema-dir", str(schema_dir)]
+    proc = subprocess.Popen([sys.executable, "-c", HOOK, *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
+    try:
+        wait_for(ready, proc)
+        proc.send_signal(signum)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and "interrupted" not in err, err
+    assert (target / "a.py").read_text().endswith("fake\n")
     assert sorted(p.name for p in parent.iterdir()) == ["pkg"]
 
 

@@ -274,7 +274,7 @@ def generate_all(configs: list[GenerateConfig]) -> list[GeneratedPackage]:
     """Generate the packages of several requests together (one process pool), each written atomically."""
     from ..emit.commit import exclusive
     from ..emit.dist import distribution_files
-    from ..emit.output import check_target, plan_update
+    from ..emit.output import Update, check_target, plan_update
 
     console = current()
     planned = [(config, job) for config in configs for job in plan(config)]
@@ -292,25 +292,34 @@ def generate_all(configs: list[GenerateConfig]) -> list[GeneratedPackage]:
             remember_schema(cache_root(job.request.cache_dir), extension.sha256, extension.data)
     rendered = render_packages([job.request for _, job in planned], render_fresh)
     targets = [job.dist or job.target for _, job in planned]
-    with exclusive(targets, lambda text: console.say(f"mcpgen: {text}", err=True)):
-        updates = []  # all planned before any is written: a refusal leaves every package as it was
-        for (config, job), made in zip(planned, rendered):
-            if job.dist is not None:
-                files = distribution_files(made.files, job.package, job.request.revisions[-1])
-                updates.append(plan_update(files, job.dist, config.force, package_dir=job.package.replace(".", "/")))
-            else:
-                updates.append(plan_update(made.files, job.target, config.force))
-        written = []
-        for index, ((_, job), made, update) in enumerate(zip(planned, rendered, updates), 1):
-            console.status(f"writing {index}/{len(planned)}: {job.dist or job.target}")
-            update.apply()
-            written.append(
-                GeneratedPackage(
-                    job.request.revisions, job.package, job.target, tuple(sorted(made.files)), job.dist,
-                    made.warnings, update.changes,
-                )
+    updates: list[Update] = []  # all planned before any is written: a refusal leaves every package as it was
+    applied: list[Path] = []
+
+    def generated() -> list[GeneratedPackage]:
+        return [
+            GeneratedPackage(
+                job.request.revisions, job.package, job.target, tuple(sorted(made.files)), job.dist, made.warnings,
+                update.changes,
             )
-    return written
+            for (_, job), made, update in zip(planned, rendered, updates)
+        ]
+
+    try:
+        with exclusive(targets, lambda text: console.say(f"mcpgen: {text}", err=True)):
+            for (config, job), made in zip(planned, rendered):
+                if job.dist is not None:
+                    files = distribution_files(made.files, job.package, job.request.revisions[-1])
+                    updates.append(plan_update(files, job.dist, config.force, package_dir=job.package.replace(".", "/")))
+                else:
+                    updates.append(plan_update(made.files, job.target, config.force))
+            for index, ((_, job), update) in enumerate(zip(planned, updates), 1):
+                console.status(f"writing {index}/{len(planned)}: {job.dist or job.target}")
+                update.apply(lambda: applied.append(update.target))
+            return generated()
+    except KeyboardInterrupt:
+        if len(applied) < len(planned):
+            raise
+        return generated()  # every package is written: too late for an interrupt to undo anything
 
 
 def render_fresh(requests: list[PackageRequest]) -> list[Rendered]:

@@ -112,9 +112,12 @@ def _unlock(fd: int, path: Path) -> None:
         os.close(fd)
 
 
-def commit(target: Path, writes: dict[str, str], removals: tuple[str, ...]) -> None:
+def commit(
+    target: Path, writes: dict[str, str], removals: tuple[str, ...], written: Callable[[], None] = lambda: None
+) -> None:
     """Write `writes` (relative path → text) into `target` and remove `removals` (relative files or
-    directories) from it: all of it, or, after an error or an interrupt, none of it."""
+    directories) from it: all of it, or, after an error or an interrupt, none of it. `written` is called
+    the moment all of it is in place (an interrupt after that undoes nothing)."""
     parent = target.parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -132,6 +135,7 @@ def commit(target: Path, writes: dict[str, str], removals: tuple[str, ...]) -> N
             kept = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=parent))
             _move_in(target, staging, kept, writes, removals, undo)
             undo.clear()
+            written()
         except (OSError, KeyboardInterrupt) as exc:
             failed = _undone(undo)
             reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else "interrupted"
@@ -145,9 +149,10 @@ def commit(target: Path, writes: dict[str, str], removals: tuple[str, ...]) -> N
                 raise
             raise OutputError(f"cannot write {where}: {reason}") from None
         finally:
-            for directory in (staging, kept):
-                if directory is not None:
-                    shutil.rmtree(directory, ignore_errors=True)
+            with _signals_held():  # the clean-up is not cut short either
+                for directory in (staging, kept):
+                    if directory is not None:
+                        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _named(exc: OSError, target: Path, staging: Path | None) -> Path:

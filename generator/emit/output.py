@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Callable
 
 from ..errors import OutputError
 from .commit import commit
@@ -51,10 +52,13 @@ class Update:
         """True when the directory is not already what mcpgen generates."""
         return bool(self.writes or self.removals)
 
-    def apply(self) -> None:
-        """Make the changes, all or none of them; nothing at all when there are none."""
+    def apply(self, written: Callable[[], None] = lambda: None) -> None:
+        """Make the changes, all or none of them; nothing at all when there are none. `written` is called
+        once they are all in place."""
         if self.changes:
-            commit(self.target, self.writes, self.removals)
+            commit(self.target, self.writes, self.removals, written)
+        else:
+            written()
 
 
 def plan_update(files: dict[str, str], target: Path, force: bool = False, package_dir: str = "") -> Update:

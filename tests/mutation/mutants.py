@@ -283,6 +283,7 @@ GENERATE = _group(
         ("errata-not-recorded", "protocol_for", "fixed.schema, source.revision, source.sha256, fixed.errata, pairings,", "fixed.schema, source.revision, source.sha256, (), pairings,", "errata applied but not recorded in the package (issue 11)"),
         ("errata-warnings-unreported", "protocol_for", "draft=not source.pinned, warnings=fixed.warnings,", "draft=not source.pinned,", "an erratum that did not apply to a draft not reported (issue 24)"),
         ("drafts-unpaired", "protocol_for", "draft=not source.pinned", "draft=False", "a draft's request without a findable result refused instead of paired with the base Result"),
+        ("late-interrupt-reported", "generate_all", "        if len(applied) < len(planned):\n            raise\n", "        raise\n", "a Ctrl-C once every package is written says the previous output is untouched"),
     ],
 )
 
