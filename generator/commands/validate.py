@@ -67,13 +67,12 @@ def read_messages(path: Path) -> Iterator[Message]:
         try:
             yield unwrap(json.loads(text), str(path), 1)
             return
-        except json.JSONDecodeError as exc:
-            if not any(_parses_as_object(line) for line in text.split("\n")):
-                yield Message(str(path), exc.lineno, None, None, unreadable=not_json(exc))
-                return
-        except RecursionError:
-            if not any(_parses_as_object(line) for line in text.split("\n")):
-                yield Message(str(path), 1, None, None, unreadable=TOO_DEEP)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            if not any(_parses_as_object(line) for line in text.split("\n")):  # else: a JSONL file
+                if isinstance(exc, RecursionError):
+                    yield Message(str(path), 1, None, None, unreadable=TOO_DEEP)
+                else:
+                    yield Message(str(path), exc.lineno, None, None, unreadable=not_json(exc))
                 return
     for number, line in enumerate(text.split("\n"), start=1):  # not splitlines: a JSON string may hold U+2028
         if line.strip():

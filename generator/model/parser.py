@@ -12,6 +12,7 @@ import jsonpointer
 
 from ..errors import SchemaError
 from . import reader
+from .shapes import SCHEMA_MAPS
 
 if TYPE_CHECKING:
     from datamodel_code_generator.model.base import DataModel
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
 
 
 _DATA_KEYWORDS = ("const", "enum", "default", "examples")
-_SCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions")
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ def _references(schema: dict[str, Any]) -> Iterator[Any]:
             for key, value in node.items():
                 if key == "$ref":
                     yield value
-                elif key in _SCHEMA_MAPS and isinstance(value, dict):
+                elif key in SCHEMA_MAPS and isinstance(value, dict):
                     stack.extend(value.values())
                 elif key not in _DATA_KEYWORDS:
                     stack.append(value)

@@ -9,6 +9,8 @@ ANNOTATIONS = frozenset({
     "$schema", "$id", "markdownDescription",
 })
 """Keywords that say nothing about which values a schema accepts."""
+SCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions")
+"""Keywords whose value maps names to schemas."""
 _SUBSCHEMAS = (
     "items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else",
     "unevaluatedProperties", "unevaluatedItems", "additionalItems",
@@ -24,7 +26,7 @@ def shape(node: Any) -> Any:
     for key, value in node.items():
         if key in ANNOTATIONS:
             continue
-        if key in ("properties", "patternProperties", "dependentSchemas", "$defs", "definitions") and isinstance(value, dict):
+        if key in SCHEMA_MAPS and isinstance(value, dict):
             out[key] = {name: shape(v) for name, v in value.items()}
         elif key in ("anyOf", "oneOf", "allOf", "prefixItems") and isinstance(value, list):
             out[key] = [shape(v) for v in value]

@@ -519,7 +519,7 @@ MESSAGES_WIRE = _group(
 VALIDATE = _group(
     "generator/commands/validate.py",
     [
-        ("json-file-depth-raises", "read_messages", "        except RecursionError:\n            if not any(", "        except ZeroDivisionError:\n            if not any(", "a .json file nested too deeply is an internal error (exit 3)"),
+        ("json-file-depth-raises", "read_messages", "        except (json.JSONDecodeError, RecursionError) as exc:", "        except json.JSONDecodeError as exc:", "a .json file nested too deeply is an internal error (exit 3)"),
         ("lines-split-on-separators", "read_messages", 'enumerate(text.split("\\n"), start=1)', "enumerate(text.splitlines(), start=1)", "a JSONL line whose string holds U+2028 or U+0085 is cut in two"),
     ],
 )
